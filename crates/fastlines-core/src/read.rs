@@ -1,0 +1,261 @@
+//! Opening a file and filling a reusable buffer from it, blocking or async, and framing what was
+//! read into items (batches of lines, or raw chunks).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::decode::{decode, Encoding, Text};
+use crate::error::OsError;
+use crate::split::{join_lines, LineCounter, LineSplitter};
+
+/// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Byte offset of the first byte to read.
+    pub start: u64,
+    /// Byte offset of the last byte to read (inclusive), or `None` for the end of the file.
+    pub end: Option<u64>,
+    /// Bytes asked of the OS per read.
+    pub chunk_size: usize,
+}
+
+/// A file opened and positioned at `start`.
+#[derive(Debug)]
+pub struct Opened {
+    pub file: File,
+    /// Bytes left before `end`, if there is an `end`.
+    pub remaining: Option<u64>,
+    /// A FIFO: its reads wait for a writer, so async readers should wait on readiness instead
+    /// of holding a thread.
+    pub is_pipe: bool,
+}
+
+/// Opens `path` for reading at `options.start`. Errors name the syscall Node would name: `open`
+/// for the open, and `read` for positioning, since Node positions with `pread`.
+pub fn open(path: &Path, options: &ReadOptions) -> Result<Opened, OsError> {
+    let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+    let is_pipe = is_fifo(&file);
+    if options.start > 0 {
+        file.seek(SeekFrom::Start(options.start))
+            .map_err(|err| OsError::new(&err, "read"))?;
+    }
+    let remaining = options
+        .end
+        .map(|end| (end + 1).saturating_sub(options.start));
+    Ok(Opened {
+        file,
+        remaining,
+        is_pipe,
+    })
+}
+
+#[cfg(unix)]
+fn is_fifo(file: &File) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    file.metadata().is_ok_and(|meta| meta.file_type().is_fifo())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &File) -> bool {
+    false
+}
+
+/// Turns what has been read so far into items, leaving incomplete data in the buffer.
+pub trait Framer {
+    type Item;
+    /// Removes the next complete item from the front of `buf`, if there is one.
+    fn take(&mut self, buf: &mut BytesMut) -> Option<Self::Item>;
+    /// At end of input: removes the last item from what is left in `buf`.
+    fn finish(&mut self, buf: &mut BytesMut) -> Option<Self::Item>;
+}
+
+/// Frames batches of complete lines, decoded and joined by `\n` (see [`join_lines`]).
+#[derive(Debug)]
+pub struct LineFramer {
+    splitter: LineSplitter,
+    encoding: Encoding,
+}
+
+impl LineFramer {
+    pub fn new(encoding: Encoding) -> Self {
+        LineFramer {
+            splitter: LineSplitter::default(),
+            encoding,
+        }
+    }
+}
+
+impl Framer for LineFramer {
+    type Item = Text;
+
+    fn take(&mut self, buf: &mut BytesMut) -> Option<Text> {
+        let lines = self.splitter.take_complete(buf)?;
+        Some(decode(join_lines(lines), self.encoding))
+    }
+
+    fn finish(&mut self, buf: &mut BytesMut) -> Option<Text> {
+        let last_line = self.splitter.take_rest(buf)?;
+        Some(decode(last_line, self.encoding))
+    }
+}
+
+/// Frames each read as it came: raw bytes, nothing split.
+#[derive(Debug, Default)]
+pub struct ChunkFramer;
+
+impl Framer for ChunkFramer {
+    type Item = Vec<u8>;
+
+    fn take(&mut self, buf: &mut BytesMut) -> Option<Vec<u8>> {
+        // Handing over the whole buffer (not a view of it) lets JS adopt the bytes uncopied.
+        (!buf.is_empty()).then(|| Vec::from(std::mem::take(buf)))
+    }
+
+    fn finish(&mut self, buf: &mut BytesMut) -> Option<Vec<u8>> {
+        self.take(buf)
+    }
+}
+
+/// Reads `input` in chunks into one buffer and hands out what `framer` makes of it.
+#[derive(Debug)]
+pub struct Reader<F, I = File> {
+    input: I,
+    remaining: Option<u64>,
+    chunk_size: usize,
+    buf: BytesMut,
+    framer: F,
+    eof: bool,
+    bytes_read: Arc<AtomicU64>,
+}
+
+impl<F: Framer, I> Reader<F, I> {
+    pub fn new(input: I, remaining: Option<u64>, chunk_size: usize, framer: F) -> Self {
+        Reader {
+            input,
+            remaining,
+            chunk_size,
+            buf: BytesMut::new(),
+            framer,
+            eof: false,
+            bytes_read: Arc::default(),
+        }
+    }
+
+    /// Counts bytes read into `counter`, which another thread can then watch while this reader
+    /// is busy.
+    pub fn with_progress(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.bytes_read = counter;
+        self
+    }
+
+    /// Bytes read from the input so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    fn take_ready(&mut self) -> Option<F::Item> {
+        self.framer.take(&mut self.buf).or_else(|| {
+            if self.eof {
+                self.framer.finish(&mut self.buf)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// How much the next read may ask for: a chunk, or less when `end` is closer.
+    fn next_read_len(&self) -> usize {
+        match self.remaining {
+            Some(remaining) => remaining.min(self.chunk_size as u64) as usize,
+            None => self.chunk_size,
+        }
+    }
+
+    fn record_read(&mut self, n: usize) {
+        self.eof = n == 0;
+        if let Some(remaining) = &mut self.remaining {
+            *remaining -= n as u64;
+            self.eof |= *remaining == 0;
+        }
+        self.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+impl<F: Framer, I: Read> Reader<F, I> {
+    /// The next item, reading as much as it takes; `None` once the input is exhausted.
+    pub fn next_blocking(&mut self) -> Result<Option<F::Item>, OsError> {
+        loop {
+            if let Some(item) = self.take_ready() {
+                return Ok(Some(item));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let n = self.read_blocking(self.next_read_len())?;
+            self.record_read(n);
+        }
+    }
+
+    fn read_blocking(&mut self, len: usize) -> Result<usize, OsError> {
+        let filled = self.buf.len();
+        // Zeroing costs one pass over memory that the read is about to write anyway; it is
+        // the price of reading into the buffer without `unsafe`.
+        self.buf.resize(filled + len, 0);
+        let result = loop {
+            match self.input.read(&mut self.buf[filled..]) {
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        let n = *result.as_ref().unwrap_or(&0);
+        self.buf.truncate(filled + n);
+        result.map_err(|err| OsError::new(&err, "read"))
+    }
+}
+
+impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
+    /// Like [`Reader::next_blocking`], for inputs that signal readiness (pipes): waiting for
+    /// data holds no thread, and dropping the future stops the read at once.
+    pub async fn next_async(&mut self) -> Result<Option<F::Item>, OsError> {
+        loop {
+            if let Some(item) = self.take_ready() {
+                return Ok(Some(item));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let len = self.next_read_len();
+            self.buf.reserve(len);
+            let n = (&mut self.input)
+                .take(len as u64)
+                .read_buf(&mut self.buf)
+                .await
+                .map_err(|err| OsError::new(&err, "read"))?;
+            self.record_read(n);
+        }
+    }
+}
+
+/// Counts the lines `path` holds (with `options` applied) without decoding any of them.
+pub fn count_lines(path: &Path, options: &ReadOptions) -> Result<u64, OsError> {
+    let Opened {
+        file, remaining, ..
+    } = open(path, options)?;
+    let mut input = file.take(remaining.unwrap_or(u64::MAX));
+    let mut chunk = vec![0; options.chunk_size];
+    let mut counter = LineCounter::default();
+    loop {
+        match input.read(&mut chunk) {
+            Ok(0) => return Ok(counter.finish()),
+            Ok(n) => counter.feed(&chunk[..n]),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(OsError::new(&err, "read")),
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Cutting bytes into lines with `readline`'s terminators: `\n`, `\r\n` and a lone `\r`.
+//!
+//! Terminator bytes never occur inside a multi-byte UTF-8 sequence, so lines can be cut before
+//! decoding and every cut is also a character boundary.
+
+use bytes::{Buf, Bytes, BytesMut};
+use memchr::{memchr, memchr2_iter, memchr_iter, memrchr2};
+
+/// Cuts complete lines off the front of a read buffer, leaving the partial last line in place
+/// for the next read to extend (the roll-over).
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    /// The previous cut ended with `\r`; a `\n` arriving next is the second half of that `\r\n`.
+    skip_lf: bool,
+    /// How much of the buffer is known to hold no terminator, so a long line is scanned once
+    /// rather than once per read.
+    scanned: usize,
+}
+
+impl LineSplitter {
+    /// Removes and returns every complete line at the front of `buf`, terminators included,
+    /// or `None` when no line is complete yet.
+    pub fn take_complete(&mut self, buf: &mut BytesMut) -> Option<Bytes> {
+        self.skip_lf_of_split_crlf(buf);
+        match memrchr2(b'\n', b'\r', &buf[self.scanned..]) {
+            Some(last) => {
+                let end = self.scanned + last + 1;
+                self.skip_lf = buf[end - 1] == b'\r';
+                self.scanned = 0;
+                Some(buf.split_to(end).freeze())
+            }
+            None => {
+                self.scanned = buf.len();
+                None
+            }
+        }
+    }
+
+    /// At end of input: removes and returns the final line, which has no terminator, if any.
+    pub fn take_rest(&mut self, buf: &mut BytesMut) -> Option<Bytes> {
+        self.skip_lf_of_split_crlf(buf);
+        self.scanned = 0;
+        (!buf.is_empty()).then(|| buf.split().freeze())
+    }
+
+    fn skip_lf_of_split_crlf(&mut self, buf: &mut BytesMut) {
+        if self.skip_lf && !buf.is_empty() {
+            self.skip_lf = false;
+            if buf[0] == b'\n' {
+                buf.advance(1);
+            }
+        }
+    }
+}
+
+/// Turns a run of lines into the lines joined by `\n`, without the final terminator, so that
+/// JS gets every line of the run from one `split('\n')`. A run without a terminator (the last
+/// line of a file) is returned as it is.
+pub fn join_lines(mut lines: Bytes) -> Bytes {
+    strip_final_terminator(&mut lines);
+    if memchr(b'\r', &lines).is_none() {
+        return lines;
+    }
+    normalize_terminators(&lines)
+}
+
+fn strip_final_terminator(lines: &mut Bytes) {
+    if lines.last() == Some(&b'\n') {
+        lines.truncate(lines.len() - 1);
+        if lines.last() == Some(&b'\r') {
+            lines.truncate(lines.len() - 1);
+        }
+    } else if lines.last() == Some(&b'\r') {
+        lines.truncate(lines.len() - 1);
+    }
+}
+
+/// Rewrites every `\r\n` and lone `\r` as `\n`.
+fn normalize_terminators(lines: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut rest = lines;
+    while let Some(cr) = memchr(b'\r', rest) {
+        out.extend_from_slice(&rest[..cr]);
+        out.push(b'\n');
+        rest = &rest[cr + 1..];
+        if rest.first() == Some(&b'\n') {
+            rest = &rest[1..];
+        }
+    }
+    out.extend_from_slice(rest);
+    Bytes::from(out)
+}
+
+/// Counts the lines that [`LineSplitter`] would cut from the same bytes, without cutting them.
+#[derive(Debug, Default)]
+pub struct LineCounter {
+    lines: u64,
+    /// The previous chunk ended with `\r`, already counted; a leading `\n` completes it.
+    skip_lf: bool,
+    /// The bytes so far end inside a line (a final line without terminator counts too).
+    in_line: bool,
+}
+
+impl LineCounter {
+    pub fn feed(&mut self, mut chunk: &[u8]) {
+        if self.skip_lf && !chunk.is_empty() {
+            self.skip_lf = false;
+            if chunk[0] == b'\n' {
+                chunk = &chunk[1..];
+            }
+        }
+        let Some(&last) = chunk.last() else { return };
+        self.lines += count_terminators(chunk);
+        self.skip_lf = last == b'\r';
+        self.in_line = last != b'\n' && last != b'\r';
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.lines + u64::from(self.in_line)
+    }
+}
+
+/// Counts `\n`s, plus each `\r` that is not the first half of a `\r\n` in `chunk`.
+fn count_terminators(chunk: &[u8]) -> u64 {
+    if memchr(b'\r', chunk).is_none() {
+        return memchr_iter(b'\n', chunk).count() as u64;
+    }
+    memchr2_iter(b'\n', b'\r', chunk)
+        .filter(|&i| chunk[i] == b'\n' || chunk.get(i + 1) != Some(&b'\n'))
+        .count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of `input` when it arrives in reads of `read_size` bytes, the way the readers
+    /// cut and join them.
+    fn split_in_reads(input: &[u8], read_size: usize) -> Vec<Vec<u8>> {
+        let mut splitter = LineSplitter::default();
+        let mut buf = BytesMut::new();
+        let mut lines = Vec::new();
+        let mut collect = |run: Bytes| {
+            lines.extend(join_lines(run).split(|&b| b == b'\n').map(<[u8]>::to_vec));
+        };
+        for read in input.chunks(read_size) {
+            buf.extend_from_slice(read);
+            if let Some(run) = splitter.take_complete(&mut buf) {
+                collect(run);
+            }
+        }
+        if let Some(rest) = splitter.take_rest(&mut buf) {
+            collect(rest);
+        }
+        lines
+    }
+
+    /// A plain reference: scan byte by byte.
+    fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        let mut line = Vec::new();
+        let mut i = 0;
+        while i < input.len() {
+            match input[i] {
+                b'\n' => lines.push(std::mem::take(&mut line)),
+                b'\r' => {
+                    lines.push(std::mem::take(&mut line));
+                    if input.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                byte => line.push(byte),
+            }
+            i += 1;
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+        lines
+    }
+
+    fn count_in_reads(input: &[u8], read_size: usize) -> u64 {
+        let mut counter = LineCounter::default();
+        input.chunks(read_size).for_each(|c| counter.feed(c));
+        counter.finish()
+    }
+
+    const CASES: &[&[u8]] = &[
+        b"",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b"\n\n",
+        b"\r\r",
+        b"\r\n\r\n",
+        b"\n\r",
+        b"a",
+        b"a\n",
+        b"a\r\nb",
+        b"a\rb\r",
+        b"a\r\r\nb\n\n",
+        b"one\ntwo\r\nthree\rfour",
+        b"\xef\xbb\xbfbom\x00nul\x0cff\x0bvt\xc2\x85nel\n",
+        b"caf\xe9\r\n\xe2\x80\xa8 ls \xe2\x80\xa9 ps\n\xf0\x9f\x98\x80",
+    ];
+
+    #[test]
+    fn every_read_size_gives_the_reference_lines() {
+        for input in CASES {
+            for read_size in 1..=input.len().max(1) + 1 {
+                assert_eq!(
+                    split_in_reads(input, read_size),
+                    reference_lines(input),
+                    "input {input:?}, reads of {read_size}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn counter_agrees_with_splitter() {
+        for input in CASES {
+            for read_size in 1..=input.len().max(1) + 1 {
+                let expected = reference_lines(input).len() as u64;
+                assert_eq!(
+                    count_in_reads(input, read_size),
+                    expected,
+                    "input {input:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pseudo_random_soup_agrees_at_every_small_read_size() {
+        // xorshift: deterministic soup dense in terminators and UTF-8 fragments.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let alphabet = b"ab\r\n\r\n\xe9\xc3\xa9\xe2\x80\xa8\xf0\x9f";
+        for _ in 0..300 {
+            let len = (state % 64) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let expected = reference_lines(&input);
+            for read_size in 1..=9 {
+                assert_eq!(split_in_reads(&input, read_size), expected, "{input:?}");
+                assert_eq!(count_in_reads(&input, read_size), expected.len() as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_rolled_over_until_its_terminator_arrives() {
+        let mut splitter = LineSplitter::default();
+        let mut buf = BytesMut::new();
+        for _ in 0..1000 {
+            buf.extend_from_slice(b"xxxxxxxxxx");
+            assert_eq!(splitter.take_complete(&mut buf), None);
+        }
+        buf.extend_from_slice(b"\nnext");
+        let run = splitter.take_complete(&mut buf).unwrap();
+        assert_eq!(run.len(), 10_001);
+        assert_eq!(&buf[..], b"next");
+    }
+
+    #[test]
+    fn a_trailing_cr_ends_its_line_at_once() {
+        // readline emits a line at `\r` without waiting to see whether `\n` follows.
+        let mut splitter = LineSplitter::default();
+        let mut buf = BytesMut::from(&b"a\r"[..]);
+        assert_eq!(
+            splitter.take_complete(&mut buf).as_deref(),
+            Some(&b"a\r"[..])
+        );
+        buf.extend_from_slice(b"\nb\n");
+        assert_eq!(
+            splitter.take_complete(&mut buf).as_deref(),
+            Some(&b"b\n"[..])
+        );
+    }
+}

@@ -1,0 +1,367 @@
+'use strict'
+
+const binding = require('./binding.js')
+const { AbortError, fsError } = require('./lib/errors')
+const { normalizeOptions, normalizePath } = require('./lib/options')
+
+const NO_LINES = []
+
+function abortErrorOf(signal) {
+  return new AbortError(undefined, { cause: signal.reason })
+}
+
+/** A native step's outcome that is a failed syscall rather than data. */
+function isNativeError(item) {
+  return item !== null && typeof item.errno === 'number'
+}
+
+/**
+ * Runs async steps one after another, so that `next()` calls made without awaiting the previous
+ * one still get items in order.
+ */
+class StepQueue {
+  #tail = null
+
+  get idle() {
+    return this.#tail === null
+  }
+
+  run(step) {
+    const result = this.#tail === null ? step() : this.#tail.then(step, step)
+    this.#tail = result
+    const settle = () => {
+      if (this.#tail === result) this.#tail = null
+    }
+    result.then(settle, settle)
+    return result
+  }
+}
+
+/**
+ * One native background stream (batches of lines, or chunks), created on the first step so
+ * that a reader nobody iterates opens nothing. Turns native failures into fs errors and an
+ * aborted signal into an AbortError that rejects the pending step at once.
+ */
+class NativeSource {
+  #NativeStream
+  #native = null
+  #path
+  #nativeOptions
+  #signal
+  #onAbort = null
+  #rejectStep = null
+  #closing = null
+
+  constructor(NativeStream, path, options) {
+    const { bytes, display } = normalizePath(path)
+    const { native, signal } = normalizeOptions(options)
+    this.#NativeStream = NativeStream
+    this.#path = { bytes, display }
+    this.#nativeOptions = native
+    this.#signal = signal
+    if (signal !== undefined && !signal.aborted) {
+      this.#onAbort = () => this.#abort()
+      signal.addEventListener('abort', this.#onAbort, { once: true })
+    }
+  }
+
+  get bytesRead() {
+    return this.#native === null ? 0 : this.#native.bytesRead
+  }
+
+  /** Resolves with the next native item (a string of lines, or a Buffer), or null at the end. */
+  step() {
+    if (this.#signal !== undefined && this.#signal.aborted) {
+      this.close()
+      return Promise.reject(abortErrorOf(this.#signal))
+    }
+    if (this.#closing !== null) return Promise.resolve(null)
+    if (this.#native === null) {
+      this.#native = new this.#NativeStream(this.#path.bytes, this.#nativeOptions)
+    }
+    return new Promise((resolve, reject) => {
+      this.#rejectStep = reject
+      this.#native.read().then((item) => {
+        this.#rejectStep = null
+        if (item === null) {
+          this.close()
+          resolve(null)
+        } else if (isNativeError(item)) {
+          this.close()
+          reject(fsError(item, this.#path.display))
+        } else {
+          resolve(item)
+        }
+      }, reject)
+    })
+  }
+
+  /** Stops the native read; resolves once the file is closed. Idempotent. */
+  close() {
+    if (this.#closing === null) {
+      if (this.#onAbort !== null) this.#signal.removeEventListener('abort', this.#onAbort)
+      this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
+    }
+    return this.#closing
+  }
+
+  #abort() {
+    if (this.#rejectStep !== null) this.#rejectStep(abortErrorOf(this.#signal))
+    this.close()
+  }
+}
+
+/** Iterates the lines of a file; see index.d.ts for the contract. */
+class LineReader {
+  #source
+  #queue = new StepQueue()
+  #lines = NO_LINES
+  #index = 0
+  #linesRead = 0
+
+  constructor(path, options) {
+    this.#source = new NativeSource(binding.NativeLineStream, path, options)
+  }
+
+  get bytesRead() {
+    return this.#source.bytesRead
+  }
+
+  get linesRead() {
+    return this.#linesRead
+  }
+
+  [Symbol.asyncIterator]() {
+    return this
+  }
+
+  next() {
+    if (this.#queue.idle && this.#index < this.#lines.length) {
+      this.#linesRead++
+      return Promise.resolve({ value: this.#lines[this.#index++], done: false })
+    }
+    return this.#queue.run(() => this.#nextLine())
+  }
+
+  /** The same lines, many per step: each step gives the rest of the current native batch. */
+  batches() {
+    return {
+      next: () => this.#queue.run(() => this.#nextBatch()),
+      return: (value) => this.return(value),
+      throw: (error) => this.throw(error),
+      close: () => this.close(),
+      [Symbol.asyncIterator]() {
+        return this
+      },
+    }
+  }
+
+  close() {
+    this.#lines = NO_LINES
+    this.#index = 0
+    return this.#source.close()
+  }
+
+  async return(value) {
+    await this.close()
+    return { value, done: true }
+  }
+
+  async throw(error) {
+    await this.close()
+    throw error
+  }
+
+  async #nextLine() {
+    if (this.#index >= this.#lines.length && !(await this.#fill())) {
+      return { value: undefined, done: true }
+    }
+    this.#linesRead++
+    return { value: this.#lines[this.#index++], done: false }
+  }
+
+  async #nextBatch() {
+    if (this.#index >= this.#lines.length && !(await this.#fill())) {
+      return { value: undefined, done: true }
+    }
+    const batch = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
+    this.#index = this.#lines.length
+    this.#linesRead += batch.length
+    return { value: batch, done: false }
+  }
+
+  /** Loads the next native batch into `#lines`; false at the end. */
+  async #fill() {
+    const joined = await this.#source.step()
+    if (joined === null) return false
+    this.#lines = joined.split('\n')
+    this.#index = 0
+    return true
+  }
+}
+
+/** Iterates the raw chunks of a file as Buffers. */
+class ChunkReader {
+  #source
+  #queue = new StepQueue()
+
+  constructor(path, options) {
+    this.#source = new NativeSource(binding.NativeChunkStream, path, options)
+  }
+
+  get bytesRead() {
+    return this.#source.bytesRead
+  }
+
+  [Symbol.asyncIterator]() {
+    return this
+  }
+
+  next() {
+    return this.#queue.run(async () => {
+      const chunk = await this.#source.step()
+      return chunk === null ? { value: undefined, done: true } : { value: chunk, done: false }
+    })
+  }
+
+  close() {
+    return this.#source.close()
+  }
+
+  async return(value) {
+    await this.close()
+    return { value, done: true }
+  }
+
+  async throw(error) {
+    await this.close()
+    throw error
+  }
+}
+
+/** Iterates the lines of a file synchronously, reading on the calling thread. */
+class LineReaderSync {
+  #native
+  #display
+  #signal
+  #lines = NO_LINES
+  #index = 0
+  #linesRead = 0
+  #closed = false
+
+  constructor(path, options) {
+    const { bytes, display } = normalizePath(path)
+    const { native, signal } = normalizeOptions(options)
+    this.#native = new binding.NativeLineReaderSync(bytes, native)
+    this.#display = display
+    this.#signal = signal
+  }
+
+  get bytesRead() {
+    return this.#native.bytesRead
+  }
+
+  get linesRead() {
+    return this.#linesRead
+  }
+
+  [Symbol.iterator]() {
+    return this
+  }
+
+  next() {
+    if (this.#index >= this.#lines.length && !this.#fill()) return { value: undefined, done: true }
+    this.#linesRead++
+    return { value: this.#lines[this.#index++], done: false }
+  }
+
+  batches() {
+    return {
+      next: () => {
+        if (this.#index >= this.#lines.length && !this.#fill()) return { value: undefined, done: true }
+        const batch = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
+        this.#index = this.#lines.length
+        this.#linesRead += batch.length
+        return { value: batch, done: false }
+      },
+      return: (value) => this.return(value),
+      throw: (error) => this.throw(error),
+      close: () => this.close(),
+      [Symbol.iterator]() {
+        return this
+      },
+    }
+  }
+
+  close() {
+    this.#closed = true
+    this.#lines = NO_LINES
+    this.#index = 0
+    this.#native.close()
+  }
+
+  return(value) {
+    this.close()
+    return { value, done: true }
+  }
+
+  throw(error) {
+    this.close()
+    throw error
+  }
+
+  #fill() {
+    if (this.#signal !== undefined && this.#signal.aborted) {
+      this.close()
+      throw abortErrorOf(this.#signal)
+    }
+    if (this.#closed) return false
+    const joined = this.#native.read()
+    if (joined === null) {
+      this.close()
+      return false
+    }
+    if (isNativeError(joined)) {
+      this.close()
+      throw fsError(joined, this.#display)
+    }
+    this.#lines = joined.split('\n')
+    this.#index = 0
+    return true
+  }
+}
+
+function readLines(path, options) {
+  return new LineReader(path, options)
+}
+
+function readLinesSync(path, options) {
+  return new LineReaderSync(path, options)
+}
+
+function readChunks(path, options) {
+  return new ChunkReader(path, options)
+}
+
+async function countLines(path, options) {
+  const { bytes, display } = normalizePath(path)
+  const { native, signal } = normalizeOptions(options)
+  if (signal !== undefined && signal.aborted) throw abortErrorOf(signal)
+  const counted = binding.countLines(bytes, native)
+  const result = signal === undefined ? await counted : await untilAborted(counted, signal)
+  if (isNativeError(result)) throw fsError(result, display)
+  return result
+}
+
+/** Settles like `promise`, or rejects with an AbortError as soon as `signal` aborts. */
+function untilAborted(promise, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortErrorOf(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise
+      .finally(() => signal.removeEventListener('abort', onAbort))
+      .then(resolve, reject)
+  })
+}
+
+module.exports = { readLines, readLinesSync, readChunks, countLines, LineReader, LineReaderSync, ChunkReader }

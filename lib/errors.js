@@ -1,0 +1,73 @@
+'use strict'
+
+const util = require('node:util')
+
+/** An error with a Node-style `code`, shown as `TypeError [ERR_X]: ...` like Node's own. */
+function codedError(Base, code, message) {
+  const error = new Base(message)
+  Object.defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true })
+  return error
+}
+
+function describe(value) {
+  if (value === null || value === undefined) return `Received ${value}`
+  if (typeof value === 'function') return `Received function ${value.name || '<anonymous>'}`
+  if (typeof value === 'object') {
+    const name = value.constructor && value.constructor.name
+    return name ? `Received an instance of ${name}` : `Received ${util.inspect(value, { depth: -1 })}`
+  }
+  let shown = util.inspect(value, { colors: false })
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`
+  return `Received type ${typeof value} (${shown})`
+}
+
+function invalidArgType(name, expected, actual) {
+  return codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" argument must be ${expected}. ${describe(actual)}`)
+}
+
+function invalidArgValue(name, value, reason) {
+  return codedError(
+    TypeError,
+    'ERR_INVALID_ARG_VALUE',
+    `The argument '${name}' ${reason}. Received ${util.inspect(value)}`,
+  )
+}
+
+function outOfRange(name, range, value) {
+  return codedError(
+    RangeError,
+    'ERR_OUT_OF_RANGE',
+    `The value of "${name}" is out of range. It must be ${range}. Received ${util.inspect(value)}`,
+  )
+}
+
+/** The error Node's APIs reject with when their `signal` aborts. */
+class AbortError extends Error {
+  constructor(message = 'The operation was aborted', options = undefined) {
+    super(message, options)
+    this.code = 'ABORT_ERR'
+    this.name = 'AbortError'
+  }
+}
+
+const systemErrors = util.getSystemErrorMap ? util.getSystemErrorMap() : new Map()
+
+/**
+ * Builds the error `fs` would give for a failed syscall: `ENOENT: no such file or directory,
+ * open '/x'` with `errno` (negative, as libuv reports it), `code`, `syscall` and `path`.
+ */
+function fsError({ errno, syscall }, path) {
+  const uvErrno = -errno
+  const [code, description] = systemErrors.get(uvErrno) || [
+    util.getSystemErrorName ? util.getSystemErrorName(uvErrno) : `E${errno}`,
+    'unknown error',
+  ]
+  const error = new Error(`${code}: ${description}, ${syscall} '${path}'`)
+  error.errno = uvErrno
+  error.code = code
+  error.syscall = syscall
+  error.path = path
+  return error
+}
+
+module.exports = { AbortError, fsError, invalidArgType, invalidArgValue, outOfRange }

@@ -1,0 +1,82 @@
+'use strict'
+
+const { fileURLToPath } = require('node:url')
+const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
+
+/** Bytes asked of the OS per read unless `highWaterMark` says otherwise. */
+const DEFAULT_CHUNK_SIZE = 512 * 1024
+/** Reads larger than this would only make single batches absurdly large. */
+const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
+
+const ENCODINGS = new Map([
+  ['utf8', false],
+  ['utf-8', false],
+  ['latin1', true],
+  ['binary', true],
+])
+
+/**
+ * Accepts what `fs` accepts as a path (string, Buffer/Uint8Array, file: URL) and returns the
+ * bytes to open and the form to show in errors.
+ */
+function normalizePath(path) {
+  if (path instanceof URL) path = fileURLToPath(path)
+  let bytes
+  if (typeof path === 'string') {
+    bytes = Buffer.from(path, 'utf8')
+  } else if (path instanceof Uint8Array) {
+    bytes = path
+    path = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString()
+  } else {
+    throw invalidArgType('path', 'of type string or an instance of Buffer or URL', path)
+  }
+  if (bytes.includes(0)) {
+    throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')
+  }
+  if (bytes.length === 0) {
+    throw invalidArgValue('path', path, 'must be a non-empty string, Uint8Array, or URL')
+  }
+  return { bytes, display: path }
+}
+
+function validateOffset(name, value) {
+  if (typeof value !== 'number') throw invalidArgType(`options.${name}`, 'of type number', value)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw outOfRange(name, `an integer >= 0 and <= ${Number.MAX_SAFE_INTEGER}`, value)
+  }
+}
+
+/**
+ * Validates user options (an object, or an encoding name as `fs` allows) and splits them into
+ * what the native side needs and the abort signal.
+ */
+function normalizeOptions(options) {
+  if (options === undefined || options === null) options = {}
+  else if (typeof options === 'string') options = { encoding: options }
+  else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+
+  const { encoding = 'utf8', start = 0, end, highWaterMark = DEFAULT_CHUNK_SIZE, signal } = options
+  const latin1 = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
+  if (latin1 === undefined) {
+    throw invalidArgValue('encoding', encoding, "is not supported: use 'utf8' or 'latin1'")
+  }
+  validateOffset('start', start)
+  if (end !== undefined && end !== Infinity) {
+    validateOffset('end', end)
+    if (start > end) throw outOfRange('start', `<= "end" (here: ${end})`, start)
+  }
+  if (typeof highWaterMark !== 'number') {
+    throw invalidArgType('options.highWaterMark', 'of type number', highWaterMark)
+  }
+  if (!Number.isInteger(highWaterMark) || highWaterMark < 1 || highWaterMark > MAX_CHUNK_SIZE) {
+    throw outOfRange('highWaterMark', `an integer >= 1 and <= ${MAX_CHUNK_SIZE}`, highWaterMark)
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw invalidArgType('options.signal', 'an instance of AbortSignal', signal)
+  }
+  const native = { start, chunkSize: highWaterMark, latin1 }
+  if (end !== undefined && end !== Infinity) native.end = end
+  return { native, signal }
+}
+
+module.exports = { normalizePath, normalizeOptions }

@@ -1,0 +1,68 @@
+//! What JS passes in, turned into core types. The JS layer has already validated every value,
+//! so this only converts.
+
+use std::path::PathBuf;
+
+use fastlines_core::{Encoding, OsError, ReadOptions};
+use napi::bindgen_prelude::{Either, Uint8Array};
+use napi_derive::napi;
+
+/// Options as the JS layer forwards them, already validated.
+#[napi(object)]
+pub struct NativeOptions {
+    pub start: f64,
+    /// Inclusive; absent for "to the end".
+    pub end: Option<f64>,
+    pub chunk_size: u32,
+    pub latin1: bool,
+}
+
+impl NativeOptions {
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            start: self.start as u64,
+            end: self.end.map(|end| end as u64),
+            chunk_size: self.chunk_size as usize,
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        if self.latin1 {
+            Encoding::Latin1
+        } else {
+            Encoding::Utf8
+        }
+    }
+}
+
+/// A failed syscall, reported as data: the JS layer builds the fs-style `Error` from it.
+#[napi(object)]
+pub struct NativeError {
+    pub errno: i32,
+    pub syscall: String,
+}
+
+/// What one step gives JS: the item, `null` at the end, or the failure.
+pub type Step<T> = Option<Either<T, NativeError>>;
+
+pub fn step<T>(next: Option<Result<T, OsError>>) -> Step<T> {
+    next.map(|item| match item {
+        Ok(item) => Either::A(item),
+        Err(err) => Either::B(NativeError {
+            errno: err.errno,
+            syscall: err.syscall.to_owned(),
+        }),
+    })
+}
+
+/// The path bytes JS encoded (UTF-8 for strings, raw for Buffers, as `fs` does).
+#[cfg(unix)]
+pub fn path_from_bytes(bytes: &Uint8Array) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+pub fn path_from_bytes(bytes: &Uint8Array) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}

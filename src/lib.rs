@@ -1,0 +1,11 @@
+//! The napi binding of fastlines: a thin layer that moves what `fastlines-core` produces into
+//! JS. One call crosses the boundary per batch of lines (or chunk), never per line; the JS
+//! layer (`index.js`) turns batches into lines and failures into Node-style fs errors.
+
+#![deny(clippy::all)]
+
+mod args;
+mod readers;
+mod text;
+
+pub use readers::{count_lines, NativeChunkStream, NativeLineReaderSync, NativeLineStream};

@@ -1,0 +1,163 @@
+//! The classes and functions JS calls. Each is a few lines over `fastlines-core`.
+
+use fastlines_core::{
+    count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
+};
+use napi::bindgen_prelude::{within_runtime_if_available, Buffer, Either, Uint8Array};
+use napi_derive::napi;
+
+use crate::args::{path_from_bytes, step, NativeError, NativeOptions, Step};
+use crate::text::JsText;
+
+/// How many items a stream reads ahead of its consumer.
+const READ_AHEAD: usize = 2;
+
+/// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
+/// by newlines), `null` at the end, or a `NativeError`.
+#[napi]
+pub struct NativeLineStream {
+    stream: ReadStream<Text>,
+}
+
+#[napi]
+impl NativeLineStream {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+        let framer = LineFramer::new(options.encoding());
+        let (path, options) = (path_from_bytes(&path), options.read_options());
+        let stream =
+            within_runtime_if_available(|| ReadStream::spawn(path, options, framer, READ_AHEAD));
+        NativeLineStream { stream }
+    }
+
+    #[napi(ts_return_type = "Promise<string | NativeError | null>")]
+    pub async fn read(&self) -> Step<JsText> {
+        step(self.stream.next().await.map(|item| item.map(JsText)))
+    }
+
+    #[napi(getter)]
+    pub fn bytes_read(&self) -> f64 {
+        self.stream.bytes_read() as f64
+    }
+
+    /// Stops reading; resolves once the file is closed.
+    #[napi]
+    pub async fn close(&self) {
+        self.stream.close().await
+    }
+}
+
+/// Raw chunks read in the background, as Buffers that own their memory (no copy).
+#[napi]
+pub struct NativeChunkStream {
+    stream: ReadStream<Vec<u8>>,
+}
+
+#[napi]
+impl NativeChunkStream {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+        let (path, options) = (path_from_bytes(&path), options.read_options());
+        let stream = within_runtime_if_available(|| {
+            ReadStream::spawn(path, options, ChunkFramer, READ_AHEAD)
+        });
+        NativeChunkStream { stream }
+    }
+
+    #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
+    pub async fn read(&self) -> Step<Buffer> {
+        step(self.stream.next().await.map(|item| item.map(Buffer::from)))
+    }
+
+    #[napi(getter)]
+    pub fn bytes_read(&self) -> f64 {
+        self.stream.bytes_read() as f64
+    }
+
+    #[napi]
+    pub async fn close(&self) {
+        self.stream.close().await
+    }
+}
+
+/// Batches of lines read on the calling thread, for `readLinesSync`. The file is opened by the
+/// first `read()` so that an open error surfaces where iteration starts.
+#[napi]
+pub struct NativeLineReaderSync {
+    state: SyncState,
+}
+
+enum SyncState {
+    Unopened(std::path::PathBuf, NativeOptions),
+    Reading(Reader<LineFramer>),
+    Closed,
+}
+
+#[napi]
+impl NativeLineReaderSync {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+        NativeLineReaderSync {
+            state: SyncState::Unopened(path_from_bytes(&path), options),
+        }
+    }
+
+    #[napi(ts_return_type = "string | NativeError | null")]
+    pub fn read(&mut self) -> Step<JsText> {
+        if let SyncState::Unopened(path, options) = &self.state {
+            let opened = fastlines_core::read::open(path, &options.read_options());
+            let framer = LineFramer::new(options.encoding());
+            let chunk_size = options.chunk_size as usize;
+            match opened {
+                Ok(opened) => {
+                    let reader = Reader::new(opened.file, opened.remaining, chunk_size, framer);
+                    self.state = SyncState::Reading(reader);
+                }
+                Err(err) => {
+                    self.state = SyncState::Closed;
+                    return step(Some(Err(err)));
+                }
+            }
+        }
+        let SyncState::Reading(reader) = &mut self.state else {
+            return None;
+        };
+        let next = reader.next_blocking().transpose();
+        if !matches!(next, Some(Ok(_))) {
+            self.state = SyncState::Closed;
+        }
+        step(next.map(|item| item.map(JsText)))
+    }
+
+    #[napi(getter)]
+    pub fn bytes_read(&self) -> f64 {
+        match &self.state {
+            SyncState::Reading(reader) => reader.bytes_read() as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// Closes the file now.
+    #[napi]
+    pub fn close(&mut self) {
+        self.state = SyncState::Closed;
+    }
+}
+
+/// Counts lines on the blocking pool; resolves with the count or a `NativeError`.
+#[napi(ts_return_type = "Promise<number | NativeError>")]
+pub async fn count_lines(path: Uint8Array, options: NativeOptions) -> Either<f64, NativeError> {
+    let (path, options) = (path_from_bytes(&path), options.read_options());
+    let counted = tokio::task::spawn_blocking(move || count_file_lines(&path, &options)).await;
+    match counted {
+        Ok(Ok(lines)) => Either::A(lines as f64),
+        Ok(Err(err)) => Either::B(NativeError {
+            errno: err.errno,
+            syscall: err.syscall.to_owned(),
+        }),
+        Err(_) => Either::B(NativeError {
+            errno: 4, // EINTR: the runtime shut down mid-count
+            syscall: "read".to_owned(),
+        }),
+    }
+}
