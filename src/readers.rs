@@ -5,6 +5,8 @@ use fastlines_core::{
 };
 use napi::bindgen_prelude::{within_runtime_if_available, Buffer, Either, Uint8Array};
 use napi_derive::napi;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::args::{path_from_bytes, step, NativeError, NativeOptions, Step};
 use crate::text::JsText;
@@ -85,6 +87,8 @@ impl NativeChunkStream {
 #[napi]
 pub struct NativeLineReaderSync {
     state: SyncState,
+    /// Outlives the reader, so progress still reads right after the file is closed.
+    bytes_read: Arc<AtomicU64>,
 }
 
 enum SyncState {
@@ -99,6 +103,7 @@ impl NativeLineReaderSync {
     pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
         NativeLineReaderSync {
             state: SyncState::Unopened(path_from_bytes(&path), options),
+            bytes_read: Arc::default(),
         }
     }
 
@@ -110,7 +115,8 @@ impl NativeLineReaderSync {
             let chunk_size = options.chunk_size as usize;
             match opened {
                 Ok(opened) => {
-                    let reader = Reader::new(opened.file, opened.remaining, chunk_size, framer);
+                    let reader = Reader::new(opened.file, opened.remaining, chunk_size, framer)
+                        .with_progress(Arc::clone(&self.bytes_read));
                     self.state = SyncState::Reading(reader);
                 }
                 Err(err) => {
@@ -131,10 +137,7 @@ impl NativeLineReaderSync {
 
     #[napi(getter)]
     pub fn bytes_read(&self) -> f64 {
-        match &self.state {
-            SyncState::Reading(reader) => reader.bytes_read() as f64,
-            _ => 0.0,
-        }
+        self.bytes_read.load(Ordering::Relaxed) as f64
     }
 
     /// Closes the file now.

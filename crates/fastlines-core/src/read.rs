@@ -154,11 +154,6 @@ impl<F: Framer, I> Reader<F, I> {
         self
     }
 
-    /// Bytes read from the input so far.
-    pub fn bytes_read(&self) -> u64 {
-        self.bytes_read.load(Ordering::Relaxed)
-    }
-
     fn take_ready(&mut self) -> Option<F::Item> {
         self.framer.take(&mut self.buf).or_else(|| {
             if self.eof {

@@ -1,0 +1,116 @@
+// The shape of the API: batches and lines agree, steps stay in order, progress is reported, and
+// CommonJS and ESM expose the same functions.
+import { createRequire } from 'node:module'
+
+import test from 'ava'
+
+import * as esm from '../index.mjs'
+import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { makeTempDir, numberedLines } from './helpers/files.mjs'
+
+const temp = makeTempDir(test)
+const text = numberedLines(3000, 40)
+const expected = text.trimEnd().split('\n')
+const file = temp.file(text)
+
+async function collect(iterable) {
+  const items = []
+  for await (const item of iterable) items.push(item)
+  return items
+}
+
+test('CommonJS and ESM give the same exports', (t) => {
+  const cjs = createRequire(import.meta.url)('../index.js')
+  for (const name of ['readLines', 'readLinesSync', 'readChunks', 'countLines']) {
+    t.is(typeof cjs[name], 'function')
+    t.is(esm[name], cjs[name])
+  }
+  t.is(esm.default, cjs)
+})
+
+test('batches() gives the same lines, never empty, never splitting a line', async (t) => {
+  for (const highWaterMark of [7, 100, 4096, 1 << 20]) {
+    const batches = await collect(readLines(file, { highWaterMark }).batches())
+    t.true(batches.every((batch) => Array.isArray(batch) && batch.length > 0))
+    t.deepEqual(batches.flat(), expected)
+    const syncBatches = [...readLinesSync(file, { highWaterMark }).batches()]
+    t.true(syncBatches.every((batch) => batch.length > 0))
+    t.deepEqual(syncBatches.flat(), expected)
+  }
+  t.true((await collect(readLines(file, { highWaterMark: 4096 }).batches())).length > 1)
+})
+
+test('per-line and batch steps can be mixed on one reader', async (t) => {
+  const reader = readLines(file, { highWaterMark: 1000 })
+  const seen = [(await reader.next()).value, (await reader.next()).value]
+  const batches = reader.batches()
+  seen.push(...(await batches.next()).value)
+  seen.push((await reader.next()).value)
+  for await (const batch of batches) seen.push(...batch)
+  t.deepEqual(seen, expected)
+  t.is(reader.linesRead, expected.length)
+})
+
+test('next() calls made without awaiting still get lines in order', async (t) => {
+  const reader = readLines(file, { highWaterMark: 512 })
+  const results = await Promise.all(Array.from({ length: expected.length + 2 }, () => reader.next()))
+  t.deepEqual(
+    results.map((result) => result.value),
+    [...expected, undefined, undefined],
+  )
+  t.true(results.at(-1).done)
+
+  const chunks = readChunks(file, { highWaterMark: 1000 })
+  const steps = await Promise.all(Array.from({ length: 200 }, () => chunks.next()))
+  t.is(Buffer.concat(steps.filter((s) => !s.done).map((s) => s.value)).toString(), text)
+})
+
+test('linesRead and bytesRead report progress', async (t) => {
+  const reader = readLines(file, { highWaterMark: 4096 })
+  t.is(reader.linesRead, 0)
+  t.is(reader.bytesRead, 0)
+  await reader.next()
+  t.is(reader.linesRead, 1)
+  t.true(reader.bytesRead >= 4096 && reader.bytesRead < text.length)
+  const rest = await collect(reader)
+  t.is(reader.linesRead, expected.length)
+  t.is(rest.length, expected.length - 1)
+  t.is(reader.bytesRead, text.length)
+
+  const sync = readLinesSync(file, { highWaterMark: 4096 })
+  sync.next()
+  t.is(sync.bytesRead, 4096)
+  t.is([...sync].length + 1, sync.linesRead)
+  t.is(sync.bytesRead, text.length)
+})
+
+test('paths may be strings, Buffers or file: URLs', async (t) => {
+  t.deepEqual(await collect(readLines(Buffer.from(file))), expected)
+  t.deepEqual(await collect(readLines(new URL(`file://${file}`))), expected)
+  t.deepEqual([...readLinesSync(new Uint8Array(Buffer.from(file)))], expected)
+  t.is(await countLines(new URL(`file://${file}`)), expected.length)
+})
+
+test('countLines agrees with the lines yielded, also within start/end', async (t) => {
+  t.is(await countLines(file), expected.length)
+  const range = { start: 17, end: 5000 }
+  t.is(await countLines(file, range), (await collect(readLines(file, range))).length)
+  t.is(await countLines(temp.file('')), 0)
+})
+
+test('readChunks gives Buffers holding exactly the file bytes', async (t) => {
+  const chunks = await collect(readChunks(file, { highWaterMark: 10_000 }))
+  t.true(chunks.every((chunk) => Buffer.isBuffer(chunk) && chunk.length <= 10_000 && chunk.length > 0))
+  t.is(Buffer.concat(chunks).toString(), text)
+})
+
+test('iterators are their own iterables', (t) => {
+  const reader = readLines(file)
+  t.is(reader[Symbol.asyncIterator](), reader)
+  const batches = reader.batches()
+  t.is(batches[Symbol.asyncIterator](), batches)
+  const sync = readLinesSync(file)
+  t.is(sync[Symbol.iterator](), sync)
+  sync.close()
+  return reader.close()
+})

@@ -1,0 +1,153 @@
+// Bad paths and bad options fail the way Node's fs fails: same error shape, no crash, no leak.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import test from 'ava'
+
+import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { makeTempDir, openPaths } from './helpers/files.mjs'
+
+const temp = makeTempDir(test)
+const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+
+/** The error `fs.promises.open(file)` followed by a read gives, to compare shapes with. */
+async function fsErrorFor(file) {
+  let handle
+  try {
+    handle = await fs.promises.open(file)
+    await handle.read(Buffer.alloc(1), 0, 1, 0)
+  } catch (error) {
+    return error
+  } finally {
+    await handle?.close()
+  }
+  throw new Error(`${file} opened and read fine`)
+}
+
+/** Every way to start reading `file`, each returning the error its first step fails with. */
+const firstStepErrors = {
+  readLines: (file) => readLines(file).next(),
+  batches: (file) => readLines(file).batches().next(),
+  readChunks: (file) => readChunks(file).next(),
+  countLines: (file) => countLines(file),
+  readLinesSync: async (file) => readLinesSync(file).next(),
+}
+
+/** Every API fails on `file` with fs's code, errno, syscall and description, plus the path. */
+async function assertFsShape(t, file, expected) {
+  const [, description] = expected.message.match(/^\w+: ([^,]+),/)
+  for (const [api, start] of Object.entries(firstStepErrors)) {
+    const error = await t.throwsAsync(start(file), { instanceOf: Error }, api)
+    t.like(error, { code: expected.code, errno: expected.errno, syscall: expected.syscall, path: file }, api)
+    t.is(error.message, `${expected.code}: ${description}, ${expected.syscall} '${file}'`, api)
+  }
+}
+
+test('a missing file rejects the first step like fs.promises.open', async (t) => {
+  const file = temp.path('missing.txt')
+  const expected = await fsErrorFor(file)
+  t.like(expected, { code: 'ENOENT', syscall: 'open' })
+  await assertFsShape(t, file, expected)
+  const error = await t.throwsAsync(readLines(file).next())
+  t.like(error, { code: 'ENOENT', errno: expected.errno, syscall: 'open', path: file })
+  t.is(error.message, expected.message)
+})
+
+test('a directory rejects with EISDIR, as reading it with fs does', async (t) => {
+  const expected = await fsErrorFor(temp.dir)
+  t.like(expected, { code: 'EISDIR', syscall: 'read' })
+  await assertFsShape(t, temp.dir, expected)
+})
+
+test('a file without read permission rejects with EACCES', (t) => {
+  const file = temp.file('secret\n', 'secret.txt')
+  fs.chmodSync(file, 0o000)
+  fs.chmodSync(temp.dir, 0o755)
+  // root reads anything, so the check runs in a child process as an unprivileged user.
+  const asUser = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
+  const script = temp.file(
+    `import { readLines, readLinesSync, countLines } from ${JSON.stringify(indexPath)}
+     const file = ${JSON.stringify(file)}
+     const shape = (e) => ({ message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path })
+     const errors = []
+     await readLines(file).next().catch((e) => errors.push(shape(e)))
+     await countLines(file).catch((e) => errors.push(shape(e)))
+     try { readLinesSync(file).next() } catch (e) { errors.push(shape(e)) }
+     console.log(JSON.stringify(errors))`,
+    'eacces.mjs',
+  )
+  fs.chmodSync(script, 0o644)
+  const result = spawnSync(process.execPath, [script], { encoding: 'utf8', ...asUser })
+  t.is(result.status, 0, result.stderr)
+  const errors = JSON.parse(result.stdout)
+  t.is(errors.length, 3)
+  for (const error of errors) {
+    t.deepEqual(error, {
+      message: `EACCES: permission denied, open '${file}'`,
+      code: 'EACCES',
+      errno: -13,
+      syscall: 'open',
+      path: file,
+    })
+  }
+})
+
+test('errors name the path as it was given: string, Buffer or file: URL', async (t) => {
+  const file = temp.path('missing-too.txt')
+  t.is((await t.throwsAsync(readLines(Buffer.from(file)).next())).path, file)
+  t.is((await t.throwsAsync(readLines(new URL(`file://${file}`)).next())).path, file)
+})
+
+test('failed readers leave no descriptor open', async (t) => {
+  const before = openPaths().length
+  for (let i = 0; i < 50; i++) {
+    await t.throwsAsync(readLines(temp.dir).next())
+    t.throws(() => readLinesSync(temp.dir).next())
+    await t.throwsAsync(countLines(temp.dir))
+  }
+  t.false(openPaths().includes(temp.dir))
+  t.true(openPaths().length <= before)
+})
+
+test('after a failed step, iteration is over', async (t) => {
+  const reader = readLines(temp.path('nope'))
+  await t.throwsAsync(reader.next(), { code: 'ENOENT' })
+  t.deepEqual(await reader.next(), { value: undefined, done: true })
+})
+
+test('a path of the wrong type, with a NUL byte, or empty throws at once', (t) => {
+  for (const start of [readLines, readLinesSync, readChunks]) {
+    for (const bad of [42, undefined, null, {}, ['a']]) {
+      t.throws(() => start(bad), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+    }
+    t.throws(() => start('a\0b'), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
+    t.throws(() => start(''), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
+    t.throws(() => start(new URL('http://example.com/x')), { code: 'ERR_INVALID_URL_SCHEME' })
+  }
+})
+
+test('bad options throw with the codes Node uses', async (t) => {
+  const file = temp.file('x\n')
+  const rangeErrors = [{ start: -1 }, { start: 1.5 }, { start: 5, end: 2 }, { end: -3 }]
+  rangeErrors.push({ highWaterMark: 0 }, { highWaterMark: 2 ** 40 }, { highWaterMark: -1 })
+  for (const options of rangeErrors) {
+    t.throws(() => readLines(file, options), { instanceOf: RangeError, code: 'ERR_OUT_OF_RANGE' })
+  }
+  const typeErrors = [{ start: '1' }, { end: '2' }, { highWaterMark: '64' }, { signal: {} }, 42]
+  for (const options of typeErrors) {
+    t.throws(() => readLines(file, options), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  t.throws(() => readLines(file, { encoding: 'utf16le' }), { code: 'ERR_INVALID_ARG_VALUE' })
+  await t.throwsAsync(countLines(file, { start: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.deepEqual([...readLinesSync(file, 'latin1')], ['x'])
+  t.deepEqual([...readLinesSync(file, { end: Infinity, encoding: 'UTF-8' })], ['x'])
+})
+
+test('the path in a message is shown the way fs shows it', async (t) => {
+  const relative = path.relative(process.cwd(), temp.path('rel-missing.txt'))
+  const error = await t.throwsAsync(readLines(relative).next())
+  t.is(error.path, relative)
+  t.is(error.message, (await fsErrorFor(relative)).message)
+})

@@ -1,0 +1,50 @@
+// Real files for tests: a private temp directory per test file, and a way to see which files
+// this process holds open.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+export function makeTempDir(test) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-test-'))
+  test.after.always(() => fs.rmSync(dir, { recursive: true, force: true }))
+  let made = 0
+  return {
+    dir,
+    /** Writes `content` to a new file in the directory and returns its path. */
+    file(content, name = `file-${made++}.txt`) {
+      const file = path.join(dir, name)
+      fs.writeFileSync(file, content)
+      return file
+    },
+    path: (name) => path.join(dir, name),
+  }
+}
+
+/** The paths this process has open, read from /proc/self/fd. */
+export function openPaths() {
+  const paths = []
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      paths.push(fs.readlinkSync(`/proc/self/fd/${fd}`))
+    } catch {
+      // the descriptor readdir itself used is gone by now
+    }
+  }
+  return paths
+}
+
+/** How many descriptors this process holds on `file`. */
+export function openCount(file) {
+  return openPaths().filter((open) => open === file).length
+}
+
+export function isOpen(file) {
+  return openCount(file) > 0
+}
+
+/** `count` lines of `width` characters, numbered, each ending with `\n`. */
+export function numberedLines(count, width = 60) {
+  let text = ''
+  for (let i = 0; i < count; i++) text += `${String(i).padStart(8, '0')} ${'x'.repeat(width - 9)}\n`
+  return text
+}

@@ -1,0 +1,267 @@
+// Closing, aborting and process lifetime: descriptors are closed when iteration stops, pending
+// steps always settle, and processes exit by themselves unless an iteration is still pending.
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+import test from 'ava'
+
+import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
+
+const temp = makeTempDir(test)
+const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+const fixture = (name) => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))
+
+/**
+ * A FIFO with a writer end held open by this process (opening it waits for the reader), so
+ * one descriptor on the FIFO stays open in this process throughout.
+ */
+async function fifoWithWriter(t) {
+  const fifo = temp.path(`fifo-${Math.random().toString(36).slice(2)}`)
+  execFileSync('mkfifo', [fifo])
+  const writer = fs.promises.open(fifo, 'w')
+  t.teardown(async () => (await writer).close())
+  return { fifo, writer }
+}
+
+/** Runs `code` as an ES module, with `fastlines` imported, in a fresh process of this runtime. */
+function runScript(name, code, timeout = 20_000) {
+  const script = temp.file(`import * as fastlines from ${JSON.stringify(indexPath)}\n${code}`, `${name}.mjs`)
+  const flags = typeof Bun === 'undefined' ? ['--expose-gc'] : []
+  return spawnSync(process.execPath, [...flags, script], { encoding: 'utf8', timeout })
+}
+
+test('break closes the file before the loop is left', async (t) => {
+  const file = temp.file(numberedLines(5000))
+  for await (const line of readLines(file, { highWaterMark: 4096 })) {
+    t.true(isOpen(file))
+    if (line.startsWith('00000010')) break
+  }
+  t.false(isOpen(file))
+})
+
+test('close() stops reading, closes the file, is idempotent, and ends iteration', async (t) => {
+  const file = temp.file(numberedLines(5000))
+  const reader = readLines(file, { highWaterMark: 4096 })
+  t.is((await reader.next()).value, numberedLines(1).trimEnd())
+  await Promise.all([reader.close(), reader.close()])
+  t.false(isOpen(file))
+  await reader.close()
+  t.deepEqual(await reader.next(), { value: undefined, done: true })
+})
+
+test('return() and throw() close the file', async (t) => {
+  const file = temp.file(numberedLines(100))
+  const returning = readLines(file)
+  await returning.next()
+  t.deepEqual(await returning.return('v'), { value: 'v', done: true })
+  t.false(isOpen(file))
+
+  const throwing = readLines(file).batches()
+  await throwing.next()
+  const error = new Error('consumer failed')
+  t.is(await t.throwsAsync(throwing.throw(error)), error)
+  t.false(isOpen(file))
+})
+
+test('a reader nobody iterates opens nothing', async (t) => {
+  const file = temp.file('a\nb\n')
+  const reader = readLines(file)
+  await sleep(50)
+  t.false(isOpen(file))
+  await reader.close()
+})
+
+test('close() settles a step that is waiting for data, and closes a FIFO at once', async (t) => {
+  const { fifo, writer } = await fifoWithWriter(t)
+  const reader = readLines(fifo)
+  const pending = reader.next()
+  await writer
+  await sleep(100)
+  t.is(openCount(fifo), 2) // the reader's end and the writer's
+  await reader.close()
+  t.deepEqual(await pending, { value: undefined, done: true })
+  t.is(openCount(fifo), 1)
+})
+
+test('aborting the signal rejects the pending step with an AbortError and closes the file', async (t) => {
+  const { fifo, writer } = await fifoWithWriter(t)
+  const controller = new AbortController()
+  const reader = readLines(fifo, { signal: controller.signal })
+  const pending = reader.next()
+  await (await writer).write('first\n')
+  t.deepEqual(await pending, { value: 'first', done: false })
+  const waiting = reader.next()
+  const reason = new Error('user cancelled')
+  controller.abort(reason)
+  const error = await t.throwsAsync(waiting)
+  t.is(error.name, 'AbortError')
+  t.is(error.code, 'ABORT_ERR')
+  t.is(error.cause, reason)
+  await reader.close()
+  t.is(openCount(fifo), 1) // only the writer's end
+  await t.throwsAsync(reader.next(), { name: 'AbortError' })
+})
+
+test('an already aborted signal rejects the first step without opening the file', async (t) => {
+  const file = temp.file('a\n')
+  const signal = AbortSignal.abort()
+  await t.throwsAsync(readLines(file, { signal }).next(), { name: 'AbortError', code: 'ABORT_ERR' })
+  await t.throwsAsync(readChunks(file, { signal }).next(), { name: 'AbortError' })
+  await t.throwsAsync(countLines(file, { signal }), { name: 'AbortError' })
+  t.throws(() => readLinesSync(file, { signal }).next(), { name: 'AbortError' })
+  t.false(isOpen(file))
+})
+
+test('aborting after the end changes nothing', async (t) => {
+  const file = temp.file('a\nb\n')
+  const controller = new AbortController()
+  const lines = []
+  for await (const line of readLines(file, { signal: controller.signal })) lines.push(line)
+  controller.abort()
+  t.deepEqual(lines, ['a', 'b'])
+})
+
+test('readLinesSync closes on break, on close() and at the end; countLines and readChunks close too', async (t) => {
+  const file = temp.file(numberedLines(1000))
+  for (const line of readLinesSync(file, { highWaterMark: 1024 })) {
+    t.true(isOpen(file))
+    if (line.startsWith('00000005')) break
+  }
+  t.false(isOpen(file))
+  const reader = readLinesSync(file)
+  reader.next()
+  reader.close()
+  t.false(isOpen(file))
+  t.deepEqual(reader.next(), { value: undefined, done: true })
+  t.is([...readLinesSync(file)].length, 1000)
+  t.false(isOpen(file))
+
+  t.is(await countLines(file), 1000)
+  for await (const chunk of readChunks(file, { highWaterMark: 1024 })) {
+    t.true(chunk.length > 0)
+    break
+  }
+  t.false(isOpen(file))
+})
+
+test('read-ahead is bounded: a consumer that waits stops the native reads', async (t) => {
+  const highWaterMark = 64 * 1024
+  const file = temp.file(numberedLines(500_000)) // 30 MB
+  const reader = readLines(file, { highWaterMark })
+  await reader.next()
+  await sleep(300)
+  const readWhileWaiting = reader.bytesRead
+  t.true(readWhileWaiting <= 6 * highWaterMark, `read ${readWhileWaiting} bytes ahead`)
+  await sleep(300)
+  t.is(reader.bytesRead, readWhileWaiting)
+  await reader.close()
+})
+
+test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
+  const file = temp.path('256mb.txt')
+  const block = numberedLines(16_384, 128) // 2 MiB
+  const fd = fs.openSync(file, 'w')
+  for (let i = 0; i < 128; i++) fs.writeSync(fd, block)
+  fs.closeSync(fd)
+  // RSS is sampled after full collections, so what is measured is memory kept, not how far a
+  // busy machine lets the garbage collector fall behind.
+  const result = runScript(
+    'rss',
+    `const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const retainedMiB = () => (collect(), process.memoryUsage().rss / 1048576)
+     const samples = [retainedMiB()]
+     let lines = 0
+     for await (const line of fastlines.readLines(${JSON.stringify(file)})) {
+       if (++lines % 400_000 === 0) samples.push(retainedMiB())
+     }
+     for await (const batch of fastlines.readLines(${JSON.stringify(file)}).batches()) {
+       lines += batch.length
+       if (lines % 400_000 < batch.length) samples.push(retainedMiB())
+     }
+     console.log(JSON.stringify({ lines, samples }))`,
+    60_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  const { lines, samples } = JSON.parse(result.stdout)
+  t.is(lines, 2 * 128 * 16_384)
+  const growth = Math.max(...samples) - samples[0]
+  t.true(growth < 64, `memory grew by ${growth} MiB while reading 256 MiB twice: ${samples}`)
+})
+
+test('a process whose iteration finished exits by itself', (t) => {
+  const file = temp.file(numberedLines(20_000))
+  const result = runScript(
+    'finished',
+    `let n = 0
+     for await (const line of fastlines.readLines(${JSON.stringify(file)})) n++
+     for await (const batch of fastlines.readLines(${JSON.stringify(file)}).batches()) n += batch.length
+     n += await fastlines.countLines(${JSON.stringify(file)})
+     console.log(n)`,
+  )
+  t.is(result.status, 0, result.stderr)
+  t.is(result.stdout.trim(), '60000')
+})
+
+test('a process that closed or abandoned a half-read iterator exits by itself', (t) => {
+  const file = temp.file(numberedLines(200_000))
+  const result = runScript(
+    'abandoned',
+    `const closed = fastlines.readLines(${JSON.stringify(file)}, { highWaterMark: 4096 })
+     await closed.next()
+     await closed.close()
+     const abandoned = fastlines.readLines(${JSON.stringify(file)}, { highWaterMark: 4096 })
+     console.log((await abandoned.next()).value)`,
+  )
+  t.is(result.status, 0, result.stderr)
+  t.is(result.stdout.trim(), numberedLines(1).trimEnd())
+})
+
+test('a pending iteration keeps the process alive until its line arrives', async (t) => {
+  const fifo = temp.path('keepalive-fifo')
+  execFileSync('mkfifo', [fifo])
+  const script = temp.file(
+    `import { readLines } from ${JSON.stringify(indexPath)}
+     for await (const line of readLines(${JSON.stringify(fifo)})) console.log('got', line)`,
+    'keepalive.mjs',
+  )
+  const reader = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let output = ''
+  reader.stdout.on('data', (data) => (output += data))
+  const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '2', '500'])
+  const [code] = await Promise.all([
+    new Promise((resolve) => reader.on('exit', resolve)),
+    new Promise((resolve) => writer.on('exit', resolve)),
+  ])
+  t.is(code, 0)
+  t.regex(output, /^got 0 \d+\ngot 1 \d+\n$/)
+})
+
+test('a FIFO delivers each line as it is written, with no CPU spent waiting (no polling)', async (t) => {
+  const fifo = temp.path('cpu-fifo')
+  execFileSync('mkfifo', [fifo])
+  const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '8', '200'])
+  const reader = spawnSync(process.execPath, [fixture('fifo-reader.mjs'), fifo], { encoding: 'utf8', timeout: 20_000 })
+  await new Promise((resolve) => (writer.exitCode === null ? writer.on('exit', resolve) : resolve()))
+  t.is(reader.status, 0, reader.stderr)
+  const { delays, cpuMs, wallMs } = JSON.parse(reader.stdout)
+  t.is(delays.length, 8)
+  t.true(wallMs >= 1400, `waited ${wallMs} ms`)
+  for (const delay of delays) t.true(delay < 100, `a line arrived ${delay} ms after it was written`)
+  // A reader that polled would burn CPU for the whole wait; one that sleeps in the kernel uses
+  // a few milliseconds.
+  t.true(cpuMs < wallMs * 0.05, `used ${cpuMs} ms of CPU in ${wallMs} ms`)
+})
+
+test('no unhandled rejection when a failing reader is abandoned', (t) => {
+  const result = runScript(
+    'unhandled',
+    `process.on('unhandledRejection', (e) => { console.log('unhandled', e); process.exitCode = 1 })
+     const reader = fastlines.readLines('/nonexistent/fastlines')
+     reader.next().catch(() => console.log('rejected'))`,
+  )
+  t.is(result.status, 0, result.stderr)
+  t.is(result.stdout.trim(), 'rejected')
+})
