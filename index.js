@@ -364,4 +364,4 @@ function untilAborted(promise, signal) {
   })
 }
 
-module.exports = { readLines, readLinesSync, readChunks, countLines, LineReader, LineReaderSync, ChunkReader }
+module.exports = { readLines, readLinesSync, readChunks, countLines }

@@ -1,4 +1,4 @@
 import fastlines from './index.js'
 
-export const { readLines, readLinesSync, readChunks, countLines, LineReader, LineReaderSync, ChunkReader } = fastlines
+export const { readLines, readLinesSync, readChunks, countLines } = fastlines
 export default fastlines

@@ -1,0 +1,121 @@
+/// <reference types="node" />
+
+/** A path as `fs` takes it: a string, a Buffer/Uint8Array of raw bytes, or a `file:` URL. */
+export type PathLike = string | Buffer | Uint8Array | URL
+
+export interface ReadOptions {
+  /**
+   * How bytes become characters. `'utf8'` (default; invalid sequences become U+FFFD) or
+   * `'latin1'` (each byte is the code point of the same value). `'utf-8'` and `'binary'` are
+   * accepted as aliases.
+   */
+  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary'
+  /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. */
+  start?: number
+  /** Offset of the last byte to read, inclusive, as in `fs.createReadStream`. Default: end of file. */
+  end?: number
+  /** Bytes asked of the OS per native read (1 byte to 1 GiB). Default 512 KiB. */
+  highWaterMark?: number
+  /**
+   * Aborting it rejects the pending step with an `AbortError` (`code: 'ABORT_ERR'`, `cause`:
+   * the signal's reason), like Node's APIs, and closes the file.
+   */
+  signal?: AbortSignal
+}
+
+/**
+ * The error a failed system call gives, shaped like Node's fs errors: for a missing file,
+ * `ENOENT: no such file or directory, open 'app.log'` with these fields.
+ */
+export interface FsError extends Error {
+  /** e.g. `'ENOENT'`, `'EACCES'`, `'EISDIR'`. */
+  code: string
+  /** Negative, as Node reports it (e.g. `-2` for `ENOENT`). */
+  errno: number
+  /** `'open'` or `'read'`. */
+  syscall: string
+  /** The path as it was given. */
+  path: string
+}
+
+/** Batches of lines from a {@link LineReader}: many lines per step, sharing its state. */
+export interface LineBatches extends AsyncIterableIterator<string[]> {
+  /** Closes the underlying reader. */
+  close(): Promise<void>
+  return(value?: any): Promise<IteratorResult<string[]>>
+  throw(error?: any): Promise<IteratorResult<string[]>>
+}
+
+/**
+ * The lines of a file, one string per step, without their terminators. Reading happens natively
+ * ahead of the consumer, bounded to a few `highWaterMark`s.
+ */
+export interface LineReader extends AsyncIterableIterator<string> {
+  /**
+   * The same lines, many per step: each batch is a non-empty array of whole lines. Steps taken
+   * here and on the reader itself share one position.
+   */
+  batches(): LineBatches
+  /**
+   * Stops the native read and closes the file; a pending step resolves as done. Idempotent.
+   * `break`, `return()` and `throw()` in a `for await` call it.
+   */
+  close(): Promise<void>
+  return(value?: any): Promise<IteratorResult<string>>
+  throw(error?: any): Promise<IteratorResult<string>>
+  /** Bytes read from the file so far, read-ahead included (like `fs.ReadStream#bytesRead`). */
+  readonly bytesRead: number
+  /** Lines handed out so far, by either iterator. */
+  readonly linesRead: number
+}
+
+/** Batches of lines from a {@link LineReaderSync}. */
+export interface LineBatchesSync extends IterableIterator<string[]> {
+  close(): void
+  return(value?: any): IteratorResult<string[]>
+  throw(error?: any): IteratorResult<string[]>
+}
+
+/** The lines of a file, read on the calling thread. */
+export interface LineReaderSync extends IterableIterator<string> {
+  batches(): LineBatchesSync
+  /** Closes the file now. Idempotent. */
+  close(): void
+  return(value?: any): IteratorResult<string>
+  throw(error?: any): IteratorResult<string>
+  readonly bytesRead: number
+  readonly linesRead: number
+}
+
+/** The raw bytes of a file, in order, as Buffers of at most `highWaterMark` bytes. */
+export interface ChunkReader extends AsyncIterableIterator<Buffer> {
+  close(): Promise<void>
+  return(value?: any): Promise<IteratorResult<Buffer>>
+  throw(error?: any): Promise<IteratorResult<Buffer>>
+  readonly bytesRead: number
+}
+
+/**
+ * Reads a file line by line. Yields exactly the lines `readline` yields for
+ * `fs.createReadStream(path)` with `crlfDelay: Infinity` (terminators `\n`, `\r\n`, `\r`; BOM and
+ * NUL kept; U+2028/U+2029 not terminators), except that an incomplete UTF-8 sequence at the end
+ * of the file becomes U+FFFD instead of being dropped.
+ *
+ * Nothing is opened until the first step. Argument errors throw at once (`TypeError`,
+ * `RangeError` with Node's codes); a failing open or read rejects the first step with an
+ * {@link FsError}.
+ *
+ * @example
+ * for await (const line of readLines('app.log')) console.log(line)
+ * for await (const batch of readLines('app.log').batches()) total += batch.length
+ */
+export function readLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): LineReader
+
+/** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
+export function readLinesSync(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): LineReaderSync
+
+/** The number of lines {@link readLines} would yield, counted without making any strings. */
+export function countLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): Promise<number>
+
+/** The raw bytes of a file, read ahead natively: for hashing, uploading or piping. */
+export function readChunks(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): ChunkReader
