@@ -42,17 +42,20 @@ pub struct NativeError {
     pub syscall: String,
 }
 
+impl From<OsError> for NativeError {
+    fn from(err: OsError) -> Self {
+        NativeError {
+            errno: err.errno,
+            syscall: err.syscall.to_owned(),
+        }
+    }
+}
+
 /// What one step gives JS: the item, `null` at the end, or the failure.
 pub type Step<T> = Option<Either<T, NativeError>>;
 
 pub fn step<T>(next: Option<Result<T, OsError>>) -> Step<T> {
-    next.map(|item| match item {
-        Ok(item) => Either::A(item),
-        Err(err) => Either::B(NativeError {
-            errno: err.errno,
-            syscall: err.syscall.to_owned(),
-        }),
-    })
+    next.map(|item| item.map_or_else(|err| Either::B(err.into()), Either::A))
 }
 
 /// The path bytes JS encoded (UTF-8 for strings, raw for Buffers, as `fs` does).

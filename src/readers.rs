@@ -3,7 +3,9 @@
 use fastlines_core::{
     count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
 };
-use napi::bindgen_prelude::{within_runtime_if_available, Buffer, Either, Uint8Array};
+use napi::bindgen_prelude::{
+    within_runtime_if_available, Buffer, Either, Error, Result, Uint8Array,
+};
 use napi_derive::napi;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -149,18 +151,13 @@ impl NativeLineReaderSync {
 
 /// Counts lines on the blocking pool; resolves with the count or a `NativeError`.
 #[napi(ts_return_type = "Promise<number | NativeError>")]
-pub async fn count_lines(path: Uint8Array, options: NativeOptions) -> Either<f64, NativeError> {
+pub async fn count_lines(
+    path: Uint8Array,
+    options: NativeOptions,
+) -> Result<Either<f64, NativeError>> {
     let (path, options) = (path_from_bytes(&path), options.read_options());
-    let counted = tokio::task::spawn_blocking(move || count_file_lines(&path, &options)).await;
-    match counted {
-        Ok(Ok(lines)) => Either::A(lines as f64),
-        Ok(Err(err)) => Either::B(NativeError {
-            errno: err.errno,
-            syscall: err.syscall.to_owned(),
-        }),
-        Err(_) => Either::B(NativeError {
-            errno: 4, // EINTR: the runtime shut down mid-count
-            syscall: "read".to_owned(),
-        }),
-    }
+    let counted = tokio::task::spawn_blocking(move || count_file_lines(&path, &options))
+        .await
+        .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
+    Ok(counted.map_or_else(|err| Either::B(err.into()), |lines| Either::A(lines as f64)))
 }
