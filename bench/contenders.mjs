@@ -1,0 +1,175 @@
+// The contenders. Each `run(path, prepared)` reads the whole file and returns `{ lines }`, plus
+// `chars` (the sum of line lengths) for those that see each line as a string. Counting and
+// summing is the minimal per-line work that keeps every line live. `prepare(path)`, where
+// present, runs once before any timed run and its result is passed to `run`.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import readline from 'node:readline'
+import { countLines, readChunks, readLines, readLinesSync } from '../index.mjs'
+
+const LF = 10
+const CR = 13
+
+/** Thrown when a contender cannot run here (missing API, file too large for it, ...). */
+export class NotApplicable extends Error {}
+
+/** Counts lines and sums their lengths. */
+class Tally {
+  lines = 0
+  chars = 0
+
+  add(line) {
+    this.lines++
+    this.chars += line.length
+  }
+}
+
+async function tallyLines(lines) {
+  const tally = new Tally()
+  for await (const line of lines) tally.add(line)
+  return tally
+}
+
+function tallyLinesSync(lines) {
+  const tally = new Tally()
+  for (const line of lines) tally.add(line)
+  return tally
+}
+
+async function tallyBatches(batches) {
+  const tally = new Tally()
+  for await (const batch of batches) for (const line of batch) tally.add(line)
+  return tally
+}
+
+/**
+ * Counts `\n` bytes, plus a final line that has no `\n`: readline's line count for text without
+ * a lone `\r`.
+ */
+async function countNewlines(chunks) {
+  let lines = 0
+  let last = LF
+  for await (const chunk of chunks) {
+    if (chunk.length === 0) continue
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) lines++
+    last = chunk[chunk.length - 1]
+  }
+  return { lines: last === LF ? lines : lines + 1 }
+}
+
+function withoutCR(line) {
+  return line.charCodeAt(line.length - 1) === CR ? line.slice(0, -1) : line
+}
+
+function readlineInterface(path) {
+  return readline.createInterface({ input: fs.createReadStream(path), crlfDelay: Infinity })
+}
+
+function readlineEvents(path) {
+  return new Promise((resolve, reject) => {
+    const input = fs.createReadStream(path)
+    const tally = new Tally()
+    input.on('error', reject)
+    readline
+      .createInterface({ input, crlfDelay: Infinity })
+      .on('line', (line) => tally.add(line))
+      .on('close', () => resolve(tally))
+  })
+}
+
+async function fileHandleReadLines(path) {
+  const handle = await fs.promises.open(path)
+  if (typeof handle.readLines !== 'function') {
+    await handle.close()
+    throw new NotApplicable('no FileHandle.readLines')
+  }
+  return tallyLines(handle.readLines())
+}
+
+/** Decoded stream chunks split on `\n`; the partial last line is carried into the next chunk. */
+async function streamSplit(path) {
+  const stream = fs.createReadStream(path)
+  stream.setEncoding('utf8')
+  const tally = new Tally()
+  let carry = ''
+  for await (const chunk of stream) {
+    if (!chunk.includes('\n')) {
+      carry += chunk
+      continue
+    }
+    const parts = chunk.split('\n')
+    parts[0] = carry + parts[0]
+    carry = parts.pop()
+    for (const line of parts) tally.add(withoutCR(line))
+  }
+  if (carry !== '') tally.add(withoutCR(carry))
+  return tally
+}
+
+function readFileSplit(path) {
+  let text
+  try {
+    text = fs.readFileSync(path, 'utf8')
+  } catch (error) {
+    if (error.code === 'ERR_STRING_TOO_LONG') throw new NotApplicable('string too long')
+    throw error
+  }
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  const tally = new Tally()
+  for (const line of lines) tally.add(withoutCR(line))
+  return tally
+}
+
+/** The cheapest possible async iterator: `next()` hands out items of an array already in memory. */
+class ArrayAsyncIterator {
+  #items
+  #index = 0
+
+  constructor(items) {
+    this.#items = items
+  }
+
+  [Symbol.asyncIterator]() {
+    return this
+  }
+
+  next() {
+    if (this.#index >= this.#items.length) return Promise.resolve({ value: undefined, done: true })
+    return Promise.resolve({ value: this.#items[this.#index++], done: false })
+  }
+}
+
+function loadLines(path) {
+  const batches = []
+  for (const batch of readLinesSync(path).batches()) batches.push(batch)
+  return batches.flat()
+}
+
+function wcLines(path) {
+  return { lines: Number.parseInt(execFileSync('wc', ['-l', path], { encoding: 'utf8' }), 10) }
+}
+
+/** In table order; `note` is shown under tables that include the contender. */
+export const CONTENDERS = {
+  readline: { run: (path) => tallyLines(readlineInterface(path)) },
+  'readline-event': { run: readlineEvents },
+  'filehandle-readLines': { run: fileHandleReadLines },
+  'stream-split': { run: streamSplit },
+  'readFileSync-split': { run: readFileSplit },
+  'raw-stream': {
+    run: (path) => countNewlines(fs.createReadStream(path)),
+    note: 'counts `\\n` bytes in fs.createReadStream chunks (64 KiB), no decoding',
+  },
+  'for-await-floor': {
+    prepare: loadLines,
+    run: (path, lines) => tallyLines(new ArrayAsyncIterator(lines)),
+    note: 'lines preloaded into an array (not timed): the cost of the for-await protocol alone',
+  },
+  'wc -l': { run: wcLines, note: 'time includes spawning the `wc` process' },
+  'fastlines-lines': { run: (path) => tallyLines(readLines(path)) },
+  'fastlines-batches': { run: (path) => tallyBatches(readLines(path).batches()) },
+  'fastlines-sync': { run: (path) => tallyLinesSync(readLinesSync(path)) },
+  'fastlines-count': { run: async (path) => ({ lines: await countLines(path) }) },
+  'fastlines-chunks': { run: (path) => countNewlines(readChunks(path)) },
+}

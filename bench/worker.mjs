@@ -1,0 +1,47 @@
+// Measures one contender on one file in the runtime running this script (Node or Bun): one
+// warm-up run, then the measured runs, printed as one line of JSON on stdout.
+// Usage: <node|bun> bench/worker.mjs <contender> <file> <runs> <slow-runs> <slow-ms>
+// Measured runs are capped at <slow-runs> when the warm-up run took at least <slow-ms> ms.
+import { CONTENDERS, NotApplicable } from './contenders.mjs'
+
+function runtime() {
+  const bun = process.versions.bun
+  if (bun === undefined) return { runtime: 'node', version: process.versions.node }
+  return { runtime: 'bun', version: bun }
+}
+
+/** Starts each run from a collected heap where the runtime allows it (node --expose-gc, Bun). */
+function collectGarbage() {
+  if (typeof globalThis.gc === 'function') globalThis.gc()
+  else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
+}
+
+async function timeRun(contender, file, prepared) {
+  collectGarbage()
+  const started = performance.now()
+  const { lines, chars } = await contender.run(file, prepared)
+  return { ms: performance.now() - started, lines, chars }
+}
+
+async function measure({ name, file, runs, slowRuns, slowMs }) {
+  const contender = CONTENDERS[name]
+  if (contender === undefined) throw new Error(`unknown contender: ${name}`)
+  const prepared = await contender.prepare?.(file)
+  const warmup = await timeRun(contender, file, prepared)
+  const count = warmup.ms >= slowMs ? Math.min(runs, slowRuns) : runs
+  const samples = []
+  for (let i = 0; i < count; i++) samples.push(await timeRun(contender, file, prepared))
+  return { warmup, samples, capped: count < runs }
+}
+
+async function main([name, file, runs, slowRuns, slowMs]) {
+  const job = { name, file, runs: Number(runs), slowRuns: Number(slowRuns), slowMs: Number(slowMs) }
+  try {
+    return { ...runtime(), ...(await measure(job)) }
+  } catch (error) {
+    if (error instanceof NotApplicable) return { ...runtime(), skipped: error.message }
+    throw error
+  }
+}
+
+process.stdout.write(`${JSON.stringify(await main(process.argv.slice(2)))}\n`)
