@@ -37,6 +37,41 @@ class StepQueue {
   }
 }
 
+/** The lines of the current native batch and the position in it, for line and batch steps alike. */
+class LineCursor {
+  #lines = NO_LINES
+  #index = 0
+  linesRead = 0
+
+  get hasLine() {
+    return this.#index < this.#lines.length
+  }
+
+  /** Takes a native batch: its lines joined by `\n`. */
+  load(joined) {
+    this.#lines = joined.split('\n')
+    this.#index = 0
+  }
+
+  nextLine() {
+    this.linesRead++
+    return this.#lines[this.#index++]
+  }
+
+  /** The lines of the batch not handed out yet (never empty while `hasLine`). */
+  restOfBatch() {
+    const rest = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
+    this.#index = this.#lines.length
+    this.linesRead += rest.length
+    return rest
+  }
+
+  clear() {
+    this.#lines = NO_LINES
+    this.#index = 0
+  }
+}
+
 /**
  * One native background stream (batches of lines, or chunks), created on the first step so
  * that a reader nobody iterates opens nothing. Turns native failures into fs errors and an
@@ -115,9 +150,7 @@ class NativeSource {
 class LineReader {
   #source
   #queue = new StepQueue()
-  #lines = NO_LINES
-  #index = 0
-  #linesRead = 0
+  #cursor = new LineCursor()
 
   constructor(path, options) {
     this.#source = new NativeSource(binding.NativeLineStream, path, options)
@@ -128,7 +161,7 @@ class LineReader {
   }
 
   get linesRead() {
-    return this.#linesRead
+    return this.#cursor.linesRead
   }
 
   [Symbol.asyncIterator]() {
@@ -136,9 +169,8 @@ class LineReader {
   }
 
   next() {
-    if (this.#queue.idle && this.#index < this.#lines.length) {
-      this.#linesRead++
-      return Promise.resolve({ value: this.#lines[this.#index++], done: false })
+    if (this.#queue.idle && this.#cursor.hasLine) {
+      return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
     }
     return this.#queue.run(() => this.#nextLine())
   }
@@ -157,8 +189,7 @@ class LineReader {
   }
 
   close() {
-    this.#lines = NO_LINES
-    this.#index = 0
+    this.#cursor.clear()
     return this.#source.close()
   }
 
@@ -173,29 +204,20 @@ class LineReader {
   }
 
   async #nextLine() {
-    if (this.#index >= this.#lines.length && !(await this.#fill())) {
-      return { value: undefined, done: true }
-    }
-    this.#linesRead++
-    return { value: this.#lines[this.#index++], done: false }
+    if (!this.#cursor.hasLine && !(await this.#fill())) return { value: undefined, done: true }
+    return { value: this.#cursor.nextLine(), done: false }
   }
 
   async #nextBatch() {
-    if (this.#index >= this.#lines.length && !(await this.#fill())) {
-      return { value: undefined, done: true }
-    }
-    const batch = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
-    this.#index = this.#lines.length
-    this.#linesRead += batch.length
-    return { value: batch, done: false }
+    if (!this.#cursor.hasLine && !(await this.#fill())) return { value: undefined, done: true }
+    return { value: this.#cursor.restOfBatch(), done: false }
   }
 
-  /** Loads the next native batch into `#lines`; false at the end. */
+  /** Loads the next native batch into the cursor; false at the end. */
   async #fill() {
     const joined = await this.#source.step()
     if (joined === null) return false
-    this.#lines = joined.split('\n')
-    this.#index = 0
+    this.#cursor.load(joined)
     return true
   }
 }
@@ -244,9 +266,7 @@ class LineReaderSync {
   #native
   #display
   #signal
-  #lines = NO_LINES
-  #index = 0
-  #linesRead = 0
+  #cursor = new LineCursor()
   #closed = false
 
   constructor(path, options) {
@@ -262,7 +282,7 @@ class LineReaderSync {
   }
 
   get linesRead() {
-    return this.#linesRead
+    return this.#cursor.linesRead
   }
 
   [Symbol.iterator]() {
@@ -270,19 +290,15 @@ class LineReaderSync {
   }
 
   next() {
-    if (this.#index >= this.#lines.length && !this.#fill()) return { value: undefined, done: true }
-    this.#linesRead++
-    return { value: this.#lines[this.#index++], done: false }
+    if (!this.#cursor.hasLine && !this.#fill()) return { value: undefined, done: true }
+    return { value: this.#cursor.nextLine(), done: false }
   }
 
   batches() {
     return {
       next: () => {
-        if (this.#index >= this.#lines.length && !this.#fill()) return { value: undefined, done: true }
-        const batch = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
-        this.#index = this.#lines.length
-        this.#linesRead += batch.length
-        return { value: batch, done: false }
+        if (!this.#cursor.hasLine && !this.#fill()) return { value: undefined, done: true }
+        return { value: this.#cursor.restOfBatch(), done: false }
       },
       return: (value) => this.return(value),
       throw: (error) => this.throw(error),
@@ -295,8 +311,7 @@ class LineReaderSync {
 
   close() {
     this.#closed = true
-    this.#lines = NO_LINES
-    this.#index = 0
+    this.#cursor.clear()
     this.#native.close()
   }
 
@@ -325,8 +340,7 @@ class LineReaderSync {
       this.close()
       throw fsError(joined, this.#display)
     }
-    this.#lines = joined.split('\n')
-    this.#index = 0
+    this.#cursor.load(joined)
     return true
   }
 }
