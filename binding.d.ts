@@ -13,6 +13,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeChunkStream {
   constructor(path: Uint8Array, options: NativeOptions)
   read(): Promise<Buffer | NativeError | null>
+  tryRead(): Buffer | NativeError | null | undefined
   get bytesRead(): number
   close(): Promise<void>
 }
@@ -36,6 +37,11 @@ export declare class NativeLineReaderSync {
 export declare class NativeLineStream {
   constructor(path: Uint8Array, options: NativeOptions)
   read(): Promise<string | NativeError | null>
+  /**
+   * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
+   * wait (then it calls `read()`).
+   */
+  tryRead(): string | NativeError | null | undefined
   get bytesRead(): number
   /** Stops reading; resolves once the file is closed. */
   close(): Promise<void>

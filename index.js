@@ -104,30 +104,25 @@ class NativeSource {
     return this.#native === null ? 0 : this.#native.bytesRead
   }
 
-  /** Resolves with the next native item (a string of lines, or a Buffer), or null at the end. */
+  /**
+   * The next native item (a string of lines, or a Buffer) if it has already been read, without
+   * waiting: null at the end, undefined when the caller has to wait with `step()`.
+   */
+  stepNow() {
+    if (!this.#open()) return null
+    const item = this.#native.tryRead()
+    return item === undefined ? undefined : this.#settle(item)
+  }
+
+  /** Resolves with the next native item, or null at the end. */
   step() {
-    if (this.#signal !== undefined && this.#signal.aborted) {
-      this.close()
-      return Promise.reject(abortErrorOf(this.#signal))
-    }
-    if (this.#closing !== null) return Promise.resolve(null)
-    if (this.#native === null) {
-      this.#native = new this.#NativeStream(this.#path.bytes, this.#nativeOptions)
-    }
     return new Promise((resolve, reject) => {
+      if (!this.#open()) return resolve(null)
       this.#rejectStep = reject
-      this.#native.read().then((item) => {
-        this.#rejectStep = null
-        if (item === null) {
-          this.close()
-          resolve(null)
-        } else if (isNativeError(item)) {
-          this.close()
-          reject(fsError(item, this.#path.display))
-        } else {
-          resolve(item)
-        }
-      }, reject)
+      this.#native
+        .read()
+        .then((item) => this.#settle(item))
+        .then(resolve, reject)
     })
   }
 
@@ -138,6 +133,30 @@ class NativeSource {
       this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
     }
     return this.#closing
+  }
+
+  /** Throws if aborted, starts the native stream on first use; false once closed. */
+  #open() {
+    if (this.#signal !== undefined && this.#signal.aborted) {
+      this.close()
+      throw abortErrorOf(this.#signal)
+    }
+    if (this.#closing !== null) return false
+    if (this.#native === null) {
+      this.#native = new this.#NativeStream(this.#path.bytes, this.#nativeOptions)
+    }
+    return true
+  }
+
+  /** Turns the end into null (closing) and a native failure into a thrown fs error. */
+  #settle(item) {
+    if (item === null) {
+      this.close()
+    } else if (isNativeError(item)) {
+      this.close()
+      throw fsError(item, this.#path.display)
+    }
+    return item
   }
 
   #abort() {
@@ -213,9 +232,10 @@ class LineReader {
     return { value: this.#cursor.restOfBatch(), done: false }
   }
 
-  /** Loads the next native batch into the cursor; false at the end. */
+  /** Loads the next native batch into the cursor, waiting only if none is read yet; false at the end. */
   async #fill() {
-    const joined = await this.#source.step()
+    let joined = this.#source.stepNow()
+    if (joined === undefined) joined = await this.#source.step()
     if (joined === null) return false
     this.#cursor.load(joined)
     return true
@@ -241,7 +261,8 @@ class ChunkReader {
 
   next() {
     return this.#queue.run(async () => {
-      const chunk = await this.#source.step()
+      let chunk = this.#source.stepNow()
+      if (chunk === undefined) chunk = await this.#source.step()
       return chunk === null ? { value: undefined, done: true } : { value: chunk, done: false }
     })
   }

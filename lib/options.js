@@ -3,8 +3,12 @@
 const { fileURLToPath } = require('node:url')
 const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
-/** Bytes asked of the OS per read unless `highWaterMark` says otherwise. */
-const DEFAULT_CHUNK_SIZE = 512 * 1024
+/**
+ * Bytes asked of the OS per read unless `highWaterMark` says otherwise. Each read becomes one
+ * batch string, and strings stay in V8's young generation only below 128 KiB; larger ones get
+ * pages of their own, which measured four times slower.
+ */
+const DEFAULT_CHUNK_SIZE = 64 * 1024
 /** Reads larger than this would only make single batches absurdly large. */
 const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 

@@ -2,9 +2,10 @@
 //! so this only converts.
 
 use std::path::PathBuf;
+use std::task::Poll;
 
 use fastlines_core::{Encoding, OsError, ReadOptions};
-use napi::bindgen_prelude::{Either, Uint8Array};
+use napi::bindgen_prelude::{Either, Uint8Array, Undefined};
 use napi_derive::napi;
 
 /// Options as the JS layer forwards them, already validated.
@@ -56,6 +57,14 @@ pub type Step<T> = Option<Either<T, NativeError>>;
 
 pub fn step<T>(next: Option<Result<T, OsError>>) -> Step<T> {
     next.map(|item| item.map_or_else(|err| Either::B(err.into()), Either::A))
+}
+
+/// A step taken only if it is ready: `undefined` in JS when it is not.
+pub fn ready<T>(polled: Poll<Option<Result<T, OsError>>>) -> Either<Step<T>, Undefined> {
+    match polled {
+        Poll::Ready(next) => Either::A(step(next)),
+        Poll::Pending => Either::B(()),
+    }
 }
 
 /// The path bytes JS encoded (UTF-8 for strings, raw for Buffers, as `fs` does).

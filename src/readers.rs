@@ -4,17 +4,14 @@ use fastlines_core::{
     count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
 };
 use napi::bindgen_prelude::{
-    within_runtime_if_available, Buffer, Either, Error, Result, Uint8Array,
+    within_runtime_if_available, Buffer, Either, Error, Result, Uint8Array, Undefined,
 };
 use napi_derive::napi;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::args::{path_from_bytes, step, NativeError, NativeOptions, Step};
+use crate::args::{path_from_bytes, ready, step, NativeError, NativeOptions, Step};
 use crate::text::JsText;
-
-/// How many items a stream reads ahead of its consumer.
-const READ_AHEAD: usize = 2;
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
@@ -29,14 +26,24 @@ impl NativeLineStream {
     pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
         let framer = LineFramer::new(options.encoding());
         let (path, options) = (path_from_bytes(&path), options.read_options());
-        let stream =
-            within_runtime_if_available(|| ReadStream::spawn(path, options, framer, READ_AHEAD));
+        let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, framer));
         NativeLineStream { stream }
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub async fn read(&self) -> Step<JsText> {
         step(self.stream.next().await.map(|item| item.map(JsText)))
+    }
+
+    /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
+    /// wait (then it calls `read()`).
+    #[napi(ts_return_type = "string | NativeError | null | undefined")]
+    pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
+        ready(
+            self.stream
+                .try_next()
+                .map(|next| next.map(|item| item.map(JsText))),
+        )
     }
 
     #[napi(getter)]
@@ -62,15 +69,22 @@ impl NativeChunkStream {
     #[napi(constructor)]
     pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
         let (path, options) = (path_from_bytes(&path), options.read_options());
-        let stream = within_runtime_if_available(|| {
-            ReadStream::spawn(path, options, ChunkFramer, READ_AHEAD)
-        });
+        let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, ChunkFramer));
         NativeChunkStream { stream }
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
     pub async fn read(&self) -> Step<Buffer> {
         step(self.stream.next().await.map(|item| item.map(Buffer::from)))
+    }
+
+    #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
+    pub fn try_read(&self) -> Either<Step<Buffer>, Undefined> {
+        ready(
+            self.stream
+                .try_next()
+                .map(|next| next.map(|item| item.map(Buffer::from))),
+        )
     }
 
     #[napi(getter)]

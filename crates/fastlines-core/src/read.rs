@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::OsError;
 use crate::split::{join_lines, LineCounter, LineSplitter};
@@ -70,9 +70,9 @@ fn is_fifo(_: &File) -> bool {
 pub trait Framer {
     type Item;
     /// Removes the next complete item from the front of `buf`, if there is one.
-    fn take(&mut self, buf: &mut BytesMut) -> Option<Self::Item>;
+    fn take(&mut self, buf: &mut ReadBuf) -> Option<Self::Item>;
     /// At end of input: removes the last item from what is left in `buf`.
-    fn finish(&mut self, buf: &mut BytesMut) -> Option<Self::Item>;
+    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Self::Item>;
 }
 
 /// Frames batches of complete lines, decoded and joined by `\n` (see [`join_lines`]).
@@ -94,12 +94,12 @@ impl LineFramer {
 impl Framer for LineFramer {
     type Item = Text;
 
-    fn take(&mut self, buf: &mut BytesMut) -> Option<Text> {
+    fn take(&mut self, buf: &mut ReadBuf) -> Option<Text> {
         let lines = self.splitter.take_complete(buf)?;
         Some(decode(join_lines(lines), self.encoding))
     }
 
-    fn finish(&mut self, buf: &mut BytesMut) -> Option<Text> {
+    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Text> {
         let last_line = self.splitter.take_rest(buf)?;
         Some(decode(last_line, self.encoding))
     }
@@ -112,12 +112,12 @@ pub struct ChunkFramer;
 impl Framer for ChunkFramer {
     type Item = Vec<u8>;
 
-    fn take(&mut self, buf: &mut BytesMut) -> Option<Vec<u8>> {
+    fn take(&mut self, buf: &mut ReadBuf) -> Option<Vec<u8>> {
         // Handing over the whole buffer (not a view of it) lets JS adopt the bytes uncopied.
-        (!buf.is_empty()).then(|| Vec::from(std::mem::take(buf)))
+        (!buf.is_empty()).then(|| buf.take_all())
     }
 
-    fn finish(&mut self, buf: &mut BytesMut) -> Option<Vec<u8>> {
+    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Vec<u8>> {
         self.take(buf)
     }
 }
@@ -128,7 +128,7 @@ pub struct Reader<F, I = File> {
     input: I,
     remaining: Option<u64>,
     chunk_size: usize,
-    buf: BytesMut,
+    buf: ReadBuf,
     framer: F,
     eof: bool,
     bytes_read: Arc<AtomicU64>,
@@ -140,7 +140,7 @@ impl<F: Framer, I> Reader<F, I> {
             input,
             remaining,
             chunk_size,
-            buf: BytesMut::new(),
+            buf: ReadBuf::new(chunk_size),
             framer,
             eof: false,
             bytes_read: Arc::default(),
@@ -198,19 +198,15 @@ impl<F: Framer, I: Read> Reader<F, I> {
     }
 
     fn read_blocking(&mut self, len: usize) -> Result<usize, OsError> {
-        let filled = self.buf.len();
-        // Zeroing costs one pass over memory that the read is about to write anyway; it is
-        // the price of reading into the buffer without `unsafe`.
-        self.buf.resize(filled + len, 0);
-        let result = loop {
-            match self.input.read(&mut self.buf[filled..]) {
+        let spare = self.buf.spare(len);
+        let n = loop {
+            match self.input.read(spare) {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other,
+                other => break other.map_err(|err| OsError::new(&err, "read"))?,
             }
         };
-        let n = *result.as_ref().unwrap_or(&0);
-        self.buf.truncate(filled + n);
-        result.map_err(|err| OsError::new(&err, "read"))
+        self.buf.commit(n);
+        Ok(n)
     }
 }
 
@@ -225,13 +221,13 @@ impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
             if self.eof {
                 return Ok(None);
             }
-            let len = self.next_read_len();
-            self.buf.reserve(len);
-            let n = (&mut self.input)
-                .take(len as u64)
-                .read_buf(&mut self.buf)
+            let spare = self.buf.spare(self.next_read_len());
+            let n = self
+                .input
+                .read(spare)
                 .await
                 .map_err(|err| OsError::new(&err, "read"))?;
+            self.buf.commit(n);
             self.record_read(n);
         }
     }

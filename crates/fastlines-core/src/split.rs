@@ -3,8 +3,10 @@
 //! Terminator bytes never occur inside a multi-byte UTF-8 sequence, so lines can be cut before
 //! decoding and every cut is also a character boundary.
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::Bytes;
 use memchr::{memchr, memchr2_iter, memchr_iter, memrchr2};
+
+use crate::buffer::ReadBuf;
 
 /// Cuts complete lines off the front of a read buffer, leaving the partial last line in place
 /// for the next read to extend (the roll-over).
@@ -20,14 +22,14 @@ pub struct LineSplitter {
 impl LineSplitter {
     /// Removes and returns every complete line at the front of `buf`, terminators included,
     /// or `None` when no line is complete yet.
-    pub fn take_complete(&mut self, buf: &mut BytesMut) -> Option<Bytes> {
+    pub fn take_complete(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
         self.skip_lf_of_split_crlf(buf);
-        match memrchr2(b'\n', b'\r', &buf[self.scanned..]) {
+        match memrchr2(b'\n', b'\r', &buf.data()[self.scanned..]) {
             Some(last) => {
                 let end = self.scanned + last + 1;
-                self.skip_lf = buf[end - 1] == b'\r';
+                self.skip_lf = buf.data()[end - 1] == b'\r';
                 self.scanned = 0;
-                Some(buf.split_to(end).freeze())
+                Some(buf.split_to(end))
             }
             None => {
                 self.scanned = buf.len();
@@ -37,16 +39,16 @@ impl LineSplitter {
     }
 
     /// At end of input: removes and returns the final line, which has no terminator, if any.
-    pub fn take_rest(&mut self, buf: &mut BytesMut) -> Option<Bytes> {
+    pub fn take_rest(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
         self.skip_lf_of_split_crlf(buf);
         self.scanned = 0;
-        (!buf.is_empty()).then(|| buf.split().freeze())
+        (!buf.is_empty()).then(|| buf.split_to(buf.len()))
     }
 
-    fn skip_lf_of_split_crlf(&mut self, buf: &mut BytesMut) {
+    fn skip_lf_of_split_crlf(&mut self, buf: &mut ReadBuf) {
         if self.skip_lf && !buf.is_empty() {
             self.skip_lf = false;
-            if buf[0] == b'\n' {
+            if buf.data()[0] == b'\n' {
                 buf.advance(1);
             }
         }
@@ -136,15 +138,20 @@ mod tests {
 
     /// The lines of `input` when it arrives in reads of `read_size` bytes, the way the readers
     /// cut and join them.
+    fn push(buf: &mut ReadBuf, data: &[u8]) {
+        buf.spare(data.len()).copy_from_slice(data);
+        buf.commit(data.len());
+    }
+
     fn split_in_reads(input: &[u8], read_size: usize) -> Vec<Vec<u8>> {
         let mut splitter = LineSplitter::default();
-        let mut buf = BytesMut::new();
+        let mut buf = ReadBuf::new(read_size);
         let mut lines = Vec::new();
         let mut collect = |run: Bytes| {
             lines.extend(join_lines(run).split(|&b| b == b'\n').map(<[u8]>::to_vec));
         };
         for read in input.chunks(read_size) {
-            buf.extend_from_slice(read);
+            push(&mut buf, read);
             if let Some(run) = splitter.take_complete(&mut buf) {
                 collect(run);
             }
@@ -257,27 +264,28 @@ mod tests {
     #[test]
     fn a_long_line_is_rolled_over_until_its_terminator_arrives() {
         let mut splitter = LineSplitter::default();
-        let mut buf = BytesMut::new();
+        let mut buf = ReadBuf::new(10);
         for _ in 0..1000 {
-            buf.extend_from_slice(b"xxxxxxxxxx");
+            push(&mut buf, b"xxxxxxxxxx");
             assert_eq!(splitter.take_complete(&mut buf), None);
         }
-        buf.extend_from_slice(b"\nnext");
+        push(&mut buf, b"\nnext");
         let run = splitter.take_complete(&mut buf).unwrap();
         assert_eq!(run.len(), 10_001);
-        assert_eq!(&buf[..], b"next");
+        assert_eq!(buf.data(), b"next");
     }
 
     #[test]
     fn a_trailing_cr_ends_its_line_at_once() {
         // readline emits a line at `\r` without waiting to see whether `\n` follows.
         let mut splitter = LineSplitter::default();
-        let mut buf = BytesMut::from(&b"a\r"[..]);
+        let mut buf = ReadBuf::new(4);
+        push(&mut buf, b"a\r");
         assert_eq!(
             splitter.take_complete(&mut buf).as_deref(),
             Some(&b"a\r"[..])
         );
-        buf.extend_from_slice(b"\nb\n");
+        push(&mut buf, b"\nb\n");
         assert_eq!(
             splitter.take_complete(&mut buf).as_deref(),
             Some(&b"b\n"[..])

@@ -9,13 +9,22 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use std::task::Poll;
+
+use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::error::OsError;
+use std::io::Read;
+
 use crate::read::{open, Framer, Opened, ReadOptions, Reader};
 
 type Item<T> = Result<T, OsError>;
+
+/// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
+/// reads happen, little enough to be irrelevant to memory.
+pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
 /// Items read from one file by a background task, handed out in order.
 #[derive(Debug)]
@@ -29,13 +38,14 @@ pub struct ReadStream<T> {
 
 impl<T: Send + 'static> ReadStream<T> {
     /// Opens `path` and starts reading it. Must be called inside a Tokio runtime. At most
-    /// `read_ahead` items wait in the channel, plus one being read: that bounds memory however
-    /// slow the consumer is.
-    pub fn spawn<F>(path: PathBuf, options: ReadOptions, framer: F, read_ahead: usize) -> Self
+    /// [`READ_AHEAD_BYTES`] (or two chunks, if more) wait in the channel, plus one item being
+    /// read: that bounds memory however slow the consumer is.
+    pub fn spawn<F>(path: PathBuf, options: ReadOptions, framer: F) -> Self
     where
         F: Framer<Item = T> + Send + 'static,
     {
-        let (sender, items) = mpsc::channel(read_ahead.max(1));
+        let read_ahead = (READ_AHEAD_BYTES / options.chunk_size.max(1)).clamp(2, 64);
+        let (sender, items) = mpsc::channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let bytes_read = Arc::new(AtomicU64::new(0));
         let producer = tokio::spawn(produce(
@@ -57,6 +67,20 @@ impl<T: Send + 'static> ReadStream<T> {
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
     pub async fn next(&self) -> Option<Item<T>> {
         self.items.lock().await.recv().await
+    }
+
+    /// The next item if one has already been read: `Ready(None)` at the end, `Pending` when the
+    /// consumer has to wait (or another call is already waiting). Lets a consumer that keeps up
+    /// take read-ahead items with no hand-off between threads.
+    pub fn try_next(&self) -> Poll<Option<Item<T>>> {
+        let Ok(mut items) = self.items.try_lock() else {
+            return Poll::Pending;
+        };
+        match items.try_recv() {
+            Ok(item) => Poll::Ready(Some(item)),
+            Err(TryRecvError::Disconnected) => Poll::Ready(None),
+            Err(TryRecvError::Empty) => Poll::Pending,
+        }
     }
 
     /// Bytes read from the file so far, read-ahead included.
@@ -146,8 +170,12 @@ async fn produce<F: Framer + Send + 'static>(
     produce_from_file(guarded, items).await
 }
 
-/// Reads a regular file (or device) one chunk per trip to the blocking pool. The reader travels
-/// with the trip, so if the task is aborted meanwhile the file closes as soon as the read ends.
+/// Items one trip to the blocking pool may read before yielding its thread to other readers.
+const ITEMS_PER_TRIP: usize = 64;
+
+/// Reads a regular file (or device) on the blocking pool, filling the channel directly from
+/// there until it is full; only then does the task wait, holding no thread. The reader travels
+/// with each trip, so if the task is aborted meanwhile the file closes as soon as the trip ends.
 async fn produce_from_file<F: Framer + Send + 'static>(
     mut guarded: Guarded<Reader<F>>,
     items: mpsc::Sender<Item<F::Item>>,
@@ -155,18 +183,57 @@ async fn produce_from_file<F: Framer + Send + 'static>(
     F::Item: Send + 'static,
 {
     loop {
+        let sender = items.clone();
         let trip = spawn_blocking(move || {
-            let next = guarded.reader.next_blocking();
-            (guarded, next)
+            let left_over = fill_channel(&mut guarded.reader, &sender);
+            (guarded, left_over)
         });
-        let Ok((returned, next)) = trip.await else {
+        let Ok((returned, left_over)) = trip.await else {
             return;
         };
         guarded = returned;
-        if !forward(&items, next).await {
-            return;
+        match left_over {
+            TripEnd::ChannelFull(item) => {
+                let failed = item.is_err();
+                if items.send(item).await.is_err() || failed {
+                    return;
+                }
+            }
+            TripEnd::TripDone => {}
+            TripEnd::StreamDone => return,
         }
     }
+}
+
+enum TripEnd<T> {
+    /// The channel filled up; this item is still to be sent.
+    ChannelFull(Item<T>),
+    /// Enough for one trip; more to read.
+    TripDone,
+    /// End of input, an error (sent), or nobody listening.
+    StreamDone,
+}
+
+/// Reads items and puts them into the channel without waiting, until it is full.
+fn fill_channel<F: Framer, I: Read>(
+    reader: &mut Reader<F, I>,
+    items: &mpsc::Sender<Item<F::Item>>,
+) -> TripEnd<F::Item> {
+    for _ in 0..ITEMS_PER_TRIP {
+        let item = match reader.next_blocking() {
+            Ok(Some(item)) => Ok(item),
+            Ok(None) => return TripEnd::StreamDone,
+            Err(err) => Err(err),
+        };
+        let failed = item.is_err();
+        match items.try_send(item) {
+            Ok(()) if failed => return TripEnd::StreamDone,
+            Ok(()) => {}
+            Err(TrySendError::Full(item)) => return TripEnd::ChannelFull(item),
+            Err(TrySendError::Closed(_)) => return TripEnd::StreamDone,
+        }
+    }
+    TripEnd::TripDone
 }
 
 #[cfg(unix)]

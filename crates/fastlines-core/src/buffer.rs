@@ -1,0 +1,209 @@
+//! A read buffer whose memory is zeroed once and then recycled: bytes handed out as [`Bytes`]
+//! are views of the buffer itself (no copy), and the buffer returns to its reader's pool when
+//! the last view is dropped, typically right after JS has copied it into a string. Without it,
+//! every read would take fresh memory from the allocator and pay page faults and zeroing for it,
+//! which profiling showed costing more than the reads themselves.
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+
+/// Buffers kept per reader: the read-ahead in flight, the one JS is copying, the one filling.
+const POOL_CAPACITY: usize = 6;
+
+/// Buffers grown far past the chunk size (by a very long line) are freed rather than kept.
+const MAX_POOLED_CHUNKS: usize = 4;
+
+#[derive(Debug, Clone, Default)]
+struct Pool {
+    free: Arc<Mutex<Vec<Vec<u8>>>>,
+    max_len: usize,
+}
+
+impl Pool {
+    /// A buffer of at least `len` initialized bytes, reused when one is free.
+    fn take(&self, len: usize) -> Vec<u8> {
+        let reused = self.free.lock().ok().and_then(|mut free| free.pop());
+        let mut buffer = reused.unwrap_or_default();
+        if buffer.len() < len {
+            buffer.resize(len, 0);
+        }
+        buffer
+    }
+
+    fn give_back(&self, buffer: Vec<u8>) {
+        if buffer.len() > self.max_len {
+            return;
+        }
+        if let Ok(mut free) = self.free.lock() {
+            if free.len() < POOL_CAPACITY {
+                free.push(buffer);
+            }
+        }
+    }
+}
+
+/// Owns a pooled buffer while [`Bytes`] views of it live, and gives it back afterwards.
+struct Lent {
+    buffer: Vec<u8>,
+    pool: Pool,
+}
+
+impl AsRef<[u8]> for Lent {
+    fn as_ref(&self) -> &[u8] {
+        &self.buffer
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        self.pool.give_back(std::mem::take(&mut self.buffer));
+    }
+}
+
+/// Bytes read but not yet handed out: `buffer[start..filled]`.
+#[derive(Debug)]
+pub struct ReadBuf {
+    buffer: Vec<u8>,
+    start: usize,
+    filled: usize,
+    chunk_size: usize,
+    pool: Pool,
+}
+
+impl ReadBuf {
+    pub fn new(chunk_size: usize) -> Self {
+        ReadBuf {
+            buffer: Vec::new(),
+            start: 0,
+            filled: 0,
+            chunk_size,
+            pool: Pool {
+                free: Arc::default(),
+                max_len: chunk_size.saturating_mul(MAX_POOLED_CHUNKS),
+            },
+        }
+    }
+
+    pub fn data(&self) -> &[u8] {
+        &self.buffer[self.start..self.filled]
+    }
+
+    pub fn len(&self) -> usize {
+        self.filled - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops the first `n` bytes of data.
+    pub fn advance(&mut self, n: usize) {
+        assert!(n <= self.len(), "advance past the data");
+        self.start += n;
+    }
+
+    /// Room for `len` more bytes after the data, to read into; [`Self::commit`] what was read.
+    pub fn spare(&mut self, len: usize) -> &mut [u8] {
+        if self.filled + len > self.buffer.len() {
+            self.move_data_to_front();
+            if self.buffer.is_empty() {
+                self.buffer = self.pool.take(len.max(self.chunk_size));
+            } else if self.filled + len > self.buffer.len() {
+                // A line longer than the buffer: grow it (amortized, like Vec).
+                let grown = (self.filled + len).max(self.buffer.len() * 2);
+                self.buffer.resize(grown, 0);
+            }
+        }
+        &mut self.buffer[self.filled..self.filled + len]
+    }
+
+    pub fn commit(&mut self, n: usize) {
+        self.filled += n;
+        debug_assert!(self.filled <= self.buffer.len());
+    }
+
+    /// Hands out the first `n` bytes without copying them; the data after them (the partial
+    /// last line, usually short) moves to a buffer from the pool.
+    pub fn split_to(&mut self, n: usize) -> Bytes {
+        assert!(n <= self.len(), "split past the data");
+        let rest = self.start + n..self.filled;
+        let mut next = self.pool.take(rest.len() + self.chunk_size);
+        next[..rest.len()].copy_from_slice(&self.buffer[rest.clone()]);
+        let handed_out = self.start..self.start + n;
+        let lent = Lent {
+            buffer: std::mem::replace(&mut self.buffer, next),
+            pool: self.pool.clone(),
+        };
+        self.start = 0;
+        self.filled = rest.len();
+        Bytes::from_owner(lent).slice(handed_out)
+    }
+
+    /// Moves all the data out as a `Vec`, for a consumer that keeps it (it never returns to the
+    /// pool).
+    pub fn take_all(&mut self) -> Vec<u8> {
+        let mut data = std::mem::take(&mut self.buffer);
+        data.truncate(self.filled);
+        data.drain(..self.start);
+        self.start = 0;
+        self.filled = 0;
+        data
+    }
+
+    fn move_data_to_front(&mut self) {
+        if self.start > 0 {
+            self.buffer.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
+            self.start = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push(buf: &mut ReadBuf, data: &[u8]) {
+        buf.spare(data.len()).copy_from_slice(data);
+        buf.commit(data.len());
+    }
+
+    #[test]
+    fn handed_out_bytes_stay_intact_while_the_buffer_is_reused() {
+        let mut buf = ReadBuf::new(8);
+        push(&mut buf, b"one\ntw");
+        let first = buf.split_to(4);
+        push(&mut buf, b"o\n");
+        let second = buf.split_to(4);
+        push(&mut buf, b"three\n");
+        drop(first); // its buffer goes back to the pool and is reused below
+        let third = buf.split_to(6);
+        push(&mut buf, b"four");
+        assert_eq!(
+            (&second[..], &third[..], buf.data()),
+            (&b"two\n"[..], &b"three\n"[..], &b"four"[..])
+        );
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_grows_it() {
+        let mut buf = ReadBuf::new(4);
+        for _ in 0..100 {
+            push(&mut buf, b"abcd");
+        }
+        buf.advance(2);
+        assert_eq!(buf.len(), 398);
+        assert_eq!(buf.split_to(398).len(), 398);
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn take_all_returns_exactly_the_data() {
+        let mut buf = ReadBuf::new(4);
+        push(&mut buf, b"\nabc");
+        buf.advance(1);
+        assert_eq!(buf.take_all(), b"abc");
+        assert!(buf.is_empty());
+    }
+}
