@@ -48,7 +48,7 @@ export interface LineBatches extends AsyncIterableIterator<string[]> {
 
 /**
  * The lines of a file, one string per step, without their terminators. Reading happens natively
- * ahead of the consumer, bounded to a few `highWaterMark`s.
+ * ahead of the consumer, at most about 1 MiB.
  */
 export interface LineReader extends AsyncIterableIterator<string> {
   /**
