@@ -24,7 +24,7 @@ pub struct NativeLineStream {
 impl NativeLineStream {
     #[napi(constructor)]
     pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
-        let framer = LineFramer::new(options.encoding());
+        let framer = options.line_framer();
         let (path, options) = (path_from_bytes(&path), options.read_options());
         let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, framer));
         NativeLineStream { stream }
@@ -127,7 +127,7 @@ impl NativeLineReaderSync {
     pub fn read(&mut self) -> Step<JsText> {
         if let SyncState::Unopened(path, options) = &self.state {
             let opened = fastlines_core::read::open(path, &options.read_options());
-            let framer = LineFramer::new(options.encoding());
+            let framer = options.line_framer();
             let chunk_size = options.chunk_size as usize;
             match opened {
                 Ok(opened) => {

@@ -24,15 +24,22 @@ impl ToNapiValue for JsText {
     /// Called by napi on the JS thread with a live `env`, as the trait requires.
     unsafe fn to_napi_value(env: sys::napi_env, text: Self) -> Result<sys::napi_value> {
         let mut value = ptr::null_mut();
-        // SAFETY: `env` is live (trait contract); the pointer and length describe a byte slice
-        // that outlives the call, and napi copies it before returning. One-byte text is valid
-        // Latin-1 by construction and `Utf8` text was validated by the core.
+        // SAFETY: `env` is live (trait contract); each pointer and length describe a slice that
+        // outlives the call, and napi copies it before returning. Every byte is a valid Latin-1
+        // code unit, the UTF-16 comes from a transcoder that emits only valid UTF-16, and the UTF-8
+        // was validated (or rebuilt with replacements) by the core.
         let status = unsafe {
             match &text.0 {
                 Text::OneByte(bytes) => sys::napi_create_string_latin1(
                     env,
                     bytes.as_ptr().cast::<c_char>(),
                     bytes.len() as isize,
+                    &mut value,
+                ),
+                Text::Utf16(units) => sys::napi_create_string_utf16(
+                    env,
+                    units.as_ptr(),
+                    units.len() as isize,
                     &mut value,
                 ),
                 Text::Utf8(bytes) => sys::napi_create_string_utf8(
