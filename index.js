@@ -6,6 +6,13 @@ const { normalizeOptions, normalizePath } = require('./lib/options')
 
 const NO_LINES = []
 
+/**
+ * How long a reader may hand out batches that were already read without letting the event loop
+ * turn: after this, the next batch comes through a promise the native side settles, which is a
+ * turn of the loop, so a reader that keeps ahead of JS never starves timers and I/O.
+ */
+const MAX_MS_WITHOUT_A_TURN = 5
+
 function abortErrorOf(signal) {
   return new AbortError(undefined, { cause: signal.reason })
 }
@@ -86,6 +93,7 @@ class NativeSource {
   #onAbort = null
   #rejectStep = null
   #closing = null
+  #lastTurn = performance.now()
 
   constructor(NativeStream, path, options) {
     const { bytes, display } = normalizePath(path)
@@ -110,6 +118,7 @@ class NativeSource {
    */
   stepNow() {
     if (!this.#open()) return null
+    if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
     const item = this.#native.tryRead()
     return item === undefined ? undefined : this.#settle(item)
   }
@@ -121,7 +130,10 @@ class NativeSource {
       this.#rejectStep = reject
       this.#native
         .read()
-        .then((item) => this.#settle(item))
+        .then((item) => {
+          this.#lastTurn = performance.now()
+          return this.#settle(item)
+        })
         .then(resolve, reject)
     })
   }

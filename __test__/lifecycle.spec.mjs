@@ -162,6 +162,34 @@ test('read-ahead is bounded: a consumer that waits stops the native reads', asyn
   await reader.close()
 })
 
+test('a reader that keeps ahead of JS still lets the event loop turn', async (t) => {
+  // 900 KB: after a pause the whole file sits in the 1 MiB read-ahead, so every later step could
+  // be taken synchronously, and a consumer that works 2 ms per batch would never yield.
+  const file = temp.file(numberedLines(15_000))
+  const reader = readLines(file, { highWaterMark: 32 * 1024 }).batches()
+  let lines = (await reader.next()).value.length
+  await sleep(200)
+  let turns = 0
+  let turning = true
+  const turn = () => {
+    turns++
+    if (turning) setImmediate(turn)
+  }
+  setImmediate(turn)
+  let batches = 0
+  for await (const batch of reader) {
+    lines += batch.length
+    batches++
+    const busyUntil = performance.now() + 2
+    while (performance.now() < busyUntil);
+  }
+  turning = false
+  t.is(lines, 15_000)
+  t.true(batches >= 20)
+  // One turn at least every 5 ms of steps.
+  t.true(turns >= Math.floor((batches * 2) / 10), `${turns} turns over ${batches} batches`)
+})
+
 test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
   const file = temp.path('256mb.txt')
   const block = numberedLines(16_384, 128) // 2 MiB
