@@ -1,7 +1,9 @@
-// The contenders. Each `run(path, prepared)` reads the whole file and returns `{ lines }`, plus
-// `chars` (the sum of line lengths) for those that see each line as a string. Counting and
-// summing is the minimal per-line work that keeps every line live. `prepare(path)`, where
-// present, runs once before any timed run and its result is passed to `run`.
+// The contenders. Each `run(path, { prepared, onFirst })` reads the whole file and returns
+// `{ lines }`, plus `chars` (the sum of line lengths) for those that see each line as a string.
+// Counting and summing is the minimal per-line work that keeps every line live. `prepare(path)`,
+// where present, runs once before any timed run and its result is passed as `prepared`.
+// `onFirst`, when given, is called when the first line (or, for byte counters, the first chunk)
+// arrives; contenders that only return a count never call it.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import readline from 'node:readline'
@@ -24,20 +26,38 @@ class Tally {
   }
 }
 
-async function tallyLines(lines) {
-  const tally = new Tally()
+/** A Tally that calls `onFirst` on its first line; only the probe uses it. */
+class FirstLineTally extends Tally {
+  #onFirst
+
+  constructor(onFirst) {
+    super()
+    this.#onFirst = onFirst
+  }
+
+  add(line) {
+    if (this.lines === 0) this.#onFirst()
+    super.add(line)
+  }
+}
+
+/** A plain Tally unless the caller watches for the first line, so timed runs pay nothing. */
+const newTally = (onFirst) => (onFirst === undefined ? new Tally() : new FirstLineTally(onFirst))
+
+async function tallyLines(lines, onFirst) {
+  const tally = newTally(onFirst)
   for await (const line of lines) tally.add(line)
   return tally
 }
 
-function tallyLinesSync(lines) {
-  const tally = new Tally()
+function tallyLinesSync(lines, onFirst) {
+  const tally = newTally(onFirst)
   for (const line of lines) tally.add(line)
   return tally
 }
 
-async function tallyBatches(batches) {
-  const tally = new Tally()
+async function tallyBatches(batches, onFirst) {
+  const tally = newTally(onFirst)
   for await (const batch of batches) for (const line of batch) tally.add(line)
   return tally
 }
@@ -46,11 +66,14 @@ async function tallyBatches(batches) {
  * Counts `\n` bytes, plus a final line that has no `\n`: readline's line count for text without
  * a lone `\r`.
  */
-async function countNewlines(chunks) {
+async function countNewlines(chunks, onFirst) {
   let lines = 0
   let last = LF
+  let onChunk = onFirst
   for await (const chunk of chunks) {
     if (chunk.length === 0) continue
+    onChunk?.()
+    onChunk = undefined
     for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) lines++
     last = chunk[chunk.length - 1]
   }
@@ -65,10 +88,10 @@ function readlineInterface(path) {
   return readline.createInterface({ input: fs.createReadStream(path), crlfDelay: Infinity })
 }
 
-function readlineEvents(path) {
+function readlineEvents(path, { onFirst }) {
   return new Promise((resolve, reject) => {
     const input = fs.createReadStream(path)
-    const tally = new Tally()
+    const tally = newTally(onFirst)
     input.on('error', reject)
     readline
       .createInterface({ input, crlfDelay: Infinity })
@@ -77,20 +100,20 @@ function readlineEvents(path) {
   })
 }
 
-async function fileHandleReadLines(path) {
+async function fileHandleReadLines(path, { onFirst }) {
   const handle = await fs.promises.open(path)
   if (typeof handle.readLines !== 'function') {
     await handle.close()
     throw new NotApplicable('no FileHandle.readLines')
   }
-  return tallyLines(handle.readLines())
+  return tallyLines(handle.readLines(), onFirst)
 }
 
 /** Decoded stream chunks split on `\n`; the partial last line is carried into the next chunk. */
-async function streamSplit(path) {
+async function streamSplit(path, { onFirst }) {
   const stream = fs.createReadStream(path)
   stream.setEncoding('utf8')
-  const tally = new Tally()
+  const tally = newTally(onFirst)
   let carry = ''
   for await (const chunk of stream) {
     if (!chunk.includes('\n')) {
@@ -106,7 +129,7 @@ async function streamSplit(path) {
   return tally
 }
 
-function readFileSplit(path) {
+function readFileSplit(path, { onFirst }) {
   let text
   try {
     text = fs.readFileSync(path, 'utf8')
@@ -116,7 +139,7 @@ function readFileSplit(path) {
   }
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
-  const tally = new Tally()
+  const tally = newTally(onFirst)
   for (const line of lines) tally.add(withoutCR(line))
   return tally
 }
@@ -150,26 +173,32 @@ function wcLines(path) {
   return { lines: Number.parseInt(execFileSync('wc', ['-l', path], { encoding: 'utf8' }), 10) }
 }
 
-/** In table order; `note` is shown under tables that include the contender. */
+/**
+ * In table order; `note` is shown under tables that include the contender, `unprobed` says why
+ * the probe (peak RSS, event-loop delay, first line) skips it.
+ */
 export const CONTENDERS = {
-  readline: { run: (path) => tallyLines(readlineInterface(path)) },
+  readline: { run: (path, { onFirst }) => tallyLines(readlineInterface(path), onFirst) },
   'readline-event': { run: readlineEvents },
   'filehandle-readLines': { run: fileHandleReadLines },
   'stream-split': { run: streamSplit },
   'readFileSync-split': { run: readFileSplit },
   'raw-stream': {
-    run: (path) => countNewlines(fs.createReadStream(path)),
+    run: (path, { onFirst }) => countNewlines(fs.createReadStream(path), onFirst),
     note: 'counts `\\n` bytes in fs.createReadStream chunks (64 KiB), no decoding',
   },
   'for-await-floor': {
     prepare: loadLines,
-    run: (path, lines) => tallyLines(new ArrayAsyncIterator(lines)),
+    run: (path, { prepared, onFirst }) => tallyLines(new ArrayAsyncIterator(prepared), onFirst),
     note: 'lines preloaded into an array (not timed): the cost of the for-await protocol alone',
+    unprobed: 'reads no file: its lines are preloaded',
   },
   'wc -l': { run: wcLines, note: 'time includes spawning the `wc` process' },
-  'fastlines-lines': { run: (path) => tallyLines(readLines(path)) },
-  'fastlines-batches': { run: (path) => tallyBatches(readLines(path).batches()) },
-  'fastlines-sync': { run: (path) => tallyLinesSync(readLinesSync(path)) },
+  'fastlines-lines': { run: (path, { onFirst }) => tallyLines(readLines(path), onFirst) },
+  'fastlines-batches': {
+    run: (path, { onFirst }) => tallyBatches(readLines(path).batches(), onFirst),
+  },
+  'fastlines-sync': { run: (path, { onFirst }) => tallyLinesSync(readLinesSync(path), onFirst) },
   'fastlines-count': { run: async (path) => ({ lines: await countLines(path) }) },
-  'fastlines-chunks': { run: (path) => countNewlines(readChunks(path)) },
+  'fastlines-chunks': { run: (path, { onFirst }) => countNewlines(readChunks(path), onFirst) },
 }

@@ -1,20 +1,64 @@
-// Turns worker measurements into result rows, markdown tables and line-count verdicts.
+// Turns worker and probe measurements into result rows, markdown tables and line-count verdicts.
 
 const MB = 1_000_000
+const KIB = 1024
 const COLUMNS = ['contender', 'median ms', 'min', 'max', 'MB/s', 'vs readline', 'lines']
+export const PROBE_COLUMNS = ['peak RSS above idle MB', 'ELD p99 ms', 'first line ms']
 
 function median(sorted) {
   const middle = sorted.length >> 1
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-const formatCount = (count) => count.toLocaleString('en-US')
+/** The median of numbers in any order; null if any of them is null. */
+function medianOf(values) {
+  if (values.some((value) => value === null)) return null
+  return median(values.toSorted((a, b) => a - b))
+}
+
+export const kibToMB = (kib) => (kib * KIB) / MB
+export const formatCount = (count) => count.toLocaleString('en-US')
 const formatMs = (ms) => ms.toFixed(ms < 100 ? 2 : 1)
+export const formatSize = (bytes) => `${(bytes / MB).toFixed(bytes < 100 * MB ? 1 : 0)} MB`
+
+/** Two decimals below 1, one below 10, none above; null reads n/a. */
+export function formatAmount(value) {
+  if (value === null) return 'n/a'
+  const magnitude = Math.abs(value)
+  return value.toFixed(magnitude < 1 ? 2 : magnitude < 10 ? 1 : 0)
+}
+
+export const formatRatio = (ratio) => `${formatAmount(ratio)}x`
+
+/** The readline row among one runtime × corpus's rows, if readline was measured. */
+export function baselineOf(rows) {
+  return rows.find((row) => row.contender === 'readline' && row.median !== undefined)
+}
+
+/** How many times faster than the baseline a row is; undefined if either was not measured. */
+export function speedup(row, baseline) {
+  if (baseline === undefined || row.median === undefined) return undefined
+  return baseline.median / row.median
+}
+
+/** Rows grouped by corpus × runtime, in run order: { corpus, runtime, version, bytes, rows }. */
+export function groupSections(rows) {
+  const sections = new Map()
+  for (const row of rows) {
+    const key = `${row.corpus}\0${row.runtime}`
+    if (!sections.has(key)) {
+      const { corpus, runtime, version, bytes } = row
+      sections.set(key, { corpus, runtime, version, bytes, rows: [] })
+    }
+    sections.get(key).rows.push(row)
+  }
+  return [...sections.values()]
+}
 
 /** How a measurement disagrees with its corpus: line counts always, line lengths where seen. */
-function countProblems(measurement, corpus) {
+function countProblems(runs, corpus) {
   const problems = new Set()
-  for (const run of [measurement.warmup, ...measurement.samples]) {
+  for (const run of runs) {
     if (run.lines !== corpus.lines) {
       problems.add(`${run.lines} lines, expected ${corpus.lines}`)
     } else if (run.chars !== undefined && run.chars !== corpus.chars) {
@@ -50,7 +94,7 @@ export function toRow({ runtime, corpus, contender, measurement, error }) {
     lines: measurement.samples[0].lines,
     times,
     warmupMs: measurement.warmup.ms,
-    problems: countProblems(measurement, corpus),
+    problems: countProblems([measurement.warmup, ...measurement.samples], corpus),
   }
 }
 
@@ -69,13 +113,15 @@ function cells(row, baseline) {
     formatMs(row.min),
     formatMs(row.max),
     (row.bytes / MB / (row.median / 1000)).toFixed(0),
-    baseline === undefined ? '–' : `${(baseline.median / row.median).toFixed(1)}x`,
+    baseline === undefined ? '–' : formatRatio(speedup(row, baseline)),
     row.problems.length > 0 ? `${lines} ✗` : lines,
   ]
 }
 
+const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
+
 /** A markdown table padded to aligned columns: the first left-aligned, the others right. */
-function markdownTable(header, body) {
+export function markdownTable(header, body) {
   const widths = header.map((title, i) =>
     Math.max(title.length, ...body.map((row) => row[i].length)),
   )
@@ -96,7 +142,7 @@ function footer(rows, { runs, slowRuns, slowMs, notes }) {
   for (const { contender } of rows) {
     if (notes[contender] !== undefined) lines.push(`${contender}: ${notes[contender]}.`)
   }
-  return lines.map((text) => `- ${text}`).join('\n')
+  return bullets(lines)
 }
 
 /** The line-count verdict for one table: agreement with the corpus, or every disagreement. */
@@ -113,8 +159,8 @@ function verdict(rows, corpus) {
 
 /** The markdown section for one runtime × corpus. */
 export function formatSection(rows, corpus, runtime, settings) {
-  const baseline = rows.find((row) => row.contender === 'readline' && row.median !== undefined)
-  const size = `${(corpus.bytes / MB).toFixed(1)} MB, ${formatCount(corpus.lines)} lines`
+  const baseline = baselineOf(rows)
+  const size = `${formatSize(corpus.bytes)}, ${formatCount(corpus.lines)} lines`
   const body = rows.map((row) => cells(row, baseline))
   return [
     `### ${runtime.name} ${runtime.version} · ${corpus.name} (${size})`,
@@ -124,6 +170,73 @@ export function formatSection(rows, corpus, runtime, settings) {
     footer(rows, settings),
     '',
     verdict(rows, corpus),
+    '',
+  ].join('\n')
+}
+
+/** Peak RSS, event-loop delay p99 and time to first line: medians over the probe's processes. */
+export function summarizeProbes(samples) {
+  return {
+    maxRssKiB: medianOf(samples.map((sample) => sample.maxRssKiB)),
+    eldP99Ms: medianOf(samples.map((sample) => sample.eldP99Ms)),
+    firstLineMs: medianOf(samples.map((sample) => sample.firstLineMs)),
+  }
+}
+
+/**
+ * One probe row: a contender's probe samples (or its skip reason, or the failure `error`)
+ * reduced to medians, peak RSS taken above the idle process's.
+ */
+export function toProbeRow({ runtime, corpus, contender, samples, skipped, error, idle }) {
+  const row = { runtime: runtime.name, version: runtime.version, corpus: corpus.name, contender }
+  if (error !== undefined) return { ...row, error }
+  if (skipped !== undefined) return { ...row, skipped }
+  const { maxRssKiB, eldP99Ms, firstLineMs } = summarizeProbes(samples)
+  return {
+    ...row,
+    runs: samples.length,
+    rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB),
+    eldP99Ms,
+    firstLineMs,
+    lines: samples[0].lines,
+    samples,
+    problems: countProblems(samples, corpus),
+  }
+}
+
+/** The three probe cells of a row: peak RSS above idle, ELD p99, first line. */
+export function probeCells(row) {
+  if (row.error !== undefined) return ['ERROR', '', '']
+  if (row.skipped !== undefined) return [`n/a (${row.skipped})`, '', '']
+  return [row.rssAboveIdleMB, row.eldP99Ms, row.firstLineMs].map(formatAmount)
+}
+
+function probeFooter({ runtime, idle }) {
+  const idleMB = formatAmount(kibToMB(idle.maxRssKiB))
+  const idleDelay = formatAmount(idle.eldP99Ms)
+  const lines = [
+    'peak RSS: `process.resourceUsage().maxRSS` after the read, minus that of an idle ' +
+      `${runtime} process with the same imports (${idleMB} MB); this process only, not \`wc\`.`,
+    'ELD p99: `monitorEventLoopDelay({ resolution: 1 })` from before the call until the read ' +
+      `ends (idle process: ${idleDelay} ms).`,
+    'first line: from the call until the first line arrives (the first chunk for the byte ' +
+      'counters); n/a for contenders that only return a count.',
+  ]
+  return bullets(lines)
+}
+
+/** The markdown section for one runtime's probe: `{ runtime, version, runs, idle, rows }`. */
+export function formatProbeSection(probe, corpus) {
+  const body = probe.rows.map((row) => [row.contender, ...probeCells(row)])
+  const method = `a fresh process per run, median of ${probe.runs}`
+  return [
+    `### ${probe.runtime} ${probe.version} · ${corpus.name} probe (${method})`,
+    '',
+    markdownTable(['contender', ...PROBE_COLUMNS], body),
+    '',
+    probeFooter(probe),
+    '',
+    verdict(probe.rows, corpus),
     '',
   ].join('\n')
 }

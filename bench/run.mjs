@@ -1,6 +1,7 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
-// runtime × corpus, prints markdown tables and writes bench/results/latest.json.
-// See bench/README.md.
+// runtime × corpus, probes memory, event-loop delay and first-line latency on logs-1g, prints
+// markdown tables, writes bench/results/latest.json and chart.svg, and optionally the README
+// summary. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -8,14 +9,33 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
-import { formatSection, isFailure, toRow } from './report.mjs'
+import { renderChart } from './chart.mjs'
+import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
+import {
+  formatProbeSection,
+  formatSection,
+  isFailure,
+  probeCells,
+  summarizeProbes,
+  toProbeRow,
+  toRow,
+} from './report.mjs'
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url))
+const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url))
 const RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
+const CHART = fileURLToPath(new URL('./results/chart.svg', import.meta.url))
+/** The probe runs on this corpus only, in PROBE_RUNS fresh processes per contender. */
+const PROBE_CORPUS = 'logs-1g'
+const PROBE_RUNS = 3
+/** The probe's name for an idle process: same runtime and imports, reads nothing. */
+const IDLE = 'idle'
 /** A contender whose warm-up run takes at least SLOW_MS gets at most SLOW_RUNS measured runs. */
 const SLOW_MS = 2500
 const SLOW_RUNS = 3
 const WORKER_TIMEOUT_MS = 10 * 60 * 1000
+
+const NOTES = Object.fromEntries(Object.entries(CONTENDERS).map(([name, { note }]) => [name, note]))
 
 const RUNTIMES = {
   node: { command: process.execPath, args: ['--expose-gc'] },
@@ -23,18 +43,30 @@ const RUNTIMES = {
 }
 
 const USAGE = `Usage: node bench/run.mjs [options]
-  --corpora a,b      corpora (default: ${DEFAULT_CORPORA}; all: ${Object.keys(CORPORA)})
+  --corpora a,b      corpora, or all (default: ${DEFAULT_CORPORA}; all: ${Object.keys(CORPORA)})
   --runtimes a,b     runtimes (default: ${Object.keys(RUNTIMES)})
   --contenders a,b   only these contenders (default: all)
   --runs n           measured runs after one warm-up run (default: 5)
-  --quick            logs-70k only, 3 runs (explicit --corpora or --runs still win)
+  --quick            logs-70k only, 3 runs, no probe (explicit options still win)
+  --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
+                     first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
+                     with --quick)
+  --update-readme    when every contender passed, write the summary between the
+                     <!-- bench:start --> and <!-- bench:end --> markers of the README
+  --readme path      the README for --update-readme (default: README.md)
   -h, --help         show this help`
 
-class UsageError extends Error {}
+/** A bad command line; `showUsage` is false when the options parse but cannot be used. */
+class UsageError extends Error {
+  constructor(message, { showUsage = true } = {}) {
+    super(message)
+    this.showUsage = showUsage
+  }
+}
 
-/** A comma-separated selection, in the order of `known`. */
+/** A comma-separated selection, or `all`, in the order of `known`. */
 function parseList(value, known, what) {
-  if (value === undefined) return known
+  if (value === undefined || value === 'all') return known
   const names = value.split(',').map((name) => name.trim())
   const unknown = names.filter((name) => !known.includes(name))
   if (unknown.length > 0) {
@@ -49,12 +81,15 @@ const OPTIONS = {
   contenders: { type: 'string' },
   runs: { type: 'string' },
   quick: { type: 'boolean', default: false },
+  probe: { type: 'boolean' },
+  'update-readme': { type: 'boolean', default: false },
+  readme: { type: 'string', default: DEFAULT_README },
   help: { type: 'boolean', short: 'h', default: false },
 }
 
 function parseFlags(args) {
   try {
-    return parseArgs({ args, options: OPTIONS }).values
+    return parseArgs({ args, options: OPTIONS, allowNegative: true }).values
   } catch (error) {
     throw new UsageError(error.message)
   }
@@ -73,7 +108,34 @@ function parseOptions(args) {
     runtimes: parseList(values.runtimes, Object.keys(RUNTIMES), 'runtime'),
     contenders: parseList(values.contenders, Object.keys(CONTENDERS), 'contender'),
     runs,
+    probe: values.probe ?? !values.quick,
+    updateReadme: values['update-readme'],
+    readme: values.readme,
   }
+}
+
+/** Checks the README before a long run rather than after it. */
+function checkReadmeOption({ updateReadme, readme }) {
+  if (!updateReadme) return
+  try {
+    checkReadme(readme)
+  } catch (error) {
+    throw new UsageError(`--update-readme: ${error.message}`, { showUsage: false })
+  }
+}
+
+/** The command that repeats this run's measurements, for the record. */
+function commandLine(options) {
+  const args = ['--corpora', options.corpora.join(','), '--runs', options.runs]
+  if (options.runtimes.length < Object.keys(RUNTIMES).length) {
+    args.push('--runtimes', options.runtimes.join(','))
+  }
+  if (options.contenders.length < Object.keys(CONTENDERS).length) {
+    args.push('--contenders', options.contenders.join(','))
+  }
+  if (!options.probe) args.push('--no-probe')
+  const quote = (arg) => (/^[\w.,=/-]+$/.test(arg) ? arg : `'${arg}'`)
+  return ['node', 'bench/run.mjs', ...args.map(String)].map(quote).join(' ')
 }
 
 function machine() {
@@ -125,21 +187,65 @@ function prepareCorpus(name) {
   return corpus
 }
 
-/** Runs one contender in a worker process: `{ measurement }`, or `{ error }` if it failed. */
-function runWorker(runtime, corpus, contender, runs) {
-  const job = [contender, corpus.path, runs, SLOW_RUNS, SLOW_MS].map(String)
-  const child = spawnSync(runtime.command, [...runtime.args, WORKER, ...job], {
+/** Runs a script that prints one line of JSON: `{ output }`, or `{ error }` if it failed. */
+function runScript(runtime, script, args) {
+  const child = spawnSync(runtime.command, [...runtime.args, script, ...args.map(String)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     timeout: WORKER_TIMEOUT_MS,
   })
   if (child.error !== undefined) return { error: child.error.message }
-  if (child.status !== 0) return { error: `worker exited with ${child.status ?? child.signal}` }
+  if (child.status !== 0) return { error: `process exited with ${child.status ?? child.signal}` }
   try {
-    return { measurement: JSON.parse(child.stdout) }
+    return { output: JSON.parse(child.stdout) }
   } catch {
-    return { error: `unreadable worker output: ${child.stdout.slice(0, 200)}` }
+    return { error: `unreadable output: ${child.stdout.slice(0, 200)}` }
   }
+}
+
+/** Runs one contender in a worker process: `{ measurement }`, or `{ error }` if it failed. */
+function runWorker(runtime, corpus, contender, runs) {
+  const job = [contender, corpus.path, runs, SLOW_RUNS, SLOW_MS]
+  const { output, error } = runScript(runtime, WORKER, job)
+  return error === undefined ? { measurement: output } : { error }
+}
+
+/**
+ * Probes one contender (or IDLE) in PROBE_RUNS fresh processes: `{ samples }`, or `{ skipped }`
+ * or `{ error }` as soon as one process reports it.
+ */
+function runProbes(runtime, corpus, contender) {
+  const samples = []
+  for (let i = 0; i < PROBE_RUNS; i++) {
+    const { output, error } = runScript(runtime, PROBE, [contender, corpus.path])
+    if (error !== undefined) return { error }
+    if (output.skipped !== undefined) return { skipped: output.skipped }
+    samples.push(output)
+  }
+  return { samples }
+}
+
+function reportProbeProgress(row) {
+  const [rss, delay, first] = probeCells(row)
+  const measured = `+${rss} MB RSS, ELD p99 ${delay} ms, first line ${first} ms`
+  const outcome = row.error ?? (row.skipped === undefined ? measured : 'n/a')
+  const name = `${row.runtime} · ${row.corpus} · ${row.contender}`
+  process.stderr.write(`  ${name} (probe): ${outcome}\n`)
+}
+
+/** The probe of every contender on one runtime, after that of the idle process. */
+function probeRuntime(runtime, corpus, contenders) {
+  const baseline = runProbes(runtime, corpus, IDLE)
+  if (baseline.error !== undefined) throw new Error(`idle ${runtime.name} probe: ${baseline.error}`)
+  const idle = { ...summarizeProbes(baseline.samples), samples: baseline.samples }
+  const rows = contenders.map((contender) => {
+    const outcome = runProbes(runtime, corpus, contender)
+    const row = toProbeRow({ runtime, corpus, contender, idle, ...outcome })
+    reportProbeProgress(row)
+    return row
+  })
+  const { name, version } = runtime
+  return { runtime: name, version, corpus: corpus.name, runs: PROBE_RUNS, idle, rows }
 }
 
 function reportProgress(row) {
@@ -149,11 +255,88 @@ function reportProgress(row) {
   process.stderr.write(`  ${row.runtime} · ${row.corpus} · ${row.contender}: ${outcome}\n`)
 }
 
-/** Writes the results so far; through a .tmp file so that an interrupted write leaves no mess. */
+/** Writes through a .tmp file, so that an interrupted write leaves no mess. */
+function writeFileAtomically(file, text) {
+  fs.writeFileSync(`${file}.tmp`, text)
+  fs.renameSync(`${file}.tmp`, file)
+}
+
+/** Writes the results so far, and their chart. */
 function writeResults(results) {
   fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true })
-  fs.writeFileSync(`${RESULTS}.tmp`, `${JSON.stringify(results, null, 2)}\n`)
-  fs.renameSync(`${RESULTS}.tmp`, RESULTS)
+  writeFileAtomically(RESULTS, `${JSON.stringify(results, null, 2)}\n`)
+  writeFileAtomically(CHART, renderChart(results))
+}
+
+function warnIfProbeSkipped(options) {
+  if (options.probe && !options.corpora.includes(PROBE_CORPUS)) {
+    process.stderr.write(`note: the probe runs on ${PROBE_CORPUS} only, which is not selected\n`)
+  }
+}
+
+/** Updates the README summary unless something failed; returns the exit status it adds. */
+function maybeUpdateReadme(results, options) {
+  if (!options.updateReadme) return 0
+  if (results.failures > 0) {
+    console.error(`${options.readme} not updated: some contenders failed.`)
+    return 1
+  }
+  try {
+    updateReadme(results, options.readme)
+  } catch (error) {
+    console.error(`error: ${options.readme} not updated: ${error.message}`)
+    return 1
+  }
+  console.log(`Benchmark summary written to ${options.readme}.`)
+  return 0
+}
+
+function newResults(host, runtimes, options) {
+  return {
+    startedAt: new Date().toISOString(),
+    command: commandLine(options),
+    machine: host,
+    runtimes: runtimes.map(({ name, version }) => ({ name, version })),
+    settings: { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS },
+    corpora: [],
+    rows: [],
+    probes: [],
+  }
+}
+
+/** Times every contender on one runtime × corpus and prints its table. */
+function measureContenders(runtime, corpus, options, results) {
+  const rows = options.contenders.map((contender) => {
+    const outcome = runWorker(runtime, corpus, contender, options.runs)
+    const row = toRow({ runtime, corpus, contender, ...outcome })
+    reportProgress(row)
+    return row
+  })
+  results.rows.push(...rows)
+  writeResults(results)
+  console.log(formatSection(rows, corpus, runtime, { ...results.settings, notes: NOTES }))
+}
+
+/** Probes every contender on one runtime and prints the probe table. */
+function probeContenders(runtime, corpus, options, results) {
+  const probe = probeRuntime(runtime, corpus, options.contenders)
+  results.probes.push(probe)
+  writeResults(results)
+  console.log(formatProbeSection(probe, corpus))
+}
+
+/** Records the totals, prints the summary; returns the exit status. */
+function finish(results, started, options) {
+  results.wallMs = performance.now() - started
+  const probeRows = results.probes.flatMap((probe) => probe.rows)
+  results.failures = [...results.rows, ...probeRows].filter(isFailure).length
+  writeResults(results)
+  const wall = formatDuration(results.wallMs)
+  console.log(`Wall time: ${wall}. Full results: ${RESULTS}, chart: ${CHART}`)
+  const readmeStatus = maybeUpdateReadme(results, options)
+  if (results.failures === 0) return readmeStatus
+  console.error(`\n✗ ${results.failures} contender(s) failed or saw the wrong lines: see above.`)
+  return 1
 }
 
 function main() {
@@ -162,50 +345,31 @@ function main() {
     console.log(USAGE)
     return 0
   }
+  checkReadmeOption(options)
+  warnIfProbeSkipped(options)
   const started = performance.now()
   const host = machine()
   const runtimes = availableRuntimes(options.runtimes)
-  const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
-  const notes = Object.fromEntries(
-    Object.entries(CONTENDERS).map(([name, { note }]) => [name, note]),
-  )
-  const results = {
-    startedAt: new Date().toISOString(),
-    machine: host,
-    runtimes: runtimes.map(({ name, version }) => ({ name, version })),
-    settings,
-    corpora: [],
-    rows: [],
-  }
+  const results = newResults(host, runtimes, options)
   console.log(header(host, runtimes))
   for (const corpusName of options.corpora) {
     const corpus = prepareCorpus(corpusName)
     results.corpora.push(corpus)
     for (const runtime of runtimes) {
-      const rows = options.contenders.map((contender) => {
-        const outcome = runWorker(runtime, corpus, contender, options.runs)
-        const row = toRow({ runtime, corpus, contender, ...outcome })
-        reportProgress(row)
-        return row
-      })
-      results.rows.push(...rows)
-      writeResults(results)
-      console.log(formatSection(rows, corpus, runtime, { ...settings, notes }))
+      measureContenders(runtime, corpus, options, results)
+      if (options.probe && corpusName === PROBE_CORPUS) {
+        probeContenders(runtime, corpus, options, results)
+      }
     }
   }
-  results.wallMs = performance.now() - started
-  results.failures = results.rows.filter(isFailure).length
-  writeResults(results)
-  console.log(`Wall time: ${formatDuration(results.wallMs)}. Full results: ${RESULTS}`)
-  if (results.failures === 0) return 0
-  console.error(`\n✗ ${results.failures} contender(s) failed or saw the wrong lines: see above.`)
-  return 1
+  return finish(results, started, options)
 }
 
 try {
   process.exitCode = main()
 } catch (error) {
   if (!(error instanceof UsageError)) throw error
-  console.error(`error: ${error.message}\n\n${USAGE}`)
+  const usage = error.showUsage ? `\n\n${USAGE}` : ''
+  console.error(`error: ${error.message}${usage}`)
   process.exitCode = 2
 }

@@ -19,7 +19,7 @@ function collectGarbage() {
 async function timeRun(contender, file, prepared) {
   collectGarbage()
   const started = performance.now()
-  const { lines, chars } = await contender.run(file, prepared)
+  const { lines, chars } = await contender.run(file, { prepared })
   return { ms: performance.now() - started, lines, chars }
 }
 

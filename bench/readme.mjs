@@ -1,0 +1,149 @@
+// The benchmark summary that goes between the README's `<!-- bench:start -->` and
+// `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, the probe
+// and the chart.
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import {
+  PROBE_COLUMNS,
+  baselineOf,
+  formatAmount,
+  formatRatio,
+  formatSize,
+  groupSections,
+  kibToMB,
+  markdownTable,
+  probeCells,
+  speedup,
+} from './report.mjs'
+
+export const START = '<!-- bench:start -->'
+export const END = '<!-- bench:end -->'
+/** The chart, as linked from the README at the repository root. */
+export const CHART = 'bench/results/chart.svg'
+export const DEFAULT_README = fileURLToPath(new URL('../README.md', import.meta.url))
+const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
+
+const runtimeName = (name) => RUNTIME_NAMES[name] ?? name
+const unique = (values) => [...new Set(values)]
+
+/** One cell per runtime, joined: `2.4x / 2.3x`. */
+const joinCells = (cells) => cells.join(' / ')
+
+/** Says which runtime each value in a cell is: `each cell is Node / Bun`. */
+function cellLegend(runtimes) {
+  const names = runtimes.map(runtimeName)
+  return names.length === 1 ? `on ${names[0]}` : `each cell is ${joinCells(names)}`
+}
+
+function ratioCell(row, baseline) {
+  if (row === undefined) return '–'
+  if (row.error !== undefined) return 'ERROR'
+  const ratio = speedup(row, baseline)
+  return ratio === undefined ? 'n/a' : formatRatio(ratio)
+}
+
+function measuredLine(results) {
+  const { cpu, cores, memoryGiB, os } = results.machine
+  const runtimes = results.runtimes.map(({ name, version }) => `${runtimeName(name)} ${version}`)
+  const date = results.startedAt.slice(0, 10)
+  const command = results.command === undefined ? '' : ` with \`${results.command}\``
+  return (
+    `Measured on ${date}${command}: ${cpu}, ${cores} cores, ${memoryGiB} GiB RAM, ${os}; ` +
+    `${runtimes.join(', ')}.`
+  )
+}
+
+/** Contenders × corpora; each cell holds the runtimes' ratios to their own readline. */
+function ratioTable(results) {
+  const sections = groupSections(results.rows)
+  const corpora = unique(sections.map((section) => section.corpus))
+  const runtimes = unique(sections.map((section) => section.runtime))
+  const contenders = unique(results.rows.map((row) => row.contender))
+  const sectionOf = (corpus, runtime) =>
+    sections.find((section) => section.corpus === corpus && section.runtime === runtime)
+  const cell = (contender, corpus) =>
+    joinCells(
+      runtimes.map((runtime) => {
+        const rows = sectionOf(corpus, runtime)?.rows ?? []
+        const row = rows.find((candidate) => candidate.contender === contender)
+        return ratioCell(row, baselineOf(rows))
+      }),
+    )
+  const header = corpora.map((corpus) => {
+    const { bytes } = sections.find((section) => section.corpus === corpus)
+    return `${corpus} (${formatSize(bytes)})`
+  })
+  const body = contenders.map((contender) => [
+    `\`${contender}\``,
+    ...corpora.map((corpus) => cell(contender, corpus)),
+  ])
+  return [
+    `Speed relative to the same runtime's \`readline\` (median of the measured runs, higher is ` +
+      `faster); ${cellLegend(runtimes)}:`,
+    '',
+    markdownTable(['contender', ...header], body),
+  ].join('\n')
+}
+
+/** A probe row's cells without the reasons, which the stdout tables give. */
+function compactProbeCells(row) {
+  if (row === undefined) return PROBE_COLUMNS.map(() => '–')
+  if (row.error !== undefined) return PROBE_COLUMNS.map(() => 'ERROR')
+  if (row.skipped !== undefined) return PROBE_COLUMNS.map(() => 'n/a')
+  return probeCells(row)
+}
+
+/** Contenders × probe measures; each cell holds the runtimes' values. */
+function probeTable(probes) {
+  const contenders = unique(probes.flatMap((probe) => probe.rows.map((row) => row.contender)))
+  const body = contenders.map((contender) => {
+    const cells = probes.map((probe) => {
+      const row = probe.rows.find((candidate) => candidate.contender === contender)
+      return compactProbeCells(row)
+    })
+    return [`\`${contender}\``, ...PROBE_COLUMNS.map((_, i) => joinCells(cells.map((c) => c[i])))]
+  })
+  const idle = joinCells(probes.map((probe) => formatAmount(kibToMB(probe.idle.maxRssKiB))))
+  const { corpus, runs } = probes[0]
+  return [
+    `On ${corpus}, each contender in a fresh process (median of ${runs}): peak RSS above an idle ` +
+      `process of the same runtime with the same imports (${idle} MB), event-loop delay p99 ` +
+      `while reading, and time from the call to the first line; ` +
+      `${cellLegend(probes.map((probe) => probe.runtime))}:`,
+    '',
+    markdownTable(['contender', ...PROBE_COLUMNS], body),
+  ].join('\n')
+}
+
+/** The markdown that goes between the markers. */
+export function readmeSummary(results) {
+  if (results.rows.length === 0) throw new Error('the results hold no measurements')
+  const parts = [measuredLine(results), ratioTable(results)]
+  if (results.probes?.length > 0) parts.push(probeTable(results.probes))
+  parts.push(`![ratios](${CHART})`)
+  return parts.join('\n\n')
+}
+
+/** Where the markers are in `text`; throws if either is missing. */
+function markerRange(text, file) {
+  const start = text.indexOf(START)
+  const end = text.indexOf(END, start + START.length)
+  if (start === -1 || end === -1) {
+    throw new Error(`${file}: no ${START} ... ${END} markers (both are needed, in that order)`)
+  }
+  return { start: start + START.length, end }
+}
+
+/** Throws unless the README at `file` can be read and has the markers. */
+export function checkReadme(file) {
+  markerRange(fs.readFileSync(file, 'utf8'), file)
+}
+
+/** Rewrites the summary between the markers of the README at `file` from a results object. */
+export function updateReadme(results, file) {
+  const text = fs.readFileSync(file, 'utf8')
+  const { start, end } = markerRange(text, file)
+  const updated = `${text.slice(0, start)}\n${readmeSummary(results)}\n${text.slice(end)}`
+  fs.writeFileSync(`${file}.tmp`, updated)
+  fs.renameSync(`${file}.tmp`, file)
+}
