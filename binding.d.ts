@@ -9,7 +9,7 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Raw chunks read in the background, as Buffers that own their memory (no copy). */
+/** Raw chunks read in the background, each becoming a Buffer. */
 export declare class NativeChunkStream {
   constructor(path: Uint8Array, options: NativeOptions)
   read(): Promise<Buffer | NativeError | null>

@@ -11,7 +11,7 @@ const NO_LINES = []
  * turn: after this, the next batch comes through a promise the native side settles, which is a
  * turn of the loop, so a reader that keeps ahead of JS never starves timers and I/O.
  */
-const MAX_MS_WITHOUT_A_TURN = 5
+const MAX_MS_WITHOUT_A_TURN = 2
 
 function abortErrorOf(signal) {
   return new AbortError(undefined, { cause: signal.reason })

@@ -1,17 +1,18 @@
 //! The classes and functions JS calls. Each is a few lines over `fastlines-core`.
 
+use bytes::Bytes;
 use fastlines_core::{
     count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
 };
 use napi::bindgen_prelude::{
-    within_runtime_if_available, Buffer, Either, Error, Result, Uint8Array, Undefined,
+    within_runtime_if_available, Either, Error, Result, Uint8Array, Undefined,
 };
 use napi_derive::napi;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::args::{path_from_bytes, ready, step, NativeError, NativeOptions, Step};
-use crate::text::JsText;
+use crate::text::{JsChunk, JsText};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
@@ -58,10 +59,10 @@ impl NativeLineStream {
     }
 }
 
-/// Raw chunks read in the background, as Buffers that own their memory (no copy).
+/// Raw chunks read in the background, each becoming a Buffer.
 #[napi]
 pub struct NativeChunkStream {
-    stream: ReadStream<Vec<u8>>,
+    stream: ReadStream<Bytes>,
 }
 
 #[napi]
@@ -74,16 +75,16 @@ impl NativeChunkStream {
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
-    pub async fn read(&self) -> Step<Buffer> {
-        step(self.stream.next().await.map(|item| item.map(Buffer::from)))
+    pub async fn read(&self) -> Step<JsChunk> {
+        step(self.stream.next().await.map(|item| item.map(JsChunk)))
     }
 
     #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
-    pub fn try_read(&self) -> Either<Step<Buffer>, Undefined> {
+    pub fn try_read(&self) -> Either<Step<JsChunk>, Undefined> {
         ready(
             self.stream
                 .try_next()
-                .map(|next| next.map(|item| item.map(Buffer::from))),
+                .map(|next| next.map(|item| item.map(JsChunk))),
         )
     }
 

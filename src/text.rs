@@ -3,8 +3,12 @@
 use std::ffi::c_char;
 use std::ptr;
 
+use bytes::Bytes;
 use fastlines_core::Text;
-use napi::bindgen_prelude::{check_status, sys, Result, ToNapiValue, TypeName, ValueType};
+use napi::bindgen_prelude::{
+    check_status, sys, BufferSlice, Result, ToNapiValue, TypeName, ValueType,
+};
+use napi::Env;
 
 /// A batch of lines joined by `\n`, becoming one JS string.
 pub struct JsText(pub Text);
@@ -52,5 +56,28 @@ impl ToNapiValue for JsText {
         };
         check_status!(status, "Failed to create a string for a batch of lines")?;
         Ok(value)
+    }
+}
+
+/// Raw bytes of a chunk, becoming a JS `Buffer` that owns a copy of them.
+pub struct JsChunk(pub Bytes);
+
+impl TypeName for JsChunk {
+    fn type_name() -> &'static str {
+        "Buffer"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for JsChunk {
+    /// # Safety
+    /// Called by napi on the JS thread with a live `env`, as the trait requires.
+    unsafe fn to_napi_value(env: sys::napi_env, chunk: Self) -> Result<sys::napi_value> {
+        let buffer = BufferSlice::copy_from(&Env::from_raw(env), &chunk.0)?;
+        // SAFETY: `env` is live (trait contract) and `buffer` was created in it just above.
+        unsafe { BufferSlice::to_napi_value(env, buffer) }
     }
 }

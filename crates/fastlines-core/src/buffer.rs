@@ -140,17 +140,6 @@ impl ReadBuf {
         Bytes::from_owner(lent).slice(handed_out)
     }
 
-    /// Moves all the data out as a `Vec`, for a consumer that keeps it (it never returns to the
-    /// pool).
-    pub fn take_all(&mut self) -> Vec<u8> {
-        let mut data = std::mem::take(&mut self.buffer);
-        data.truncate(self.filled);
-        data.drain(..self.start);
-        self.start = 0;
-        self.filled = 0;
-        data
-    }
-
     fn move_data_to_front(&mut self) {
         if self.start > 0 {
             self.buffer.copy_within(self.start..self.filled, 0);
@@ -195,15 +184,6 @@ mod tests {
         buf.advance(2);
         assert_eq!(buf.len(), 398);
         assert_eq!(buf.split_to(398).len(), 398);
-        assert!(buf.is_empty());
-    }
-
-    #[test]
-    fn take_all_returns_exactly_the_data() {
-        let mut buf = ReadBuf::new(4);
-        push(&mut buf, b"\nabc");
-        buf.advance(1);
-        assert_eq!(buf.take_all(), b"abc");
         assert!(buf.is_empty());
     }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::buffer::ReadBuf;
@@ -107,19 +108,20 @@ impl Framer for LineFramer {
     }
 }
 
-/// Frames each read as it came: raw bytes, nothing split.
+/// Frames each read as it came: raw bytes, nothing split. The bytes are a view of a pooled
+/// buffer, to be copied into a JS Buffer: JS-owned memory that the engine accounts for, where
+/// adopting native buffers left up to 119 MB waiting for finalizers on Node.
 #[derive(Debug, Default)]
 pub struct ChunkFramer;
 
 impl Framer for ChunkFramer {
-    type Item = Vec<u8>;
+    type Item = Bytes;
 
-    fn take(&mut self, buf: &mut ReadBuf) -> Option<Vec<u8>> {
-        // Handing over the whole buffer (not a view of it) lets JS adopt the bytes uncopied.
-        (!buf.is_empty()).then(|| buf.take_all())
+    fn take(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
+        (!buf.is_empty()).then(|| buf.split_to(buf.len()))
     }
 
-    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Vec<u8>> {
+    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
         self.take(buf)
     }
 }
