@@ -186,7 +186,7 @@ test('a reader that keeps ahead of JS still lets the event loop turn', async (t)
   turning = false
   t.is(lines, 15_000)
   t.true(batches >= 20)
-  // One turn at least every 5 ms of steps.
+  // The reader lets the loop turn every 2 ms; on a loaded machine expect one per 5 ms at least.
   t.true(turns >= Math.floor((batches * 2) / 10), `${turns} turns over ${batches} batches`)
 })
 
