@@ -95,7 +95,8 @@ class NativeSource {
   #closing = null
   #lastTurn = performance.now()
 
-  constructor(NativeStream, path, options) {
+  /** `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step. */
+  constructor(NativeStream, path, options, onAbort = () => {}) {
     const { bytes, display } = normalizePath(path)
     const { native, signal } = normalizeOptions(options)
     this.#NativeStream = NativeStream
@@ -103,7 +104,10 @@ class NativeSource {
     this.#nativeOptions = native
     this.#signal = signal
     if (signal !== undefined && !signal.aborted) {
-      this.#onAbort = () => this.#abort()
+      this.#onAbort = () => {
+        onAbort()
+        this.#abort()
+      }
       signal.addEventListener('abort', this.#onAbort, { once: true })
     }
   }
@@ -132,7 +136,8 @@ class NativeSource {
         .read()
         .then((item) => {
           this.#lastTurn = performance.now()
-          return this.#settle(item)
+          // A step that settles after close() yields nothing, whatever was read meanwhile.
+          return this.#closing === null ? this.#settle(item) : null
         })
         .then(resolve, reject)
     })
@@ -184,7 +189,7 @@ class LineReader {
   #cursor = new LineCursor()
 
   constructor(path, options) {
-    this.#source = new NativeSource(binding.NativeLineStream, path, options)
+    this.#source = new NativeSource(binding.NativeLineStream, path, options, () => this.#cursor.clear())
   }
 
   get bytesRead() {
@@ -299,6 +304,7 @@ class LineReaderSync {
   #native
   #display
   #signal
+  #onAbort
   #cursor = new LineCursor()
   #closed = false
 
@@ -308,6 +314,9 @@ class LineReaderSync {
     this.#native = new binding.NativeLineReaderSync(bytes, native)
     this.#display = display
     this.#signal = signal
+    // Lines already loaded are not handed out once the signal aborts.
+    this.#onAbort = () => this.#cursor.clear()
+    signal?.addEventListener('abort', this.#onAbort, { once: true })
   }
 
   get bytesRead() {
@@ -345,6 +354,7 @@ class LineReaderSync {
   close() {
     this.#closed = true
     this.#cursor.clear()
+    this.#signal?.removeEventListener('abort', this.#onAbort)
     this.#native.close()
   }
 

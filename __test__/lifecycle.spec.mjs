@@ -52,6 +52,42 @@ test('close() stops reading, closes the file, is idempotent, and ends iteration'
   t.deepEqual(await reader.next(), { value: undefined, done: true })
 })
 
+test('nothing is handed out after close(), even what was being read when it was called', async (t) => {
+  const file = temp.file(numberedLines(20_000))
+  const done = { value: undefined, done: true }
+  for (let trial = 0; trial < 100; trial++) {
+    const reader = readLines(file)
+    let settled = false
+    const pending = reader.next().then((result) => {
+      settled = true
+      return result
+    })
+    await new Promise(setImmediate)
+    // Everything chained to a step that settled before this macrotask has run by now.
+    const settledBeforeClose = settled
+    await reader.close()
+    const result = await pending
+    if (settledBeforeClose) t.is(result.value, numberedLines(1).trimEnd(), `trial ${trial}`)
+    else t.deepEqual(result, done, `trial ${trial}`)
+    t.deepEqual(await reader.next(), done, `trial ${trial}`)
+  }
+})
+
+test('an abort takes effect at the next step, even inside a loaded batch', async (t) => {
+  const file = temp.file(numberedLines(20_000))
+  const controller = new AbortController()
+  const reader = readLines(file, { signal: controller.signal })
+  await reader.next()
+  controller.abort()
+  await t.throwsAsync(reader.next(), { name: 'AbortError' })
+
+  const syncController = new AbortController()
+  const sync = readLinesSync(file, { signal: syncController.signal })
+  sync.next()
+  syncController.abort()
+  t.throws(() => sync.next(), { name: 'AbortError' })
+})
+
 test('return() and throw() close the file', async (t) => {
   const file = temp.file(numberedLines(100))
   const returning = readLines(file)

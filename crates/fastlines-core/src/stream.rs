@@ -6,7 +6,7 @@
 //! from the OS, the blocking pool or the channel.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use std::task::Poll;
@@ -34,6 +34,9 @@ pub struct ReadStream<T> {
     /// Completes (with an error: the sender is only ever dropped) once the file is closed.
     file_closed: Mutex<Option<oneshot::Receiver<()>>>,
     bytes_read: Arc<AtomicU64>,
+    /// Set by `close` (and drop): a read already running on the blocking pool, which aborting
+    /// the task cannot stop, reads nothing more, and nothing more is handed out.
+    cancelled: Arc<AtomicBool>,
 }
 
 impl<T: Send + 'static> ReadStream<T> {
@@ -48,12 +51,14 @@ impl<T: Send + 'static> ReadStream<T> {
         let (sender, items) = mpsc::channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let bytes_read = Arc::new(AtomicU64::new(0));
+        let cancelled = Arc::new(AtomicBool::new(false));
         let producer = tokio::spawn(produce(
             path,
             options,
             framer,
             sender,
             Arc::clone(&bytes_read),
+            Arc::clone(&cancelled),
             file_closed_sender,
         ));
         ReadStream {
@@ -61,18 +66,27 @@ impl<T: Send + 'static> ReadStream<T> {
             producer,
             file_closed: Mutex::new(Some(file_closed)),
             bytes_read,
+            cancelled,
         }
     }
 
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
     pub async fn next(&self) -> Option<Item<T>> {
-        self.items.lock().await.recv().await
+        let item = self.items.lock().await.recv().await;
+        item.filter(|_| !self.is_cancelled())
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
     }
 
     /// The next item if one has already been read: `Ready(None)` at the end, `Pending` when the
     /// consumer has to wait (or another call is already waiting). Lets a consumer that keeps up
     /// take read-ahead items with no hand-off between threads.
     pub fn try_next(&self) -> Poll<Option<Item<T>>> {
+        if self.is_cancelled() {
+            return Poll::Ready(None);
+        }
         let Ok(mut items) = self.items.try_lock() else {
             return Poll::Pending;
         };
@@ -89,8 +103,9 @@ impl<T: Send + 'static> ReadStream<T> {
     }
 
     /// Stops reading and waits until the file is closed. A pending [`Self::next`] returns
-    /// `None`. Calling it again returns at once.
+    /// `None`, and so does every later one. Calling it again returns at once.
     pub async fn close(&self) {
+        self.cancelled.store(true, Ordering::Release);
         self.producer.abort();
         let file_closed = match self.file_closed.lock() {
             Ok(mut file_closed) => file_closed.take(),
@@ -107,6 +122,7 @@ impl<T> Drop for ReadStream<T> {
     /// A stream dropped without `close` (say, garbage-collected in JS) still stops reading and
     /// closes its file.
     fn drop(&mut self) {
+        self.cancelled.store(true, Ordering::Release);
         self.producer.abort();
     }
 }
@@ -124,6 +140,7 @@ async fn produce<F: Framer + Send + 'static>(
     framer: F,
     items: mpsc::Sender<Item<F::Item>>,
     bytes_read: Arc<AtomicU64>,
+    cancelled: Arc<AtomicBool>,
     file_closed: oneshot::Sender<()>,
 ) where
     F::Item: Send + 'static,
@@ -167,7 +184,7 @@ async fn produce<F: Framer + Send + 'static>(
         reader,
         _file_closed: file_closed,
     };
-    produce_from_file(guarded, items).await
+    produce_from_file(guarded, items, cancelled).await
 }
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
@@ -179,13 +196,14 @@ const ITEMS_PER_TRIP: usize = 64;
 async fn produce_from_file<F: Framer + Send + 'static>(
     mut guarded: Guarded<Reader<F>>,
     items: mpsc::Sender<Item<F::Item>>,
+    cancelled: Arc<AtomicBool>,
 ) where
     F::Item: Send + 'static,
 {
     loop {
-        let sender = items.clone();
+        let (sender, cancelled) = (items.clone(), Arc::clone(&cancelled));
         let trip = spawn_blocking(move || {
-            let left_over = fill_channel(&mut guarded.reader, &sender);
+            let left_over = fill_channel(&mut guarded.reader, &sender, &cancelled);
             (guarded, left_over)
         });
         let Ok((returned, left_over)) = trip.await else {
@@ -214,12 +232,17 @@ enum TripEnd<T> {
     StreamDone,
 }
 
-/// Reads items and puts them into the channel without waiting, until it is full.
+/// Reads items and puts them into the channel without waiting, until it is full, or until the
+/// stream is cancelled (which aborting the task cannot signal to a trip already running).
 fn fill_channel<F: Framer, I: Read>(
     reader: &mut Reader<F, I>,
     items: &mpsc::Sender<Item<F::Item>>,
+    cancelled: &AtomicBool,
 ) -> TripEnd<F::Item> {
     for _ in 0..ITEMS_PER_TRIP {
+        if cancelled.load(Ordering::Acquire) {
+            return TripEnd::StreamDone;
+        }
         let item = match reader.next_blocking() {
             Ok(Some(item)) => Ok(item),
             Ok(None) => return TripEnd::StreamDone,
