@@ -63,6 +63,4 @@ export interface NativeOptions {
   end?: number
   chunkSize: number
   latin1: boolean
-  /** Hand non-ASCII text over as UTF-16 (transcoded natively) rather than UTF-8. */
-  utf16: boolean
 }

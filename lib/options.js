@@ -13,13 +13,6 @@ const DEFAULT_CHUNK_SIZE = 48 * 1024
 /** Reads larger than this would only make single batches absurdly large. */
 const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 
-/**
- * Whether non-ASCII text should reach the engine as UTF-16 transcoded natively, or as UTF-8 for
- * the engine to decode. V8 (Node 20-24) decodes UTF-8 into strings at 160-260 MB/s on the JS
- * thread, slower than the native transcoder on the reading thread; Bun decodes with SIMD, faster.
- */
-const NATIVE_UTF16 = process.versions.bun === undefined
-
 const ENCODINGS = new Map([
   ['utf8', false],
   ['utf-8', false],
@@ -86,7 +79,7 @@ function normalizeOptions(options) {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgType('options.signal', 'an instance of AbortSignal', signal)
   }
-  const native = { start, chunkSize: highWaterMark, latin1, utf16: NATIVE_UTF16 }
+  const native = { start, chunkSize: highWaterMark, latin1 }
   if (end !== undefined && end !== Infinity) native.end = end
   return { native, signal }
 }

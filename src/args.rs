@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::task::Poll;
 
-use fastlines_core::{Encoding, LineFramer, OsError, ReadOptions, StringForm};
+use fastlines_core::{Encoding, LineFramer, OsError, ReadOptions};
 use napi::bindgen_prelude::{Either, Uint8Array, Undefined};
 use napi_derive::napi;
 
@@ -16,8 +16,6 @@ pub struct NativeOptions {
     pub end: Option<f64>,
     pub chunk_size: u32,
     pub latin1: bool,
-    /// Hand non-ASCII text over as UTF-16 (transcoded natively) rather than UTF-8.
-    pub utf16: bool,
 }
 
 impl NativeOptions {
@@ -30,17 +28,11 @@ impl NativeOptions {
     }
 
     pub fn line_framer(&self) -> LineFramer {
-        let encoding = if self.latin1 {
+        LineFramer::new(if self.latin1 {
             Encoding::Latin1
         } else {
             Encoding::Utf8
-        };
-        let form = if self.utf16 {
-            StringForm::Utf16
-        } else {
-            StringForm::Utf8
-        };
-        LineFramer::new(encoding, form)
+        })
     }
 }
 

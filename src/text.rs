@@ -30,8 +30,7 @@ impl ToNapiValue for JsText {
         let mut value = ptr::null_mut();
         // SAFETY: `env` is live (trait contract); each pointer and length describe a slice that
         // outlives the call, and napi copies it before returning. Every byte is a valid Latin-1
-        // code unit, the UTF-16 comes from a transcoder that emits only valid UTF-16, and the UTF-8
-        // was validated (or rebuilt with replacements) by the core.
+        // code unit, and the UTF-16 comes from a transcoder that emits only valid UTF-16.
         let status = unsafe {
             match &text.0 {
                 Text::OneByte(bytes) => sys::napi_create_string_latin1(
@@ -44,12 +43,6 @@ impl ToNapiValue for JsText {
                     env,
                     units.as_ptr(),
                     units.len() as isize,
-                    &mut value,
-                ),
-                Text::Utf8(bytes) => sys::napi_create_string_utf8(
-                    env,
-                    bytes.as_ptr().cast::<c_char>(),
-                    bytes.len() as isize,
                     &mut value,
                 ),
             }

@@ -3,7 +3,7 @@
 //!   and joined with [`join_lines`], the way `LineFramer` does before decoding;
 //! - `counter/*`: [`LineCounter`] over 64 KiB chunks, the way `count_lines` does;
 //! - `decode/*`: [`decode`] on the batches the splitter hands out (ASCII, UTF-8-heavy text,
-//!   text with invalid bytes), in both of its [`StringForm`]s.
+//!   text with invalid bytes).
 //!
 //! Inputs are ~8 MiB of log-like lines generated deterministically, so every run (and every
 //! machine) measures the same bytes. That is past L2 but within many L3 caches, the way a file
@@ -21,7 +21,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
 use fastlines_core::buffer::ReadBuf;
-use fastlines_core::decode::{decode, Encoding, StringForm, Text};
+use fastlines_core::decode::{decode, Encoding, Text};
 use fastlines_core::split::{join_lines, LineCounter, LineSplitter};
 
 /// Bytes per read (`fs.createReadStream`'s default; fastlines' own default was 48 KiB when this
@@ -295,9 +295,8 @@ fn batches(input: &[u8]) -> Vec<Bytes> {
 }
 
 /// `decode`'s job with naive parts: a byte-by-byte ASCII check, then std's UTF-8 validation
-/// (and `from_utf8_lossy` for invalid input), then std's char-by-char UTF-16 encoding for the
-/// UTF-16 form.
-fn naive_decode(bytes: &Bytes, form: StringForm) -> Text {
+/// (and `from_utf8_lossy` for invalid input), then std's char-by-char UTF-16 encoding.
+fn naive_decode(bytes: &Bytes) -> Text {
     let mut ascii = true;
     for &byte in bytes.iter() {
         if byte >= 0x80 {
@@ -308,15 +307,9 @@ fn naive_decode(bytes: &Bytes, form: StringForm) -> Text {
     if ascii {
         return Text::OneByte(bytes.clone());
     }
-    match (form, std::str::from_utf8(bytes)) {
-        (StringForm::Utf16, Ok(text)) => Text::Utf16(text.encode_utf16().collect()),
-        (StringForm::Utf16, Err(_)) => {
-            Text::Utf16(String::from_utf8_lossy(bytes).encode_utf16().collect())
-        }
-        (StringForm::Utf8, Ok(_)) => Text::Utf8(bytes.clone()),
-        (StringForm::Utf8, Err(_)) => {
-            Text::Utf8(Bytes::from(String::from_utf8_lossy(bytes).into_owned()))
-        }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Text::Utf16(text.encode_utf16().collect()),
+        Err(_) => Text::Utf16(String::from_utf8_lossy(bytes).encode_utf16().collect()),
     }
 }
 
@@ -331,44 +324,27 @@ fn bench_decode(c: &mut Criterion) {
         let batches = batches(&log_lines(flavor, b"\n"));
         let bytes: usize = batches.iter().map(Bytes::len).sum();
         group.throughput(Throughput::BytesDecimal(bytes as u64));
-        for (form_name, form) in FORMS {
-            for batch in &batches {
-                let text = decode(batch.clone(), Encoding::Utf8, form);
-                assert_eq!(
-                    text,
-                    naive_decode(batch, form),
-                    "the naive decoder must agree"
-                );
-            }
-            // ASCII never reaches the form-specific paths: one form covers it.
-            if matches!(flavor, Flavor::Ascii) && form != StringForm::Utf16 {
-                continue;
-            }
-            let name = match flavor {
-                Flavor::Ascii => flavor_name.to_owned(),
-                _ => format!("{flavor_name}/{form_name}"),
-            };
-            group.bench_function(format!("{name}/fastlines"), |b| {
-                b.iter(|| {
-                    for batch in black_box(&batches) {
-                        black_box(decode(batch.clone(), Encoding::Utf8, form));
-                    }
-                });
-            });
-            group.bench_function(format!("{name}/naive"), |b| {
-                b.iter(|| {
-                    for batch in black_box(&batches) {
-                        black_box(naive_decode(batch, form));
-                    }
-                });
-            });
+        for batch in &batches {
+            let text = decode(batch.clone(), Encoding::Utf8);
+            assert_eq!(text, naive_decode(batch), "the naive decoder must agree");
         }
+        group.bench_function(format!("{flavor_name}/fastlines"), |b| {
+            b.iter(|| {
+                for batch in black_box(&batches) {
+                    black_box(decode(batch.clone(), Encoding::Utf8));
+                }
+            });
+        });
+        group.bench_function(format!("{flavor_name}/naive"), |b| {
+            b.iter(|| {
+                for batch in black_box(&batches) {
+                    black_box(naive_decode(batch));
+                }
+            });
+        });
     }
     group.finish();
 }
-
-/// The forms `decode` hands text beyond ASCII over in.
-const FORMS: [(&str, StringForm); 2] = [("utf16", StringForm::Utf16), ("utf8", StringForm::Utf8)];
 
 // ---------------------------------------------------------------------------------------------
 

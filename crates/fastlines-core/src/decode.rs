@@ -9,43 +9,24 @@ pub enum Encoding {
     Latin1,
 }
 
-/// How text beyond ASCII is handed to the JS engine: whichever makes strings faster there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StringForm {
-    /// Transcoded here, on the reading thread; the engine only copies it. For V8, whose UTF-8
-    /// decoding (160-260 MB/s in Node 20-24, on the JS thread) is slower than ours.
-    Utf16,
-    /// Valid UTF-8 for the engine to decode. For engines that decode with SIMD (Bun).
-    Utf8,
-}
-
-/// Decoded text, in the form the engine turns into a string fastest.
+/// Decoded text, in a form a JS engine turns into a string with a plain copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Text {
     /// One byte per UTF-16 code unit (ASCII, or Latin-1): engines store these as one-byte strings.
     OneByte(Bytes),
-    /// UTF-16 code units, for text with characters beyond ASCII.
+    /// UTF-16 code units, for text with characters beyond ASCII. Transcoding here, on the
+    /// reading thread, beats both engines' UTF-8 decoding on their JS thread (measured: V8 in
+    /// Node 20-24 at 160-260 MB/s; Bun 1.4 slower than this too).
     Utf16(Vec<u16>),
-    /// Valid UTF-8 with characters beyond ASCII.
-    Utf8(Bytes),
 }
 
-/// Decodes `bytes`, which never end inside a line. Invalid UTF-8 is replaced here in every form,
-/// so every runtime gets the same lines whatever its own decoder would have done.
-pub fn decode(bytes: Bytes, encoding: Encoding, form: StringForm) -> Text {
-    match (encoding, form) {
-        (Encoding::Latin1, _) => Text::OneByte(bytes),
-        (Encoding::Utf8, _) if bytes.is_ascii() => Text::OneByte(bytes),
-        (Encoding::Utf8, StringForm::Utf16) => Text::Utf16(utf8_to_utf16(&bytes)),
-        (Encoding::Utf8, StringForm::Utf8) => Text::Utf8(valid_utf8(bytes)),
-    }
-}
-
-/// `bytes` when they are valid UTF-8, else a copy with each maximal invalid subpart replaced.
-fn valid_utf8(bytes: Bytes) -> Bytes {
-    match simdutf8::basic::from_utf8(&bytes) {
-        Ok(_) => bytes,
-        Err(_) => Bytes::from(String::from_utf8_lossy(&bytes).into_owned()),
+/// Decodes `bytes`, which never end inside a line. Invalid UTF-8 is replaced here, so every
+/// runtime gets the same lines whatever its own decoder would have done.
+pub fn decode(bytes: Bytes, encoding: Encoding) -> Text {
+    match encoding {
+        Encoding::Latin1 => Text::OneByte(bytes),
+        Encoding::Utf8 if bytes.is_ascii() => Text::OneByte(bytes),
+        Encoding::Utf8 => Text::Utf16(utf8_to_utf16(&bytes)),
     }
 }
 
@@ -66,25 +47,7 @@ mod tests {
     use super::*;
 
     fn utf8(bytes: &[u8]) -> Text {
-        let utf16 = decode(
-            Bytes::copy_from_slice(bytes),
-            Encoding::Utf8,
-            StringForm::Utf16,
-        );
-        let utf8 = decode(
-            Bytes::copy_from_slice(bytes),
-            Encoding::Utf8,
-            StringForm::Utf8,
-        );
-        // Both forms must carry the same characters.
-        match (&utf16, utf8) {
-            (Text::Utf16(units), Text::Utf8(text)) => {
-                let text = std::str::from_utf8(&text).expect("the Utf8 form is valid UTF-8");
-                assert_eq!(&text.encode_utf16().collect::<Vec<_>>(), units);
-            }
-            (one_byte, other) => assert_eq!(one_byte, &other),
-        }
-        utf16
+        decode(Bytes::copy_from_slice(bytes), Encoding::Utf8)
     }
 
     fn utf16(text: &str) -> Text {
@@ -94,11 +57,7 @@ mod tests {
     #[test]
     fn ascii_and_latin1_stay_one_byte() {
         assert_eq!(utf8(b"plain"), Text::OneByte(Bytes::from_static(b"plain")));
-        let latin1 = decode(
-            Bytes::from_static(b"caf\xe9"),
-            Encoding::Latin1,
-            StringForm::Utf16,
-        );
+        let latin1 = decode(Bytes::from_static(b"caf\xe9"), Encoding::Latin1);
         assert_eq!(latin1, Text::OneByte(Bytes::from_static(b"caf\xe9")));
     }
 

@@ -16,7 +16,7 @@ pub mod read;
 pub mod split;
 pub mod stream;
 
-pub use decode::{Encoding, StringForm, Text};
+pub use decode::{Encoding, Text};
 pub use error::OsError;
 pub use read::{count_lines, ChunkFramer, Framer, LineFramer, ReadOptions, Reader};
 pub use stream::ReadStream;

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::buffer::ReadBuf;
-use crate::decode::{decode, Encoding, StringForm, Text};
+use crate::decode::{decode, Encoding, Text};
 use crate::error::OsError;
 use crate::split::{join_lines, LineCounter, LineSplitter};
 
@@ -81,15 +81,13 @@ pub trait Framer {
 pub struct LineFramer {
     splitter: LineSplitter,
     encoding: Encoding,
-    form: StringForm,
 }
 
 impl LineFramer {
-    pub fn new(encoding: Encoding, form: StringForm) -> Self {
+    pub fn new(encoding: Encoding) -> Self {
         LineFramer {
             splitter: LineSplitter::default(),
             encoding,
-            form,
         }
     }
 }
@@ -99,12 +97,12 @@ impl Framer for LineFramer {
 
     fn take(&mut self, buf: &mut ReadBuf) -> Option<Text> {
         let lines = self.splitter.take_complete(buf)?;
-        Some(decode(join_lines(lines), self.encoding, self.form))
+        Some(decode(join_lines(lines), self.encoding))
     }
 
     fn finish(&mut self, buf: &mut ReadBuf) -> Option<Text> {
         let last_line = self.splitter.take_rest(buf)?;
-        Some(decode(last_line, self.encoding, self.form))
+        Some(decode(last_line, self.encoding))
     }
 }
 
