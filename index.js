@@ -22,6 +22,26 @@ function isNativeError(item) {
   return item !== null && typeof item.errno === 'number'
 }
 
+/** The iterator result after the last item. */
+function done(value) {
+  return { value, done: true }
+}
+
+/**
+ * What a native step gave, as the reader hands it on: the item, or null at the end. A failed
+ * syscall (`{ errno, syscall }`) becomes the fs error for `path`, thrown. Either way the native
+ * side is finished, so `close` runs first.
+ */
+function settled(item, path, close) {
+  if (item === null) {
+    close()
+  } else if (isNativeError(item)) {
+    close()
+    throw fsError(item, path)
+  }
+  return item
+}
+
 /**
  * Runs async steps one after another, so that `next()` calls made without awaiting the previous
  * one still get items in order.
@@ -117,18 +137,23 @@ class NativeSource {
   }
 
   /**
-   * The next native item (a string of lines, or a Buffer) if it has already been read, without
-   * waiting: null at the end, undefined when the caller has to wait with `step()`.
+   * The next native item (a string of lines, or a Buffer), or null at the end. An item already
+   * read is taken at once; only when there is none does this wait for the native side.
    */
-  stepNow() {
+  async next() {
+    const now = this.#readyItem()
+    return now === undefined ? this.#waitForItem() : now
+  }
+
+  /** The next item if it has already been read; undefined when the caller has to wait. */
+  #readyItem() {
     if (!this.#open()) return null
     if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
     const item = this.#native.tryRead()
     return item === undefined ? undefined : this.#settle(item)
   }
 
-  /** Resolves with the next native item, or null at the end. */
-  step() {
+  #waitForItem() {
     return new Promise((resolve, reject) => {
       if (!this.#open()) return resolve(null)
       this.#rejectStep = reject
@@ -165,15 +190,8 @@ class NativeSource {
     return true
   }
 
-  /** Turns the end into null (closing) and a native failure into a thrown fs error. */
   #settle(item) {
-    if (item === null) {
-      this.close()
-    } else if (isNativeError(item)) {
-      this.close()
-      throw fsError(item, this.#path.display)
-    }
-    return item
+    return settled(item, this.#path.display, () => this.close())
   }
 
   #abort() {
@@ -231,7 +249,7 @@ class LineReader {
 
   async return(value) {
     await this.close()
-    return { value, done: true }
+    return done(value)
   }
 
   async throw(error) {
@@ -240,19 +258,18 @@ class LineReader {
   }
 
   async #nextLine() {
-    if (!this.#cursor.hasLine && !(await this.#fill())) return { value: undefined, done: true }
+    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
     return { value: this.#cursor.nextLine(), done: false }
   }
 
   async #nextBatch() {
-    if (!this.#cursor.hasLine && !(await this.#fill())) return { value: undefined, done: true }
+    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
     return { value: this.#cursor.restOfBatch(), done: false }
   }
 
-  /** Loads the next native batch into the cursor, waiting only if none is read yet; false at the end. */
+  /** Loads the next native batch into the cursor; false at the end. */
   async #fill() {
-    let joined = this.#source.stepNow()
-    if (joined === undefined) joined = await this.#source.step()
+    const joined = await this.#source.next()
     if (joined === null) return false
     this.#cursor.load(joined)
     return true
@@ -278,9 +295,8 @@ class ChunkReader {
 
   next() {
     return this.#queue.run(async () => {
-      let chunk = this.#source.stepNow()
-      if (chunk === undefined) chunk = await this.#source.step()
-      return chunk === null ? { value: undefined, done: true } : { value: chunk, done: false }
+      const chunk = await this.#source.next()
+      return chunk === null ? done() : { value: chunk, done: false }
     })
   }
 
@@ -290,7 +306,7 @@ class ChunkReader {
 
   async return(value) {
     await this.close()
-    return { value, done: true }
+    return done(value)
   }
 
   async throw(error) {
@@ -332,14 +348,14 @@ class LineReaderSync {
   }
 
   next() {
-    if (!this.#cursor.hasLine && !this.#fill()) return { value: undefined, done: true }
+    if (!this.#cursor.hasLine && !this.#fill()) return done()
     return { value: this.#cursor.nextLine(), done: false }
   }
 
   batches() {
     return {
       next: () => {
-        if (!this.#cursor.hasLine && !this.#fill()) return { value: undefined, done: true }
+        if (!this.#cursor.hasLine && !this.#fill()) return done()
         return { value: this.#cursor.restOfBatch(), done: false }
       },
       return: (value) => this.return(value),
@@ -360,7 +376,7 @@ class LineReaderSync {
 
   return(value) {
     this.close()
-    return { value, done: true }
+    return done(value)
   }
 
   throw(error) {
@@ -374,15 +390,8 @@ class LineReaderSync {
       throw abortErrorOf(this.#signal)
     }
     if (this.#closed) return false
-    const joined = this.#native.read()
-    if (joined === null) {
-      this.close()
-      return false
-    }
-    if (isNativeError(joined)) {
-      this.close()
-      throw fsError(joined, this.#display)
-    }
+    const joined = settled(this.#native.read(), this.#display, () => this.close())
+    if (joined === null) return false
     this.#cursor.load(joined)
     return true
   }

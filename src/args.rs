@@ -55,14 +55,18 @@ impl From<OsError> for NativeError {
 /// What one step gives JS: the item, `null` at the end, or the failure.
 pub type Step<T> = Option<Either<T, NativeError>>;
 
-pub fn step<T>(next: Option<Result<T, OsError>>) -> Step<T> {
-    next.map(|item| item.map_or_else(|err| Either::B(err.into()), Either::A))
+/// A stream's next item as a step, the item made into its JS form by `into_js`.
+pub fn step<T, J>(next: Option<Result<T, OsError>>, into_js: impl FnOnce(T) -> J) -> Step<J> {
+    next.map(|item| item.map_or_else(|err| Either::B(err.into()), |item| Either::A(into_js(item))))
 }
 
 /// A step taken only if it is ready: `undefined` in JS when it is not.
-pub fn ready<T>(polled: Poll<Option<Result<T, OsError>>>) -> Either<Step<T>, Undefined> {
+pub fn ready<T, J>(
+    polled: Poll<Option<Result<T, OsError>>>,
+    into_js: impl FnOnce(T) -> J,
+) -> Either<Step<J>, Undefined> {
     match polled {
-        Poll::Ready(next) => Either::A(step(next)),
+        Poll::Ready(next) => Either::A(step(next, into_js)),
         Poll::Pending => Either::B(()),
     }
 }

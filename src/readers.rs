@@ -33,18 +33,14 @@ impl NativeLineStream {
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub async fn read(&self) -> Step<JsText> {
-        step(self.stream.next().await.map(|item| item.map(JsText)))
+        step(self.stream.next().await, JsText)
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
     /// wait (then it calls `read()`).
     #[napi(ts_return_type = "string | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
-        ready(
-            self.stream
-                .try_next()
-                .map(|next| next.map(|item| item.map(JsText))),
-        )
+        ready(self.stream.try_next(), JsText)
     }
 
     #[napi(getter)]
@@ -76,16 +72,12 @@ impl NativeChunkStream {
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
     pub async fn read(&self) -> Step<JsChunk> {
-        step(self.stream.next().await.map(|item| item.map(JsChunk)))
+        step(self.stream.next().await, JsChunk)
     }
 
     #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsChunk>, Undefined> {
-        ready(
-            self.stream
-                .try_next()
-                .map(|next| next.map(|item| item.map(JsChunk))),
-        )
+        ready(self.stream.try_next(), JsChunk)
     }
 
     #[napi(getter)]
@@ -138,7 +130,7 @@ impl NativeLineReaderSync {
                 }
                 Err(err) => {
                     self.state = SyncState::Closed;
-                    return step(Some(Err(err)));
+                    return step(Some(Err(err)), JsText);
                 }
             }
         }
@@ -149,7 +141,7 @@ impl NativeLineReaderSync {
         if !matches!(next, Some(Ok(_))) {
             self.state = SyncState::Closed;
         }
-        step(next.map(|item| item.map(JsText)))
+        step(next, JsText)
     }
 
     #[napi(getter)]

@@ -85,6 +85,11 @@ impl ReadBuf {
         }
     }
 
+    /// The size of a normal read into this buffer.
+    pub fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+
     pub fn data(&self) -> &[u8] {
         &self.buffer[self.start..self.filled]
     }

@@ -129,7 +129,6 @@ impl Framer for ChunkFramer {
 pub struct Reader<F, I = File> {
     input: I,
     remaining: Option<u64>,
-    chunk_size: usize,
     buf: ReadBuf,
     framer: F,
     eof: bool,
@@ -141,7 +140,6 @@ impl<F: Framer, I> Reader<F, I> {
         Reader {
             input,
             remaining,
-            chunk_size,
             buf: ReadBuf::new(chunk_size),
             framer,
             eof: false,
@@ -168,9 +166,10 @@ impl<F: Framer, I> Reader<F, I> {
 
     /// How much the next read may ask for: a chunk, or less when `end` is closer.
     fn next_read_len(&self) -> usize {
+        let chunk_size = self.buf.chunk_size();
         match self.remaining {
-            Some(remaining) => remaining.min(self.chunk_size as u64) as usize,
-            None => self.chunk_size,
+            Some(remaining) => remaining.min(chunk_size as u64) as usize,
+            None => chunk_size,
         }
     }
 
@@ -200,15 +199,19 @@ impl<F: Framer, I: Read> Reader<F, I> {
     }
 
     fn read_blocking(&mut self, len: usize) -> Result<usize, OsError> {
-        let spare = self.buf.spare(len);
-        let n = loop {
-            match self.input.read(spare) {
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other.map_err(|err| OsError::new(&err, "read"))?,
-            }
-        };
+        let n = read_retrying(&mut self.input, self.buf.spare(len))?;
         self.buf.commit(n);
         Ok(n)
+    }
+}
+
+/// One `read`, retried when a signal interrupts it (std leaves that to the caller).
+fn read_retrying(input: &mut impl Read, into: &mut [u8]) -> Result<usize, OsError> {
+    loop {
+        match input.read(into) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other.map_err(|err| OsError::new(&err, "read")),
+        }
     }
 }
 
@@ -244,11 +247,9 @@ pub fn count_lines(path: &Path, options: &ReadOptions) -> Result<u64, OsError> {
     let mut chunk = vec![0; options.chunk_size];
     let mut counter = LineCounter::default();
     loop {
-        match input.read(&mut chunk) {
-            Ok(0) => return Ok(counter.finish()),
-            Ok(n) => counter.feed(&chunk[..n]),
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(OsError::new(&err, "read")),
+        match read_retrying(&mut input, &mut chunk)? {
+            0 => return Ok(counter.finish()),
+            n => counter.feed(&chunk[..n]),
         }
     }
 }

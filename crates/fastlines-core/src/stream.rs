@@ -1,14 +1,15 @@
 //! Running a [`Reader`] on a Tokio runtime, ahead of its consumer by a bounded number of items.
 //!
-//! A producer task reads and frames items into a bounded channel; the consumer awaits them.
-//! Regular files are read on the blocking pool, one chunk per hop; pipes are read through the
-//! reactor, so a pipe with no data holds no thread. Nothing here polls: every wait is a wake-up
-//! from the OS, the blocking pool or the channel.
+//! A producer task reads and frames items into a bounded channel; the consumer awaits them, or
+//! takes them at once when they are already there. Regular files are read on the blocking pool,
+//! each trip filling the channel until it is full; pipes are read through the reactor, so a pipe
+//! with no data holds no thread. Nothing here polls: every wait is a wake-up from the OS, the
+//! blocking pool or the channel.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
 use std::task::Poll;
 
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
@@ -16,8 +17,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::error::OsError;
-use std::io::Read;
-
 use crate::read::{open, Framer, Opened, ReadOptions, Reader};
 
 type Item<T> = Result<T, OsError>;
@@ -210,15 +209,13 @@ async fn produce_from_file<F: Framer + Send + 'static>(
             return;
         };
         guarded = returned;
-        match left_over {
-            TripEnd::ChannelFull(item) => {
-                let failed = item.is_err();
-                if items.send(item).await.is_err() || failed {
-                    return;
-                }
-            }
-            TripEnd::TripDone => {}
-            TripEnd::StreamDone => return,
+        let more = match left_over {
+            TripEnd::ChannelFull(item) => forward(&items, item.map(Some)).await,
+            TripEnd::TripDone => true,
+            TripEnd::StreamDone => false,
+        };
+        if !more {
+            return;
         }
     }
 }
