@@ -27,19 +27,18 @@ function done(value) {
   return { value, done: true }
 }
 
+/** Whether a native step ended the stream: null at the end, or a failed syscall. */
+function isFinal(item) {
+  return item === null || isNativeError(item)
+}
+
 /**
- * What a native step gave, as the reader hands it on: the item, or null at the end. A failed
- * syscall (`{ errno, syscall }`) becomes the fs error for `path`, thrown. Either way the native
- * side is finished, so `close` runs first.
+ * What a final native step means to the consumer, once the file is closed: null at the end, or
+ * the fs error for `path` thrown for a failed syscall (`{ errno, syscall }`).
  */
-function settled(item, path, close) {
-  if (item === null) {
-    close()
-  } else if (isNativeError(item)) {
-    close()
-    throw fsError(item, path)
-  }
-  return item
+function outcome(item, path) {
+  if (item === null) return null
+  throw fsError(item, path)
 }
 
 /**
@@ -190,8 +189,10 @@ class NativeSource {
     return true
   }
 
+  /** An item passes; the end or a failure shows only once the file is closed. */
   #settle(item) {
-    return settled(item, this.#path.display, () => this.close())
+    if (!isFinal(item)) return item
+    return this.close().then(() => outcome(item, this.#path.display))
   }
 
   #abort() {
@@ -390,8 +391,12 @@ class LineReaderSync {
       throw abortErrorOf(this.#signal)
     }
     if (this.#closed) return false
-    const joined = settled(this.#native.read(), this.#display, () => this.close())
-    if (joined === null) return false
+    const joined = this.#native.read()
+    if (isFinal(joined)) {
+      this.close()
+      outcome(joined, this.#display) // throws for a failed syscall
+      return false
+    }
     this.#cursor.load(joined)
     return true
   }

@@ -183,6 +183,20 @@ test('readLinesSync closes on break, on close() and at the end; countLines and r
   t.false(isOpen(file))
 })
 
+test('the file is closed by the time a for-await ends or its step rejects', async (t) => {
+  const file = temp.file(numberedLines(5000))
+  for (let round = 0; round < 20; round++) {
+    for await (const batch of readLines(file, { highWaterMark: 4096 }).batches()) t.true(batch.length > 0)
+    t.false(isOpen(file))
+    let chunks = 0
+    for await (const chunk of readChunks(file)) chunks += chunk.length > 0
+    t.false(isOpen(file))
+    // A directory opens, then fails at the first read: the rejection comes after the close.
+    await t.throwsAsync(readLines(temp.dir).next(), { code: 'EISDIR' })
+    t.false(isOpen(temp.dir))
+  }
+})
+
 test('read-ahead is bounded: a consumer that waits stops the native reads', async (t) => {
   const highWaterMark = 64 * 1024
   const file = temp.file(numberedLines(500_000)) // 30 MB
