@@ -1,11 +1,7 @@
 use std::io;
 
-/// `EINVAL`: used for failures that carry no OS error code (for example a path the OS cannot
-/// represent), so every failure still reaches JS with an errno.
-const EINVAL: i32 = 22;
-
-/// A failed system call, carrying what Node puts on its fs errors: the (positive) OS error
-/// number and the name of the syscall. The JS layer adds `code`, `path` and the message.
+/// A failed system call, carrying what Node puts on its fs errors: the error number as libuv
+/// reports it (made positive) and the name of the syscall. The JS layer adds `code`, `path` and the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OsError {
     pub errno: i32,
@@ -15,9 +11,39 @@ pub struct OsError {
 impl OsError {
     pub fn new(err: &io::Error, syscall: &'static str) -> Self {
         OsError {
-            errno: err.raw_os_error().unwrap_or(EINVAL),
+            errno: uv_errno(err),
             syscall,
         }
+    }
+}
+
+/// On Unix libuv reports the OS's own error numbers. A failure without one (for example a path
+/// the OS cannot represent) becomes `EINVAL`, so every failure still reaches JS with an errno.
+#[cfg(unix)]
+fn uv_errno(err: &io::Error) -> i32 {
+    const EINVAL: i32 = 22;
+    err.raw_os_error().unwrap_or(EINVAL)
+}
+
+#[cfg(windows)]
+fn uv_errno(err: &io::Error) -> i32 {
+    windows_uv_errno(err.kind())
+}
+
+/// On Windows libuv translates Win32 errors into numbers of its own (`UV_ENOENT` is -4058); this
+/// gives the ones a file read can meet, so `code` is `ENOENT` there too. Compiled in tests on
+/// every OS so the table is checked here as well.
+#[cfg(any(windows, test))]
+fn windows_uv_errno(kind: io::ErrorKind) -> i32 {
+    use io::ErrorKind::*;
+    match kind {
+        NotFound => 4058,
+        // libuv maps ERROR_ACCESS_DENIED to EPERM, so Node reports that.
+        PermissionDenied => 4048,
+        IsADirectory => 4068,
+        NotADirectory => 4052,
+        InvalidInput | InvalidFilename => 4071,
+        _ => 4070,
     }
 }
 
@@ -33,3 +59,24 @@ impl std::fmt::Display for OsError {
 }
 
 impl std::error::Error for OsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_errors_use_libuv_numbers() {
+        assert_eq!(windows_uv_errno(io::ErrorKind::NotFound), 4058);
+        assert_eq!(windows_uv_errno(io::ErrorKind::PermissionDenied), 4048);
+        assert_eq!(windows_uv_errno(io::ErrorKind::UnexpectedEof), 4070);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unix_errors_keep_the_os_number() {
+        let missing = std::fs::File::open("/nonexistent/fastlines").unwrap_err();
+        assert_eq!(OsError::new(&missing, "open").errno, 2);
+        let no_code = io::Error::other("no OS code");
+        assert_eq!(OsError::new(&no_code, "open").errno, 22);
+    }
+}
