@@ -1,6 +1,6 @@
 'use strict'
 
-const binding = require('./binding.js')
+const binding = require('./lib/native')
 const { AbortError, fsError } = require('./lib/errors')
 const { normalizeOptions, normalizePath } = require('./lib/options')
 

@@ -1,0 +1,166 @@
+// What `npm install fastlines` gives a user, checked end to end: the root package and this
+// machine's platform package are packed as they would be published, installed from the tarballs
+// into fresh directories outside the repository with npm and with Bun, on a PATH without cargo or
+// rustc, and then used from Node and from Bun. It drives package managers and runtimes as child
+// processes, once, so it runs under `node --test` rather than inside the ava suite that every
+// runtime repeats. Needs the release binary (`npm run build`).
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+const repo = fileURLToPath(new URL('..', import.meta.url))
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
+const bun = fs.realpathSync(path.join(repo, 'node_modules/.bin/bun'))
+const platformDir = 'linux-x64-gnu'
+const platformPackage = `fastlines-${platformDir}`
+const binaryName = `fastlines.${platformDir}.node`
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
+
+/** PATH without the directories that hold a Rust toolchain, so nothing can compile. */
+const pathWithoutRust = process.env.PATH.split(path.delimiter)
+  .filter((dir) => !['cargo', 'rustc'].some((tool) => fs.existsSync(path.join(dir, tool))))
+  .join(path.delimiter)
+const userEnv = { ...process.env, PATH: pathWithoutRust, CARGO_HOME: '/nonexistent', RUSTUP_HOME: '/nonexistent' }
+
+let work
+let rootTarball
+let platformTarball
+
+/** Runs `npm pack` in `dir` into `work` and returns what npm reports: filename and file list. */
+function pack(dir) {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: dir, encoding: 'utf8' })
+  const [report] = JSON.parse(out)
+  return { file: path.join(work, report.filename), paths: report.files.map((f) => f.path).sort() }
+}
+
+before(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-packaging-'))
+  assert.ok(fs.existsSync(path.join(repo, binaryName)), `build ${binaryName} first: npm run build`)
+  rootTarball = pack(repo)
+  // What the release does with `napi artifacts`: the binary goes into its platform package.
+  const staged = path.join(work, platformDir)
+  fs.cpSync(path.join(repo, 'npm', platformDir), staged, { recursive: true })
+  fs.copyFileSync(path.join(repo, binaryName), path.join(staged, binaryName))
+  platformTarball = pack(staged)
+})
+
+after(() => fs.rmSync(work, { recursive: true, force: true }))
+
+/** A fresh project that depends on the packed root package, the platform package from its tarball. */
+function makeApp(name) {
+  const app = path.join(work, name)
+  fs.mkdirSync(app)
+  const manifest = {
+    name,
+    private: true,
+    type: 'module',
+    dependencies: { fastlines: `file:${rootTarball.file}` },
+    overrides: { [platformPackage]: `file:${platformTarball.file}` },
+  }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  fs.copyFileSync(path.join(repo, '__test__/smoke.mjs'), path.join(app, 'smoke.mjs'))
+  return app
+}
+
+function run(command, args, cwd, extraEnv = {}) {
+  return spawnSync(command, args, { cwd, env: { ...userEnv, ...extraEnv }, encoding: 'utf8', timeout: 5 * 60_000 })
+}
+
+function assertSucceeded(result, what) {
+  assert.equal(result.status, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`)
+}
+
+/** Runs the smoke script in `app` on Node and on Bun; both must succeed. */
+function assertSmokeRuns(app) {
+  for (const runtime of [process.execPath, bun]) {
+    const result = run(runtime, ['smoke.mjs'], app)
+    assertSucceeded(result, `${runtime} smoke.mjs`)
+    assert.match(result.stdout, /fastlines works on (node|bun)/)
+  }
+}
+
+test('the test environment has no Rust toolchain on PATH', () => {
+  for (const tool of ['cargo', 'rustc']) assert.equal(run(tool, ['--version'], work).error?.code, 'ENOENT')
+})
+
+test('the root tarball holds the loader, the JS API and the types, and nothing else', () => {
+  assert.deepEqual(rootTarball.paths, [
+    'LICENSE',
+    'README.md',
+    'binding.d.ts',
+    'binding.js',
+    'index.d.ts',
+    'index.js',
+    'index.mjs',
+    'lib/errors.js',
+    'lib/native.js',
+    'lib/options.js',
+    'package.json',
+  ])
+})
+
+test('the platform tarball holds the binary and its manifest', () => {
+  assert.deepEqual(platformTarball.paths, [binaryName, 'README.md', 'package.json'].sort())
+})
+
+test('every napi target is an optional dependency at the same version, and nothing runs at install', () => {
+  const names = fs.readdirSync(path.join(repo, 'npm')).map((dir) => `fastlines-${dir}`)
+  assert.equal(names.length, pkg.napi.targets.length)
+  assert.deepEqual(Object.keys(pkg.optionalDependencies).sort(), names.sort())
+  for (const name of names) assert.equal(pkg.optionalDependencies[name], pkg.version, name)
+  assert.deepEqual(pkg.dependencies ?? {}, {})
+  for (const manifest of [pkg, ...names.map((n) => readManifest(`npm/${n.slice('fastlines-'.length)}`))]) {
+    assert.equal(manifest.version, pkg.version, manifest.name)
+    for (const script of INSTALL_SCRIPTS) {
+      assert.equal(manifest.scripts?.[script], undefined, `${manifest.name} ${script}`)
+    }
+  }
+})
+
+function readManifest(dir) {
+  return JSON.parse(fs.readFileSync(path.join(repo, dir, 'package.json'), 'utf8'))
+}
+
+test('npm install: Node and Bun read lines with the prebuilt binary', () => {
+  const app = makeApp('npm-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  const installed = path.join(app, 'node_modules', platformPackage, binaryName)
+  assert.ok(fs.existsSync(installed), `${installed} is missing`)
+  assertSmokeRuns(app)
+})
+
+test('bun install: Node and Bun read lines with the prebuilt binary', () => {
+  const app = makeApp('bun-app')
+  const cache = path.join(work, 'bun-cache')
+  assertSucceeded(run(bun, ['install'], app, { BUN_INSTALL_CACHE_DIR: cache }), 'bun install')
+  assert.ok(fs.existsSync(path.join(app, 'node_modules', platformPackage, binaryName)))
+  assertSmokeRuns(app)
+})
+
+test('without the platform package, loading fails with a message that names it', () => {
+  const app = makeApp('omitted-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund', '--omit=optional'], app), 'npm install')
+  assert.equal(fs.existsSync(path.join(app, 'node_modules', platformPackage)), false)
+  for (const runtime of [process.execPath, bun]) {
+    const result = run(runtime, ['smoke.mjs'], app)
+    assert.notEqual(result.status, 0)
+    const named = `"${platformPackage}", an optional dependency of fastlines, which is not installed`
+    assert.match(result.stderr, new RegExp(named))
+    assert.match(result.stderr, /ERR_FASTLINES_BINDING_MISSING/)
+  }
+})
+
+test('a platform package whose binary cannot load says so, with the cause', () => {
+  const app = makeApp('broken-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  fs.writeFileSync(path.join(app, 'node_modules', platformPackage, binaryName), 'not a shared object')
+  for (const runtime of [process.execPath, bun]) {
+    const result = run(runtime, ['smoke.mjs'], app)
+    assert.notEqual(result.status, 0)
+    assert.match(result.stderr, new RegExp(`"${platformPackage}" is installed but its binary did not load`))
+  }
+})

@@ -1,0 +1,45 @@
+// What a user does first, as a script that exits non-zero when it fails: load `fastlines` by its
+// package name, through `import` and through `require`, and read a file every way the API offers.
+// It runs in the repository (a package may import itself by name), in a fresh directory where the
+// packed tarballs were installed (the packaging test), and in the release workflow on each OS.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+
+import * as esm from 'fastlines'
+
+const cjs = createRequire(import.meta.url)('fastlines')
+const runtime = typeof Bun === 'undefined' ? `node ${process.version}` : `bun ${Bun.version}`
+
+assert.deepEqual(Object.keys(cjs).sort(), ['countLines', 'readChunks', 'readLines', 'readLinesSync'])
+for (const name of Object.keys(cjs)) assert.equal(esm[name], cjs[name], `ESM and CommonJS differ in ${name}`)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-smoke-'))
+try {
+  const file = path.join(dir, 'smoke.txt')
+  const text = 'plain\r\nünïcödé 日本 🎉\n\nlast without newline'
+  fs.writeFileSync(file, text)
+  const expected = ['plain', 'ünïcödé 日本 🎉', '', 'last without newline']
+
+  const lines = []
+  for await (const line of esm.readLines(file)) lines.push(line)
+  assert.deepEqual(lines, expected)
+
+  const batched = []
+  for await (const batch of cjs.readLines(file, { highWaterMark: 8 }).batches()) batched.push(...batch)
+  assert.deepEqual(batched, expected)
+
+  assert.deepEqual([...esm.readLinesSync(file)], expected)
+  assert.equal(await esm.countLines(file), expected.length)
+
+  const chunks = []
+  for await (const chunk of esm.readChunks(file)) chunks.push(chunk)
+  assert.equal(Buffer.concat(chunks).toString(), text)
+
+  await assert.rejects(esm.readLines(path.join(dir, 'missing')).next(), { code: 'ENOENT', syscall: 'open' })
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true })
+}
+console.log(`fastlines works on ${runtime} (${process.platform}-${process.arch})`)

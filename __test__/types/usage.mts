@@ -1,0 +1,76 @@
+// How the README uses fastlines from TypeScript (ESM). Compiled, never run.
+import { once } from 'node:events'
+import { Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+
+import fastlines, {
+  countLines,
+  readChunks,
+  readLines,
+  readLinesSync,
+  type ChunkReader,
+  type FsError,
+  type LineBatches,
+  type LineReader,
+  type LineReaderSync,
+  type ReadOptions,
+} from 'fastlines'
+
+export async function typedUsage(): Promise<void> {
+  const options: ReadOptions = {
+    encoding: 'utf8',
+    start: 0,
+    end: 1023,
+    highWaterMark: 64 * 1024,
+    signal: AbortSignal.timeout(1000),
+  }
+  const reader: LineReader = readLines('app.log', options)
+  for await (const line of reader) line.toUpperCase()
+  const read: number = reader.bytesRead + reader.linesRead
+  await reader.close()
+
+  const batches: LineBatches = readLines(new URL('file:///var/log/app.log'), 'latin1').batches()
+  for await (const batch of batches) batch.map((line) => line.length)
+
+  const sync: LineReaderSync = readLinesSync(Buffer.from('app.log'), { encoding: 'binary' })
+  for (const batch of sync.batches()) batch.join('\n')
+  sync.close()
+
+  const lines: number = await countLines(new Uint8Array([0x61]))
+  const chunks: ChunkReader = readChunks('app.log', { highWaterMark: 1 << 20 })
+  for await (const chunk of chunks) chunk.readUInt8(0)
+
+  await pipeline(Readable.from(fastlines.readLines('app.log')), new Writable({ objectMode: true }))
+  await ReadableStream.from(readLines('app.log')).pipeTo(new WritableStream<string>())
+  await once(Readable.from(readLines('app.log')), 'end')
+
+  try {
+    await readLines('missing').next()
+  } catch (error) {
+    const failed = error as FsError
+    const fields: [string, number, string, string] = [failed.code, failed.errno, failed.syscall, failed.path]
+  }
+
+  // @ts-expect-error: an option name that does not exist
+  readLines('app.log', { encodin: 'utf8' })
+  // @ts-expect-error: an encoding fastlines does not decode
+  readLines('app.log', { encoding: 'utf16le' })
+  // @ts-expect-error: offsets are numbers
+  readLines('app.log', { start: '0' })
+  // @ts-expect-error: the signal must be an AbortSignal
+  readLines('app.log', { signal: new AbortController() })
+  // @ts-expect-error: a path is a string, Buffer, Uint8Array or URL
+  readLines(42)
+  // @ts-expect-error: lines are strings
+  for await (const line of readLines('app.log')) Math.max(line)
+  // @ts-expect-error: batches are arrays of strings
+  for await (const batch of readLines('app.log').batches()) batch.toUpperCase()
+  // @ts-expect-error: progress is read-only
+  reader.bytesRead = 0
+  // @ts-expect-error: countLines resolves to a number
+  const count: string = await countLines('app.log')
+  // @ts-expect-error: readLinesSync is not async
+  await readLinesSync('app.log').next().then(() => {})
+  // @ts-expect-error: chunks are Buffers, not strings
+  for await (const chunk of readChunks('app.log')) chunk.toUpperCase()
+}
