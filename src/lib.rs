@@ -6,6 +6,7 @@
 
 mod args;
 mod readers;
+mod runtime;
 mod text;
 
 pub use readers::{count_lines, NativeChunkStream, NativeLineReaderSync, NativeLineStream};
