@@ -1,0 +1,423 @@
+//! Property tests: the core's lines, decoding and line counts equal a plain reference
+//! implementation for arbitrary bytes arriving in reads of arbitrary sizes.
+//!
+//! The unit tests in `src/` pin known cases; these look for the cases nobody thought of. The
+//! risky places are boundaries: a `\r\n` split across two reads, a multi-byte UTF-8 sequence or
+//! an invalid one cut by a read or next to a terminator, a line longer than the buffer, a range
+//! that ends inside a line. So the input is built from fragments that make those common (see
+//! [`fragment`]), and the source hands it over in reads whose sizes follow an arbitrary plan
+//! (see [`ChunkedSource`]), now and then interrupted by a signal.
+//!
+//! Checked:
+//! 1. [`Reader`] with a [`LineFramer`] (the file reader's own path, over an in-memory source)
+//!    gives the reference lines, in UTF-8 and Latin-1, with or without a `start`/`end` range;
+//!    and with a `max_line_length`, the reference lines before the first one over it, then
+//!    [`ReadError::LineTooLong`].
+//! 2. [`decode`] alone equals `String::from_utf8_lossy` for UTF-8 (which replaces maximal
+//!    subparts, as WHATWG decoders and so Node do) and byte-to-char for Latin-1, and picks the
+//!    one-byte form exactly for ASCII or Latin-1.
+//! 3. [`LineCounter`] counts the reference lines for every chunking.
+//!
+//! That nothing panics, whatever the input and the reads, is checked along the way. `start` is
+//! modelled by handing the reader the input from `start` on, as `read::open`'s seek does, and
+//! `end` by the byte budget `open` computes; `open` and `count_lines` themselves need a real
+//! file and are not exercised here.
+
+use std::io::{self, Read};
+
+use bytes::Bytes;
+use fastlines_core::decode::decode;
+use fastlines_core::split::LineCounter;
+use fastlines_core::{Encoding, LineFramer, ReadError, Reader, Text};
+use proptest::prelude::*;
+use proptest::sample::Index;
+
+// ---------------------------------------------------------------------------------------------
+// Reference implementation
+
+/// The lines of `bytes` as Node's `readline` cuts them: at `\n`, `\r\n` and a lone `\r`, with
+/// no empty line after a final terminator, and none at all for empty input.
+fn reference_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines = Vec::new();
+    let mut line_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => lines.push(&bytes[line_start..i]),
+            b'\r' => {
+                lines.push(&bytes[line_start..i]);
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 1;
+        line_start = i;
+    }
+    if line_start < bytes.len() {
+        lines.push(&bytes[line_start..]);
+    }
+    lines
+}
+
+/// `bytes` decoded the way a JS runtime would: UTF-8 with maximal subparts replaced by U+FFFD,
+/// or Latin-1 with each byte the code point of its value.
+fn reference_decode(bytes: &[u8], encoding: Encoding) -> String {
+    match encoding {
+        Encoding::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+        Encoding::Latin1 => latin1_to_string(bytes),
+    }
+}
+
+/// Each byte as the code point of the same value.
+fn latin1_to_string(bytes: &[u8]) -> String {
+    bytes.iter().map(|&byte| char::from(byte)).collect()
+}
+
+/// What a reader with `max_line_length` should make of `bytes`: the lines before the first
+/// one longer than the limit (in bytes, terminator excluded), then the error; or every line.
+fn reference_output(
+    bytes: &[u8],
+    encoding: Encoding,
+    max_line_length: Option<usize>,
+) -> (Vec<String>, Option<ReadError>) {
+    let mut lines = Vec::new();
+    for line in reference_lines(bytes) {
+        if let Some(max) = max_line_length.filter(|&max| line.len() > max) {
+            let too_long = ReadError::LineTooLong {
+                max_line_length: max,
+            };
+            return (lines, Some(too_long));
+        }
+        lines.push(reference_decode(line, encoding));
+    }
+    (lines, None)
+}
+
+/// The string a JS engine makes of `text`: one-byte text holds one code unit per byte (ASCII
+/// for UTF-8, any byte for Latin-1), so both encodings read it byte to char.
+fn text_to_string(text: &Text) -> String {
+    match text {
+        Text::OneByte(bytes) => latin1_to_string(bytes),
+        Text::Utf16(units) => {
+            String::from_utf16(units).expect("the core produced a lone surrogate in UTF-16")
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// An in-memory source with chosen read sizes
+
+/// One answer of the source to a read.
+#[derive(Debug, Clone, Copy)]
+struct ReadStep {
+    /// The most bytes this read returns.
+    max_len: usize,
+    /// The read first fails with `Interrupted`, as a read hit by a signal does.
+    interrupted_first: bool,
+}
+
+/// Bytes served in reads that follow `plan`, cycled: a file or pipe delivering the input in
+/// pieces of varying size. Implements [`Read`], which is all [`Reader`] needs of a file.
+#[derive(Debug)]
+struct ChunkedSource {
+    data: Vec<u8>,
+    pos: usize,
+    plan: Vec<ReadStep>,
+    next_step: usize,
+    /// The current step's interruption has happened; its read comes next.
+    was_interrupted: bool,
+}
+
+impl ChunkedSource {
+    fn new(data: Vec<u8>, plan: Vec<ReadStep>) -> Self {
+        assert!(!plan.is_empty(), "a read plan needs at least one step");
+        ChunkedSource {
+            data,
+            pos: 0,
+            plan,
+            next_step: 0,
+            was_interrupted: false,
+        }
+    }
+}
+
+impl Read for ChunkedSource {
+    fn read(&mut self, into: &mut [u8]) -> io::Result<usize> {
+        let step = self.plan[self.next_step % self.plan.len()];
+        if step.interrupted_first && !self.was_interrupted {
+            self.was_interrupted = true;
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        self.was_interrupted = false;
+        self.next_step += 1;
+        let n = into.len().min(step.max_len).min(self.data.len() - self.pos);
+        into[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// The chunks `bytes` arrives in when read following `plan` (interruptions aside): the same
+/// cuts [`ChunkedSource`] makes for a reader that always asks for more than a step allows.
+fn chunks_by_plan<'a>(mut bytes: &'a [u8], plan: &[ReadStep]) -> Vec<&'a [u8]> {
+    let mut chunks = Vec::new();
+    for step in plan.iter().cycle() {
+        if bytes.is_empty() {
+            break;
+        }
+        let (chunk, rest) = bytes.split_at(step.max_len.min(bytes.len()));
+        chunks.push(chunk);
+        bytes = rest;
+    }
+    chunks
+}
+
+// ---------------------------------------------------------------------------------------------
+// `start` and `end`
+
+/// `fs.createReadStream`'s `start` and `end` (inclusive), possibly past the end of the input.
+#[derive(Debug, Clone, Copy)]
+struct ByteRange {
+    start: u64,
+    end: Option<u64>,
+}
+
+impl ByteRange {
+    /// Picks a range for an input of `len` bytes: each bound from the whole input or one byte
+    /// past it, so empty ranges, `end < start` and bounds past the end all occur.
+    fn pick(start: Option<Index>, end: Option<Index>, len: usize) -> Self {
+        let bound = |index: Index| index.index(len + 2) as u64;
+        ByteRange {
+            start: start.map_or(0, bound),
+            end: end.map(bound),
+        }
+    }
+
+    /// The input as the reader sees it after `open` has sought to `start`.
+    fn after_seek(self, input: &[u8]) -> &[u8] {
+        &input[(self.start as usize).min(input.len())..]
+    }
+
+    /// The byte budget `open` gives the reader: `end + 1 - start`, or none without an `end`.
+    /// Mirrors `read::open`, which needs a real file.
+    fn remaining(self) -> Option<u64> {
+        self.end.map(|end| (end + 1).saturating_sub(self.start))
+    }
+
+    /// The bytes of `input` that the range selects: what the reader must end up reading.
+    fn select(self, input: &[u8]) -> &[u8] {
+        let from = (self.start as usize).min(input.len());
+        let to = self
+            .end
+            .map_or(input.len(), |end| (end as usize + 1).min(input.len()));
+        &input[from..to.max(from)]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving the core
+
+/// How a reader is set up for one case.
+#[derive(Debug, Clone)]
+struct ReaderSetup {
+    range: ByteRange,
+    plan: Vec<ReadStep>,
+    chunk_size: usize,
+    encoding: Encoding,
+    max_line_length: Option<usize>,
+}
+
+/// What the file reader's code path makes of `input`: [`Reader`] with a [`LineFramer`] over a
+/// [`ChunkedSource`], read to the end or to the first error. Batches are split back into lines
+/// at `\n` (they join lines with `\n` and normalize every terminator to it, so no line holds
+/// one).
+fn reader_output(input: &[u8], setup: &ReaderSetup) -> (Vec<String>, Option<ReadError>) {
+    let source = ChunkedSource::new(setup.range.after_seek(input).to_vec(), setup.plan.clone());
+    let framer = LineFramer::new(setup.encoding).with_max_line_length(setup.max_line_length);
+    let mut reader = Reader::new(source, setup.range.remaining(), setup.chunk_size, framer);
+    let mut lines = Vec::new();
+    loop {
+        match reader.next_blocking() {
+            Ok(Some(batch)) => lines.extend(text_to_string(&batch).split('\n').map(str::to_owned)),
+            Ok(None) => return (lines, None),
+            Err(err) => return (lines, Some(err)),
+        }
+    }
+}
+
+/// The line count [`LineCounter`] gives for `input` fed in the chunks `plan` makes.
+fn counted_lines(input: &[u8], plan: &[ReadStep]) -> u64 {
+    let mut counter = LineCounter::default();
+    for chunk in chunks_by_plan(input, plan) {
+        counter.feed(chunk);
+    }
+    counter.finish()
+}
+
+/// What [`decode`] should return: the one-byte form for Latin-1 and for ASCII, else UTF-16 of
+/// the lossy decoding.
+fn expected_text(bytes: &[u8], encoding: Encoding) -> Text {
+    if encoding == Encoding::Latin1 || bytes.is_ascii() {
+        Text::OneByte(Bytes::copy_from_slice(bytes))
+    } else {
+        Text::Utf16(String::from_utf8_lossy(bytes).encode_utf16().collect())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strategies
+
+/// A piece of input, weighted towards what sits at boundaries: terminators, multi-byte UTF-8
+/// sequences of 2, 3 and 4 bytes, and invalid UTF-8 (a lone continuation byte, a lead byte
+/// without its continuation, a truncated 4-byte sequence, a never-valid byte, an encoded
+/// surrogate, an overlong encoding). Arbitrary bytes cover whatever the list misses.
+fn fragment() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        4 => Just(b"\n".to_vec()),
+        3 => Just(b"\r".to_vec()),
+        3 => Just(b"\r\n".to_vec()),
+        6 => (b'a'..=b'z').prop_map(|letter| vec![letter]),
+        2 => Just("\u{e9}".as_bytes().to_vec()),
+        2 => Just("\u{20ac}".as_bytes().to_vec()),
+        1 => Just("\u{2028}".as_bytes().to_vec()),
+        2 => Just("\u{1f600}".as_bytes().to_vec()),
+        1 => Just(vec![0x80]),
+        1 => Just(vec![0xc3]),
+        1 => Just(vec![0xf0, 0x9f]),
+        1 => Just(vec![0xff]),
+        1 => Just(vec![0xed, 0xa0, 0x80]),
+        1 => Just(vec![0xc0, 0xaf]),
+        2 => any::<u8>().prop_map(|byte| vec![byte]),
+    ]
+}
+
+/// Input bytes: up to 80 fragments, so up to a few hundred bytes. Shrinks by dropping
+/// fragments and by simplifying them towards `\n`.
+fn input_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(fragment(), 0..80).prop_map(|fragments| fragments.concat())
+}
+
+/// A plan of 1 to 16 reads of 1 to 64 bytes, weighted towards tiny reads, which put a
+/// boundary after nearly every byte; about one read in ten is interrupted first.
+fn read_plan() -> impl Strategy<Value = Vec<ReadStep>> {
+    let max_len = prop_oneof![2 => 1..=64usize, 1 => 1..=4usize];
+    let step =
+        (max_len, prop::bool::weighted(0.1)).prop_map(|(max_len, interrupted_first)| ReadStep {
+            max_len,
+            interrupted_first,
+        });
+    prop::collection::vec(step, 1..=16)
+}
+
+/// The reader's own chunk size: what it asks of each read, which the plan may cut further.
+/// Mostly 64, so the plan decides; sometimes smaller, so the reader does.
+fn chunk_size() -> impl Strategy<Value = usize> {
+    prop_oneof![2 => Just(64usize), 1 => 1..=64usize]
+}
+
+/// Either encoding the reader supports.
+fn encoding() -> impl Strategy<Value = Encoding> {
+    prop_oneof![Just(Encoding::Utf8), Just(Encoding::Latin1)]
+}
+
+/// An input and a range over it: most often the whole input, otherwise bounds anywhere in it
+/// or just past it.
+fn input_and_range() -> impl Strategy<Value = (Vec<u8>, ByteRange)> {
+    let bound = || prop::option::weighted(0.3, any::<Index>());
+    (input_bytes(), bound(), bound()).prop_map(|(input, start, end)| {
+        let range = ByteRange::pick(start, end, input.len());
+        (input, range)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Property 1: the reader's lines are the reference lines of the selected bytes, decoded.
+    #[test]
+    fn reader_lines_match_the_reference(
+        (input, range) in input_and_range(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        encoding in encoding(),
+    ) {
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, max_line_length: None };
+        let expected = reference_output(range.select(&input), encoding, None);
+        prop_assert_eq!(reader_output(&input, &setup), expected);
+    }
+
+    /// Property 1b (the `max_line_length` option): the reader gives the reference lines up to
+    /// the first line over the limit, then fails; small limits, so that happens often.
+    #[test]
+    fn reader_stops_at_the_first_line_over_the_limit(
+        (input, range) in input_and_range(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        encoding in encoding(),
+        max in 0..=24usize,
+    ) {
+        let max_line_length = Some(max);
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, max_line_length };
+        let expected = reference_output(range.select(&input), encoding, max_line_length);
+        prop_assert_eq!(reader_output(&input, &setup), expected);
+    }
+
+    /// Property 2: decoding alone matches the standard library and picks the right form.
+    #[test]
+    fn decode_matches_the_reference(bytes in input_bytes()) {
+        for encoding in [Encoding::Utf8, Encoding::Latin1] {
+            let text = decode(Bytes::copy_from_slice(&bytes), encoding);
+            prop_assert_eq!(text_to_string(&text), reference_decode(&bytes, encoding));
+            prop_assert_eq!(text, expected_text(&bytes, encoding));
+        }
+    }
+
+    /// Property 3: the counter counts the reference lines, however the input is chunked.
+    #[test]
+    fn line_counter_matches_the_reference(input in input_bytes(), plan in read_plan()) {
+        let expected = reference_lines(&input).len() as u64;
+        prop_assert_eq!(counted_lines(&input, &plan), expected);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference itself, on cases worked out by hand
+
+/// The reference cuts lines where `readline` does.
+#[test]
+fn reference_lines_follow_readline() {
+    let cases: &[(&[u8], &[&[u8]])] = &[
+        (b"", &[]),
+        (b"\n", &[b""]),
+        (b"\r\n", &[b""]),
+        (b"\r\r\n", &[b"", b""]),
+        (b"\n\r", &[b"", b""]),
+        (b"a", &[b"a"]),
+        (b"a\r\nb\rc\n\nd", &[b"a", b"b", b"c", b"", b"d"]),
+    ];
+    for &(input, expected) in cases {
+        assert_eq!(reference_lines(input), expected, "input {input:?}");
+    }
+}
+
+/// Ranges select the bytes `fs.createReadStream` would read, and budget the reader accordingly.
+#[test]
+fn byte_ranges_select_like_create_read_stream() {
+    let input = b"0123456789";
+    let range = |start, end| ByteRange { start, end };
+    assert_eq!(range(0, None).select(input), b"0123456789");
+    assert_eq!(range(2, Some(4)).select(input), b"234");
+    assert_eq!(range(4, Some(4)).select(input), b"4");
+    assert_eq!(range(5, Some(4)).select(input), b"");
+    assert_eq!(range(8, Some(20)).select(input), b"89");
+    assert_eq!(range(11, None).select(input), b"");
+    assert_eq!(range(5, Some(4)).remaining(), Some(0));
+}
