@@ -50,10 +50,14 @@ export declare class NativeLineStream {
 /** Counts lines on the blocking pool; resolves with the count or a `NativeError`. */
 export declare function countLines(path: Uint8Array, options: NativeOptions): Promise<number | NativeError>
 
-/** A failed syscall, reported as data: the JS layer builds the fs-style `Error` from it. */
+/**
+ * Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed
+ * syscall has `errno` and `syscall`; a line over `maxLineLength` has `lineTooLong` set.
+ */
 export interface NativeError {
-  errno: number
-  syscall: string
+  errno?: number
+  syscall?: string
+  lineTooLong: boolean
 }
 
 /** Options as the JS layer forwards them, already validated. */
@@ -63,4 +67,6 @@ export interface NativeOptions {
   end?: number
   chunkSize: number
   latin1: boolean
+  /** Bytes; absent for no limit. */
+  maxLineLength?: number
 }

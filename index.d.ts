@@ -23,6 +23,25 @@ export interface ReadOptions {
   signal?: AbortSignal
 }
 
+/** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
+export interface LineReadOptions extends ReadOptions {
+  /**
+   * The longest line, in bytes without its terminator, the reader will collect. At the first
+   * longer line, after every line before it, the step rejects (or throws) with a
+   * {@link LineTooLongError} and the file is closed; at most about this many bytes plus one read
+   * are held for a line. Default: no limit.
+   */
+  maxLineLength?: number
+}
+
+/** A line over `maxLineLength`: reading stopped there, after the lines before it. */
+export interface LineTooLongError extends Error {
+  code: 'ERR_LINE_TOO_LONG'
+  /** The path as it was given. */
+  path: string
+  maxLineLength: number
+}
+
 /**
  * The error a failed system call gives, shaped like Node's fs errors: for a missing file,
  * `ENOENT: no such file or directory, open 'app.log'` with these fields.
@@ -109,10 +128,10 @@ export interface ChunkReader extends AsyncIterableIterator<Buffer> {
  * for await (const line of readLines('app.log')) console.log(line)
  * for await (const batch of readLines('app.log').batches()) total += batch.length
  */
-export function readLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): LineReader
+export function readLines(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReader
 
 /** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
-export function readLinesSync(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): LineReaderSync
+export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReaderSync
 
 /** The number of lines {@link readLines} would yield, counted without making any strings. */
 export function countLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): Promise<number>

@@ -1,7 +1,7 @@
 'use strict'
 
 const binding = require('./lib/native')
-const { AbortError, fsError } = require('./lib/errors')
+const { AbortError, fsError, lineTooLongError } = require('./lib/errors')
 const { normalizeOptions, normalizePath } = require('./lib/options')
 
 const NO_LINES = []
@@ -17,9 +17,9 @@ function abortErrorOf(signal) {
   return new AbortError(undefined, { cause: signal.reason })
 }
 
-/** A native step's outcome that is a failed syscall rather than data. */
+/** A native step's outcome that is a failure rather than data (see `NativeError`). */
 function isNativeError(item) {
-  return item !== null && typeof item.errno === 'number'
+  return item !== null && typeof item.lineTooLong === 'boolean'
 }
 
 /** The iterator result after the last item. */
@@ -27,18 +27,19 @@ function done(value) {
   return { value, done: true }
 }
 
-/** Whether a native step ended the stream: null at the end, or a failed syscall. */
+/** Whether a native step ended the stream: null at the end, or a failure. */
 function isFinal(item) {
   return item === null || isNativeError(item)
 }
 
 /**
  * What a final native step means to the consumer, once the file is closed: null at the end, or
- * the fs error for `path` thrown for a failed syscall (`{ errno, syscall }`).
+ * an error thrown: the fs error for `path` for a failed syscall (`{ errno, syscall }`), or
+ * ERR_LINE_TOO_LONG for a line over `maxLineLength`.
  */
-function outcome(item, path) {
+function outcome(item, path, { maxLineLength }) {
   if (item === null) return null
-  throw fsError(item, path)
+  throw item.lineTooLong ? lineTooLongError(path, maxLineLength) : fsError(item, path)
 }
 
 /**
@@ -192,7 +193,7 @@ class NativeSource {
   /** An item passes; the end or a failure shows only once the file is closed. */
   #settle(item) {
     if (!isFinal(item)) return item
-    return this.close().then(() => outcome(item, this.#path.display))
+    return this.close().then(() => outcome(item, this.#path.display, this.#nativeOptions))
   }
 
   #abort() {
@@ -319,6 +320,7 @@ class ChunkReader {
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
 class LineReaderSync {
   #native
+  #nativeOptions
   #display
   #signal
   #onAbort
@@ -329,6 +331,7 @@ class LineReaderSync {
     const { bytes, display } = normalizePath(path)
     const { native, signal } = normalizeOptions(options)
     this.#native = new binding.NativeLineReaderSync(bytes, native)
+    this.#nativeOptions = native
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.
@@ -394,7 +397,7 @@ class LineReaderSync {
     const joined = this.#native.read()
     if (isFinal(joined)) {
       this.close()
-      outcome(joined, this.#display) // throws for a failed syscall
+      outcome(joined, this.#display, this.#nativeOptions) // throws for a failure
       return false
     }
     this.#cursor.load(joined)

@@ -70,4 +70,16 @@ function fsError({ errno, syscall }, path) {
   return error
 }
 
-module.exports = { AbortError, fsError, invalidArgType, invalidArgValue, outOfRange }
+/** A line over `maxLineLength` bytes: reading stopped there, after the lines before it. */
+function lineTooLongError(path, maxLineLength) {
+  const error = codedError(
+    Error,
+    'ERR_LINE_TOO_LONG',
+    `A line in '${path}' is longer than maxLineLength (${maxLineLength} bytes)`,
+  )
+  error.path = path
+  error.maxLineLength = maxLineLength
+  return error
+}
+
+module.exports = { AbortError, fsError, invalidArgType, invalidArgValue, lineTooLongError, outOfRange }

@@ -60,7 +60,7 @@ function normalizeOptions(options) {
   else if (typeof options === 'string') options = { encoding: options }
   else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
 
-  const { encoding = 'utf8', start = 0, end, highWaterMark = DEFAULT_CHUNK_SIZE, signal } = options
+  const { encoding = 'utf8', start = 0, end, highWaterMark = DEFAULT_CHUNK_SIZE, maxLineLength, signal } = options
   const latin1 = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
   if (latin1 === undefined) {
     throw invalidArgValue('encoding', encoding, "is not supported: use 'utf8' or 'latin1'")
@@ -81,6 +81,15 @@ function normalizeOptions(options) {
   }
   const native = { start, chunkSize: highWaterMark, latin1 }
   if (end !== undefined && end !== Infinity) native.end = end
+  if (maxLineLength !== undefined && maxLineLength !== Infinity) {
+    if (typeof maxLineLength !== 'number') {
+      throw invalidArgType('options.maxLineLength', 'of type number', maxLineLength)
+    }
+    if (!Number.isSafeInteger(maxLineLength) || maxLineLength < 1) {
+      throw outOfRange('maxLineLength', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, maxLineLength)
+    }
+    native.maxLineLength = maxLineLength
+  }
   return { native, signal }
 }
 

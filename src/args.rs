@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::task::Poll;
 
-use fastlines_core::{Encoding, LineFramer, OsError, ReadOptions};
+use fastlines_core::{Encoding, LineFramer, OsError, ReadError, ReadOptions};
 use napi::bindgen_prelude::{Either, Uint8Array, Undefined};
 use napi_derive::napi;
 
@@ -16,6 +16,8 @@ pub struct NativeOptions {
     pub end: Option<f64>,
     pub chunk_size: u32,
     pub latin1: bool,
+    /// Bytes; absent for no limit.
+    pub max_line_length: Option<f64>,
 }
 
 impl NativeOptions {
@@ -28,26 +30,44 @@ impl NativeOptions {
     }
 
     pub fn line_framer(&self) -> LineFramer {
-        LineFramer::new(if self.latin1 {
+        let encoding = if self.latin1 {
             Encoding::Latin1
         } else {
             Encoding::Utf8
-        })
+        };
+        let max_line_length = self.max_line_length.map(|max| max as usize);
+        LineFramer::new(encoding).with_max_line_length(max_line_length)
     }
 }
 
-/// A failed syscall, reported as data: the JS layer builds the fs-style `Error` from it.
+/// Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed
+/// syscall has `errno` and `syscall`; a line over `maxLineLength` has `lineTooLong` set.
 #[napi(object)]
 pub struct NativeError {
-    pub errno: i32,
-    pub syscall: String,
+    pub errno: Option<i32>,
+    pub syscall: Option<String>,
+    pub line_too_long: bool,
 }
 
 impl From<OsError> for NativeError {
     fn from(err: OsError) -> Self {
         NativeError {
-            errno: err.errno,
-            syscall: err.syscall.to_owned(),
+            errno: Some(err.errno),
+            syscall: Some(err.syscall.to_owned()),
+            line_too_long: false,
+        }
+    }
+}
+
+impl From<ReadError> for NativeError {
+    fn from(err: ReadError) -> Self {
+        match err {
+            ReadError::Os(err) => err.into(),
+            ReadError::LineTooLong { .. } => NativeError {
+                errno: None,
+                syscall: None,
+                line_too_long: true,
+            },
         }
     }
 }
@@ -56,13 +76,13 @@ impl From<OsError> for NativeError {
 pub type Step<T> = Option<Either<T, NativeError>>;
 
 /// A stream's next item as a step, the item made into its JS form by `into_js`.
-pub fn step<T, J>(next: Option<Result<T, OsError>>, into_js: impl FnOnce(T) -> J) -> Step<J> {
+pub fn step<T, J>(next: Option<Result<T, ReadError>>, into_js: impl FnOnce(T) -> J) -> Step<J> {
     next.map(|item| item.map_or_else(|err| Either::B(err.into()), |item| Either::A(into_js(item))))
 }
 
 /// A step taken only if it is ready: `undefined` in JS when it is not.
 pub fn ready<T, J>(
-    polled: Poll<Option<Result<T, OsError>>>,
+    polled: Poll<Option<Result<T, ReadError>>>,
     into_js: impl FnOnce(T) -> J,
 ) -> Either<Step<J>, Undefined> {
     match polled {

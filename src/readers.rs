@@ -130,7 +130,7 @@ impl NativeLineReaderSync {
                 }
                 Err(err) => {
                     self.state = SyncState::Closed;
-                    return step(Some(Err(err)), JsText);
+                    return step(Some(Err(err.into())), JsText);
                 }
             }
         }

@@ -13,6 +13,8 @@ import fastlines, {
   type LineBatches,
   type LineReader,
   type LineReaderSync,
+  type LineReadOptions,
+  type LineTooLongError,
   type ReadOptions,
 } from 'fastlines'
 
@@ -24,7 +26,8 @@ export async function typedUsage(): Promise<void> {
     highWaterMark: 64 * 1024,
     signal: AbortSignal.timeout(1000),
   }
-  const reader: LineReader = readLines('app.log', options)
+  const limited: LineReadOptions = { ...options, maxLineLength: 1 << 20 }
+  const reader: LineReader = readLines('app.log', limited)
   for await (const line of reader) line.toUpperCase()
   const read: number = reader.bytesRead + reader.linesRead
   await reader.close()
@@ -49,6 +52,8 @@ export async function typedUsage(): Promise<void> {
   } catch (error) {
     const failed = error as FsError
     const fields: [string, number, string, string] = [failed.code, failed.errno, failed.syscall, failed.path]
+    const tooLong = error as LineTooLongError
+    const limit: [string, number] = [tooLong.path, tooLong.maxLineLength]
   }
 
   // @ts-expect-error: an option name that does not exist
@@ -71,6 +76,10 @@ export async function typedUsage(): Promise<void> {
   const count: string = await countLines('app.log')
   // @ts-expect-error: readLinesSync is not async
   await readLinesSync('app.log').next().then(() => {})
+  // @ts-expect-error: maxLineLength is an option of the line readers only
+  countLines('app.log', { maxLineLength: 10 })
+  // @ts-expect-error: maxLineLength is a number of bytes
+  readLinesSync('app.log', { maxLineLength: '1MB' })
   // @ts-expect-error: chunks are Buffers, not strings
   for await (const chunk of readChunks('app.log')) chunk.toUpperCase()
 }

@@ -60,6 +60,35 @@ impl std::fmt::Display for OsError {
 
 impl std::error::Error for OsError {}
 
+/// Why reading stopped before the end of the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadError {
+    /// A system call failed.
+    Os(OsError),
+    /// A line ran past the longest a reader was allowed to collect; reading stops there, after
+    /// the complete lines before it.
+    LineTooLong { max_line_length: usize },
+}
+
+impl From<OsError> for ReadError {
+    fn from(err: OsError) -> Self {
+        ReadError::Os(err)
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Os(err) => err.fmt(f),
+            ReadError::LineTooLong { max_line_length } => {
+                write!(f, "a line is longer than {max_line_length} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

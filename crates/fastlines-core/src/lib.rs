@@ -17,6 +17,6 @@ pub mod split;
 pub mod stream;
 
 pub use decode::{Encoding, Text};
-pub use error::OsError;
+pub use error::{OsError, ReadError};
 pub use read::{count_lines, ChunkFramer, Framer, LineFramer, ReadOptions, Reader};
 pub use stream::ReadStream;

@@ -12,8 +12,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
-use crate::error::OsError;
-use crate::split::{join_lines, LineCounter, LineSplitter};
+use crate::error::{OsError, ReadError};
+use crate::split::{first_line_longer_than, join_lines, LineCounter, LineSplitter};
 
 /// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,9 +71,9 @@ fn is_fifo(_: &File) -> bool {
 pub trait Framer {
     type Item;
     /// Removes the next complete item from the front of `buf`, if there is one.
-    fn take(&mut self, buf: &mut ReadBuf) -> Option<Self::Item>;
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
     /// At end of input: removes the last item from what is left in `buf`.
-    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Self::Item>;
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
 }
 
 /// Frames batches of complete lines, decoded and joined by `\n` (see [`join_lines`]).
@@ -81,6 +81,9 @@ pub trait Framer {
 pub struct LineFramer {
     splitter: LineSplitter,
     encoding: Encoding,
+    max_line_length: Option<usize>,
+    /// A line over the limit was found; only the lines before it may still go out.
+    too_long: bool,
 }
 
 impl LineFramer {
@@ -88,21 +91,64 @@ impl LineFramer {
         LineFramer {
             splitter: LineSplitter::default(),
             encoding,
+            max_line_length: None,
+            too_long: false,
         }
+    }
+
+    /// Fails with [`ReadError::LineTooLong`] at the first line longer than `max` bytes (without
+    /// its terminator), after the lines before it; so at most `max` plus one read of a line is
+    /// ever held in memory.
+    pub fn with_max_line_length(mut self, max: Option<usize>) -> Self {
+        self.max_line_length = max;
+        self
+    }
+
+    /// The lines up to the first one over the limit, if any come before it.
+    fn within_limit(&mut self, mut lines: Bytes, max: usize) -> Option<Bytes> {
+        if let Some(start) = first_line_longer_than(&lines, max) {
+            lines.truncate(start);
+            self.too_long = true;
+        }
+        (!lines.is_empty()).then_some(lines)
     }
 }
 
 impl Framer for LineFramer {
     type Item = Text;
 
-    fn take(&mut self, buf: &mut ReadBuf) -> Option<Text> {
-        let lines = self.splitter.take_complete(buf)?;
-        Some(decode(join_lines(lines), self.encoding))
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+        let Some(max) = self.max_line_length else {
+            let lines = self.splitter.take_complete(buf);
+            return Ok(lines.map(|lines| decode(join_lines(lines), self.encoding)));
+        };
+        let too_long = ReadError::LineTooLong {
+            max_line_length: max,
+        };
+        if self.too_long {
+            return Err(too_long);
+        }
+        let lines = match self.splitter.take_complete(buf) {
+            Some(lines) => self.within_limit(lines, max),
+            // No terminator yet: the line being collected may already be over the limit.
+            None if buf.len() > max => return Err(too_long),
+            None => None,
+        };
+        match lines {
+            Some(lines) => Ok(Some(decode(join_lines(lines), self.encoding))),
+            None if self.too_long => Err(too_long),
+            None => Ok(None),
+        }
     }
 
-    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Text> {
-        let last_line = self.splitter.take_rest(buf)?;
-        Some(decode(last_line, self.encoding))
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+        let last_line = self.splitter.take_rest(buf);
+        match (last_line, self.max_line_length) {
+            (Some(line), Some(max)) if line.len() > max => Err(ReadError::LineTooLong {
+                max_line_length: max,
+            }),
+            (last_line, _) => Ok(last_line.map(|line| decode(line, self.encoding))),
+        }
     }
 }
 
@@ -115,11 +161,11 @@ pub struct ChunkFramer;
 impl Framer for ChunkFramer {
     type Item = Bytes;
 
-    fn take(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
-        (!buf.is_empty()).then(|| buf.split_to(buf.len()))
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
+        Ok((!buf.is_empty()).then(|| buf.split_to(buf.len())))
     }
 
-    fn finish(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
         self.take(buf)
     }
 }
@@ -154,14 +200,11 @@ impl<F: Framer, I> Reader<F, I> {
         self
     }
 
-    fn take_ready(&mut self) -> Option<F::Item> {
-        self.framer.take(&mut self.buf).or_else(|| {
-            if self.eof {
-                self.framer.finish(&mut self.buf)
-            } else {
-                None
-            }
-        })
+    fn take_ready(&mut self) -> Result<Option<F::Item>, ReadError> {
+        match self.framer.take(&mut self.buf)? {
+            None if self.eof => self.framer.finish(&mut self.buf),
+            taken => Ok(taken),
+        }
     }
 
     /// How much the next read may ask for: a chunk, or less when `end` is closer.
@@ -185,9 +228,9 @@ impl<F: Framer, I> Reader<F, I> {
 
 impl<F: Framer, I: Read> Reader<F, I> {
     /// The next item, reading as much as it takes; `None` once the input is exhausted.
-    pub fn next_blocking(&mut self) -> Result<Option<F::Item>, OsError> {
+    pub fn next_blocking(&mut self) -> Result<Option<F::Item>, ReadError> {
         loop {
-            if let Some(item) = self.take_ready() {
+            if let Some(item) = self.take_ready()? {
                 return Ok(Some(item));
             }
             if self.eof {
@@ -218,9 +261,9 @@ fn read_retrying(input: &mut impl Read, into: &mut [u8]) -> Result<usize, OsErro
 impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
     /// Like [`Reader::next_blocking`], for inputs that signal readiness (pipes): waiting for
     /// data holds no thread, and dropping the future stops the read at once.
-    pub async fn next_async(&mut self) -> Result<Option<F::Item>, OsError> {
+    pub async fn next_async(&mut self) -> Result<Option<F::Item>, ReadError> {
         loop {
-            if let Some(item) = self.take_ready() {
+            if let Some(item) = self.take_ready()? {
                 return Ok(Some(item));
             }
             if self.eof {
@@ -251,5 +294,81 @@ pub fn count_lines(path: &Path, options: &ReadOptions) -> Result<u64, OsError> {
             0 => return Ok(counter.finish()),
             n => counter.feed(&chunk[..n]),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every item a line reader over `input` gives, read `chunk_size` bytes at a time, as text,
+    /// with the error that ended it (if any).
+    fn read_all(input: &[u8], chunk_size: usize, max: usize) -> (Vec<String>, Option<ReadError>) {
+        let framer = LineFramer::new(Encoding::Latin1).with_max_line_length(Some(max));
+        let mut reader = Reader::new(input, None, chunk_size, framer);
+        let mut batches = Vec::new();
+        loop {
+            match reader.next_blocking() {
+                Ok(Some(Text::OneByte(bytes))) => {
+                    batches.push(String::from_utf8_lossy(&bytes).into())
+                }
+                Ok(Some(Text::Utf16(units))) => batches.push(String::from_utf16_lossy(&units)),
+                Ok(None) => return (lines_of(batches), None),
+                Err(err) => return (lines_of(batches), Some(err)),
+            }
+        }
+    }
+
+    fn lines_of(batches: Vec<String>) -> Vec<String> {
+        batches
+            .iter()
+            .flat_map(|b| b.split('\n'))
+            .map(String::from)
+            .collect()
+    }
+
+    const TOO_LONG: Option<ReadError> = Some(ReadError::LineTooLong { max_line_length: 5 });
+
+    #[test]
+    fn the_lines_before_an_overlong_line_come_out_then_the_error() {
+        for chunk_size in 1..=20 {
+            let (lines, err) = read_all(b"ab\r\ncde\rfghij\nklmnop\nq\n", chunk_size, 5);
+            assert_eq!(lines, ["ab", "cde", "fghij"], "chunk size {chunk_size}");
+            assert_eq!(err, TOO_LONG, "chunk size {chunk_size}");
+        }
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_passes_and_terminators_do_not_count() {
+        for chunk_size in 1..=8 {
+            let (lines, err) = read_all(b"abcde\r\nfghij\rklmno", chunk_size, 5);
+            assert_eq!(
+                (lines, err),
+                (vec!["abcde".into(), "fghij".into(), "klmno".into()], None)
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_last_line_without_terminator_fails() {
+        for chunk_size in 1..=8 {
+            assert_eq!(
+                read_all(b"ok\nabcdef", chunk_size, 5),
+                (vec!["ok".into()], TOO_LONG)
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_line_stops_reading_within_a_read_of_the_limit() {
+        let line = vec![b'x'; 1 << 20];
+        let framer = LineFramer::new(Encoding::Utf8).with_max_line_length(Some(1000));
+        let progress = Arc::new(AtomicU64::new(0));
+        let mut reader = Reader::new(&line[..], None, 64, framer).with_progress(progress.clone());
+        assert!(matches!(
+            reader.next_blocking(),
+            Err(ReadError::LineTooLong { .. })
+        ));
+        assert!(progress.load(Ordering::Relaxed) <= 1000 + 64);
     }
 }

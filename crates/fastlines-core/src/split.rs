@@ -93,6 +93,22 @@ fn normalize_terminators(lines: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
+/// Where the first line of `lines` (complete lines, terminators included) that is longer than
+/// `max` bytes starts, if there is one. Only readers with a line length limit pay for this scan.
+pub fn first_line_longer_than(lines: &[u8], max: usize) -> Option<usize> {
+    if lines.len() <= max {
+        return None;
+    }
+    let mut start = 0;
+    for end in memchr2_iter(b'\n', b'\r', lines) {
+        if end - start > max {
+            return Some(start);
+        }
+        start = end + 1;
+    }
+    None
+}
+
 /// Counts the lines that [`LineSplitter`] would cut from the same bytes, without cutting them.
 #[derive(Debug, Default)]
 pub struct LineCounter {

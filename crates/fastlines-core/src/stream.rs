@@ -16,10 +16,10 @@ use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
-use crate::error::OsError;
+use crate::error::{OsError, ReadError};
 use crate::read::{open, Framer, Opened, ReadOptions, Reader};
 
-type Item<T> = Result<T, OsError>;
+type Item<T> = Result<T, ReadError>;
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
@@ -148,7 +148,7 @@ async fn produce<F: Framer + Send + 'static>(
     let opened = match spawn_blocking(move || open(&path, &options)).await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
-            let _ = items.send(Err(err)).await;
+            let _ = items.send(Err(err.into())).await;
             return;
         }
         Err(_) => return, // the runtime is shutting down
@@ -171,7 +171,7 @@ async fn produce<F: Framer + Send + 'static>(
                 produce_from_pipe(guarded, items).await
             }
             Err(err) => {
-                let _ = items.send(Err(OsError::new(&err, "read"))).await;
+                let _ = items.send(Err(OsError::new(&err, "read").into())).await;
             }
         }
         return;
@@ -271,7 +271,7 @@ async fn produce_from_pipe<F: Framer>(
 
 /// Passes one read's outcome on; `false` when the stream is over (end, error, or nobody
 /// listening any more).
-async fn forward<T>(items: &mpsc::Sender<Item<T>>, next: Result<Option<T>, OsError>) -> bool {
+async fn forward<T>(items: &mpsc::Sender<Item<T>>, next: Result<Option<T>, ReadError>) -> bool {
     match next {
         Ok(Some(item)) => items.send(Ok(item)).await.is_ok(),
         Ok(None) => false,

@@ -1,0 +1,211 @@
+// Inputs that are hostile by size or that change under the reader: a line length limit, a
+// 200 MB line without one, offsets past 4 GiB in a sparse file, and a file truncated, appended
+// to, overwritten, replaced or deleted while it is being read. What a reader yields is what was
+// on disk when each of its reads happened; the read-ahead bound (about 1 MiB) makes "not yet
+// read" predictable in these tests.
+import fs from 'node:fs'
+
+import test from 'ava'
+
+import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
+
+const temp = makeTempDir(test)
+
+async function collect(iterable) {
+  const items = []
+  for await (const item of iterable) items.push(item)
+  return items
+}
+
+/** Lines from `reader` until it ends or fails: the lines, and the error if any. */
+async function linesUntilFailure(reader) {
+  const lines = []
+  try {
+    for await (const line of reader) lines.push(line)
+    return { lines, error: null }
+  } catch (error) {
+    return { lines, error }
+  }
+}
+
+// maxLineLength
+
+const LIMIT = 100
+const before = ['short', 'x'.repeat(LIMIT), 'ends with crlf', 'y'.repeat(LIMIT - 1)]
+const limited = temp.file(`${before.join('\n')}\r\n${'z'.repeat(LIMIT + 1)}\nnever\nseen\n`)
+
+test('maxLineLength: every line before the overlong one, then ERR_LINE_TOO_LONG', async (t) => {
+  for (const highWaterMark of [1, 7, 64, 1000, 64 * 1024]) {
+    const reader = readLines(limited, { maxLineLength: LIMIT, highWaterMark })
+    const { lines, error } = await linesUntilFailure(reader)
+    t.deepEqual(lines, before, `highWaterMark ${highWaterMark}`)
+    t.is(error.code, 'ERR_LINE_TOO_LONG')
+    t.is(error.message, `A line in '${limited}' is longer than maxLineLength (${LIMIT} bytes)`)
+    t.is(error.path, limited)
+    t.is(error.maxLineLength, LIMIT)
+    t.is(reader.linesRead, before.length)
+    t.false(isOpen(limited))
+    t.deepEqual(await reader.next(), { value: undefined, done: true })
+  }
+})
+
+test('maxLineLength: the same for batches() and readLinesSync', async (t) => {
+  const batched = []
+  const error = await t.throwsAsync(async () => {
+    for await (const batch of readLines(limited, { maxLineLength: LIMIT, highWaterMark: 16 }).batches()) {
+      batched.push(...batch)
+    }
+  })
+  t.deepEqual([batched, error.code], [before, 'ERR_LINE_TOO_LONG'])
+
+  const synced = []
+  const syncError = t.throws(() => {
+    for (const line of readLinesSync(limited, { maxLineLength: LIMIT, highWaterMark: 16 })) synced.push(line)
+  })
+  t.deepEqual([synced, syncError.code], [before, 'ERR_LINE_TOO_LONG'])
+  t.false(isOpen(limited))
+})
+
+test('maxLineLength: a line of exactly the limit passes, as does a file within it', async (t) => {
+  t.deepEqual(await collect(readLines(limited, { maxLineLength: LIMIT + 1 })), [...before, 'z'.repeat(LIMIT + 1), 'never', 'seen'])
+  const lastLine = temp.file(`ok\n${'w'.repeat(LIMIT + 1)}`)
+  const { lines, error } = await linesUntilFailure(readLines(lastLine, { maxLineLength: LIMIT }))
+  t.deepEqual([lines, error.code], [['ok'], 'ERR_LINE_TOO_LONG'])
+})
+
+test('maxLineLength: invalid values are rejected like other options', (t) => {
+  t.throws(() => readLines(limited, { maxLineLength: '100' }), { code: 'ERR_INVALID_ARG_TYPE' })
+  for (const bad of [0, -1, 1.5, NaN, 2 ** 53]) {
+    t.throws(() => readLines(limited, { maxLineLength: bad }), { code: 'ERR_OUT_OF_RANGE' }, String(bad))
+  }
+  t.notThrows(() => readLines(limited, { maxLineLength: Infinity }))
+})
+
+const MiB = 1024 * 1024
+const HUGE = 200 * MiB
+const block = Buffer.alloc(MiB, 'abcdefghijklmnopqrstuvwxyz0123456789')
+const huge = (() => {
+  const file = temp.path('one-200MB-line.txt')
+  const fd = fs.openSync(file, 'w')
+  for (let written = 0; written < HUGE; written += block.length) fs.writeSync(fd, block)
+  fs.writeSync(fd, '\nafter\n')
+  fs.closeSync(fd)
+  return file
+})()
+
+test('without maxLineLength a 200 MB line is one string; with it, reading stops early', async (t) => {
+  const reader = readLines(huge)
+  const first = await reader.next()
+  t.is(first.value.length, HUGE)
+  const expectedBlock = block.toString('latin1')
+  for (const at of [0, 1, 99, 199]) t.is(first.value.slice(at * MiB, (at + 1) * MiB), expectedBlock, `MiB ${at}`)
+  t.deepEqual(await collect(reader), ['after'])
+
+  const limitedReader = readLines(huge, { maxLineLength: MiB })
+  await t.throwsAsync(limitedReader.next(), { code: 'ERR_LINE_TOO_LONG' })
+  // It read about the limit plus one read, not the whole line.
+  t.true(limitedReader.bytesRead <= MiB + 2 * 48 * 1024, `${limitedReader.bytesRead} bytes read`)
+})
+
+// Past 4 GiB
+
+const FOUR_GIB = 2 ** 32
+const farText = 'first\nstraddles 4 GiB\nlast\n'
+const farStart = FOUR_GIB - 10 // 'straddles 4 GiB' crosses the 2^32 boundary
+const sparse = (() => {
+  const file = temp.path('sparse-4GiB.txt')
+  const fd = fs.openSync(file, 'w')
+  fs.writeSync(fd, farText, farStart)
+  fs.closeSync(fd)
+  return file
+})()
+
+test('offsets past 4 GiB are exact for start and end, in every API', async (t) => {
+  t.is(fs.statSync(sparse).size, farStart + farText.length)
+  const reader = readLines(sparse, { start: farStart })
+  t.deepEqual(await collect(reader), ['first', 'straddles 4 GiB', 'last'])
+  t.is(reader.bytesRead, farText.length)
+
+  const middle = { start: farStart + 6, end: farStart + 6 + 'straddles 4 GiB'.length - 1 }
+  t.deepEqual(await collect(readLines(sparse, middle)), ['straddles 4 GiB'])
+  t.deepEqual([...readLinesSync(sparse, middle)], ['straddles 4 GiB'])
+  t.is(await countLines(sparse, middle), 1)
+  t.is(Buffer.concat(await collect(readChunks(sparse, middle))).toString(), 'straddles 4 GiB')
+  t.deepEqual(await collect(readLines(sparse, { start: FOUR_GIB + 5 })), [' 4 GiB', 'last'])
+})
+
+test('counting a 4 GiB file reads all of it: the hole is one line of NULs before "first"', async (t) => {
+  t.is(await countLines(sparse), 3)
+  t.is(await countLines(sparse, { start: FOUR_GIB }), 2)
+})
+
+// Files that change while they are read
+
+const WIDTH = 64
+const LINES = 64 * 1024 // 4 MiB: the reader cannot be more than about 1 MiB ahead of us
+const original = numberedLines(LINES, WIDTH)
+const originalLines = original.trimEnd().split('\n')
+
+/** A reader over a fresh copy of the original, with its first batch taken. */
+async function startedReader(name, options = {}) {
+  const file = temp.file(original, name)
+  const reader = readLines(file, { highWaterMark: 16 * 1024, ...options })
+  const batches = reader.batches()
+  const first = (await batches.next()).value
+  return { file, batches, first }
+}
+
+async function rest(batches) {
+  const lines = []
+  for await (const batch of batches) lines.push(...batch)
+  return lines
+}
+
+test('a file truncated while read: a prefix of its lines, the last maybe cut short, then the end', async (t) => {
+  for (const size of [0, 100_000]) {
+    const { file, batches, first } = await startedReader(`truncated-${size}.txt`)
+    fs.truncateSync(file, size)
+    const lines = [...first, ...(await rest(batches))]
+    t.true(lines.length < LINES)
+    const last = lines.length - 1
+    lines.forEach((line, i) => {
+      if (i < last) t.is(line, originalLines[i])
+      else t.true(originalLines[i].startsWith(line), `last line ${JSON.stringify(line)}`)
+    })
+    t.false(isOpen(file))
+  }
+})
+
+test('a file appended to while read: the appended lines come too, unless `end` was set', async (t) => {
+  const appended = numberedLines(1000, 20).replaceAll(' ', '+')
+  const { file, batches, first } = await startedReader('appended.txt')
+  fs.appendFileSync(file, appended)
+  t.deepEqual([...first, ...(await rest(batches))], [...originalLines, ...appended.trimEnd().split('\n')])
+
+  const bounded = await startedReader('appended-end.txt', { end: original.length - 1 })
+  fs.appendFileSync(bounded.file, appended)
+  t.deepEqual([...bounded.first, ...(await rest(bounded.batches))], originalLines)
+})
+
+test('bytes overwritten ahead of the reader are read as they are on disk then', async (t) => {
+  const { file, batches, first } = await startedReader('overwritten.txt')
+  const from = 48 * 1024 // lines from here on are 3 MiB ahead of what was read
+  const changed = originalLines.slice(from).map((line) => line.replaceAll('x', 'o'))
+  const fd = fs.openSync(file, 'r+')
+  fs.writeSync(fd, `${changed.join('\n')}\n`, from * (WIDTH + 1))
+  fs.closeSync(fd)
+  t.deepEqual([...first, ...(await rest(batches))], [...originalLines.slice(0, from), ...changed])
+})
+
+test('a file replaced or deleted while read: the reader keeps the file it opened', async (t) => {
+  const replaced = await startedReader('replaced.txt')
+  fs.writeFileSync(temp.path('replacement.txt'), 'other\ncontent\n')
+  fs.renameSync(temp.path('replacement.txt'), replaced.file)
+  t.deepEqual([...replaced.first, ...(await rest(replaced.batches))], originalLines)
+
+  const deleted = await startedReader('deleted.txt')
+  fs.unlinkSync(deleted.file)
+  t.deepEqual([...deleted.first, ...(await rest(deleted.batches))], originalLines)
+  t.false(isOpen(`${deleted.file} (deleted)`))
+})
