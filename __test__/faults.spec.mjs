@@ -2,8 +2,11 @@
 // 200 MB line without one, offsets past 4 GiB in a sparse file, and a file truncated, appended
 // to, overwritten, replaced or deleted while it is being read. What a reader yields is what was
 // on disk when each of its reads happened; the read-ahead bound (about 1 MiB) makes "not yet
-// read" predictable in these tests.
+// read" predictable in these tests. Also /dev/stdin fed by a pipe, and /dev/zero.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
@@ -68,7 +71,8 @@ test('maxLineLength: the same for batches() and readLinesSync', async (t) => {
 })
 
 test('maxLineLength: a line of exactly the limit passes, as does a file within it', async (t) => {
-  t.deepEqual(await collect(readLines(limited, { maxLineLength: LIMIT + 1 })), [...before, 'z'.repeat(LIMIT + 1), 'never', 'seen'])
+  const all = [...before, 'z'.repeat(LIMIT + 1), 'never', 'seen']
+  t.deepEqual(await collect(readLines(limited, { maxLineLength: LIMIT + 1 })), all)
   const lastLine = temp.file(`ok\n${'w'.repeat(LIMIT + 1)}`)
   const { lines, error } = await linesUntilFailure(readLines(lastLine, { maxLineLength: LIMIT }))
   t.deepEqual([lines, error.code], [['ok'], 'ERR_LINE_TOO_LONG'])
@@ -208,4 +212,48 @@ test('a file replaced or deleted while read: the reader keeps the file it opened
   fs.unlinkSync(deleted.file)
   t.deepEqual([...deleted.first, ...(await rest(deleted.batches))], originalLines)
   t.false(isOpen(`${deleted.file} (deleted)`))
+})
+
+// Files that are not regular files (FIFOs: lifecycle.spec)
+
+test('/dev/stdin fed by a pipe: every way of reading gets the lines as they are written', async (t) => {
+  const reader = fileURLToPath(new URL('fixtures/stdin-reader.mjs', import.meta.url))
+  const lines = ['first', 'ünïcödé', '', 'after a pause', 'last without newline']
+  // A shell pipeline, so stdin is a pipe (spawn's 'pipe' stdio is a socket, which /dev/stdin
+  // cannot reopen: ENXIO, as for fs). The writer pauses halfway; no EOF until it exits.
+  const writer = [
+    `process.stdout.write(${JSON.stringify(`${lines.slice(0, 3).join('\n')}\n`)})`,
+    `setTimeout(() => process.stdout.write(${JSON.stringify(lines.slice(3).join('\r\n'))}), 50)`,
+  ].join(';')
+  for (const way of ['lines', 'batches', 'sync', 'count']) {
+    const script = '"$0" -e "$1" | "$0" "$2" "$3"'
+    const args = ['-c', script, process.execPath, writer, reader, way]
+    const child = spawn('sh', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (data) => (out += data))
+    const [code] = await once(child, 'exit')
+    t.is(code, 0, way)
+    t.deepEqual(JSON.parse(out), way === 'count' ? lines.length : lines, way)
+  }
+})
+
+test('/dev/zero: read up to `end`, or stopped by close() or maxLineLength', async (t) => {
+  const end = 256 * 1024 - 1
+  const [zeros] = await collect(readLines('/dev/zero', { end }))
+  t.is(zeros.length, end + 1)
+  t.true(/^\0+$/.test(zeros))
+  t.deepEqual([...readLinesSync('/dev/zero', { start: 10, end: 19 })], ['\0'.repeat(10)])
+  t.is(await countLines('/dev/zero', { end }), 1)
+
+  const chunks = readChunks('/dev/zero')
+  let bytes = 0
+  for (let i = 0; i < 10; i++) bytes += (await chunks.next()).value.length
+  await chunks.close()
+  t.true(bytes > 0)
+  t.deepEqual(await chunks.next(), { value: undefined, done: true })
+
+  // Without `end`, /dev/zero is one endless line: a limit is how to bound it.
+  const endless = readLines('/dev/zero', { maxLineLength: MiB })
+  await t.throwsAsync(endless.next(), { code: 'ERR_LINE_TOO_LONG' })
+  t.false(isOpen('/dev/zero'))
 })
