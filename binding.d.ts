@@ -18,6 +18,14 @@ export declare class NativeChunkStream {
   close(): Promise<void>
 }
 
+/** A line count run on the blocking pool, which `cancel()` stops between reads. */
+export declare class NativeLineCount {
+  constructor(path: Uint8Array, options: NativeOptions)
+  /** Resolves with the count, a `NativeError`, or `null` if cancelled. */
+  count(): Promise<number | NativeError | null>
+  cancel(): void
+}
+
 /**
  * Batches of lines read on the calling thread, for `readLinesSync`. The file is opened by the
  * first `read()` so that an open error surfaces where iteration starts.
@@ -46,9 +54,6 @@ export declare class NativeLineStream {
   /** Stops reading; resolves once the file is closed. */
   close(): Promise<void>
 }
-
-/** Counts lines on the blocking pool; resolves with the count or a `NativeError`. */
-export declare function countLines(path: Uint8Array, options: NativeOptions): Promise<number | NativeError>
 
 /**
  * Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed

@@ -836,6 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeChunkStream = nativeBinding.NativeChunkStream
+module.exports.NativeLineCount = nativeBinding.NativeLineCount
 module.exports.NativeLineReaderSync = nativeBinding.NativeLineReaderSync
 module.exports.NativeLineStream = nativeBinding.NativeLineStream
-module.exports.countLines = nativeBinding.countLines

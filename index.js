@@ -421,16 +421,20 @@ async function countLines(path, options) {
   const { bytes, display } = normalizePath(path)
   const { native, signal } = normalizeOptions(options)
   if (signal !== undefined && signal.aborted) throw abortErrorOf(signal)
-  const counted = binding.countLines(bytes, native)
-  const result = signal === undefined ? await counted : await untilAborted(counted, signal)
+  const count = new binding.NativeLineCount(bytes, native)
+  const counted = count.count()
+  const result = signal === undefined ? await counted : await untilAborted(counted, signal, () => count.cancel())
   if (isNativeError(result)) throw fsError(result, display)
   return result
 }
 
-/** Settles like `promise`, or rejects with an AbortError as soon as `signal` aborts. */
-function untilAborted(promise, signal) {
+/** Settles like `promise`, or calls `cancel` and rejects with an AbortError when `signal` aborts. */
+function untilAborted(promise, signal, cancel) {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortErrorOf(signal))
+    const onAbort = () => {
+      cancel()
+      reject(abortErrorOf(signal))
+    }
     signal.addEventListener('abort', onAbort, { once: true })
     promise
       .finally(() => signal.removeEventListener('abort', onAbort))

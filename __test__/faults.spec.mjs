@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
@@ -255,5 +256,13 @@ test('/dev/zero: read up to `end`, or stopped by close() or maxLineLength', asyn
   // Without `end`, /dev/zero is one endless line: a limit is how to bound it.
   const endless = readLines('/dev/zero', { maxLineLength: MiB })
   await t.throwsAsync(endless.next(), { code: 'ERR_LINE_TOO_LONG' })
+  t.false(isOpen('/dev/zero'))
+
+  // Counting it never ends; aborting rejects at once and stops the native count, which then
+  // closes the device within a read.
+  const counting = countLines('/dev/zero', { signal: AbortSignal.timeout(50) })
+  const aborted = await t.throwsAsync(counting, { name: 'AbortError' })
+  t.is(aborted.cause.name, 'TimeoutError')
+  for (let wait = 0; wait < 200 && isOpen('/dev/zero'); wait++) await sleep(10)
   t.false(isOpen('/dev/zero'))
 })

@@ -9,4 +9,4 @@ mod readers;
 mod runtime;
 mod text;
 
-pub use readers::{count_lines, NativeChunkStream, NativeLineReaderSync, NativeLineStream};
+pub use readers::{NativeChunkStream, NativeLineCount, NativeLineReaderSync, NativeLineStream};

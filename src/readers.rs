@@ -8,7 +8,7 @@ use napi::bindgen_prelude::{
     within_runtime_if_available, Either, Error, Result, Uint8Array, Undefined,
 };
 use napi_derive::napi;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::args::{path_from_bytes, ready, step, NativeError, NativeOptions, Step};
@@ -156,15 +156,42 @@ impl NativeLineReaderSync {
     }
 }
 
-/// Counts lines on the blocking pool; resolves with the count or a `NativeError`.
-#[napi(ts_return_type = "Promise<number | NativeError>")]
-pub async fn count_lines(
-    path: Uint8Array,
-    options: NativeOptions,
-) -> Result<Either<f64, NativeError>> {
-    let (path, options) = (path_from_bytes(&path), options.read_options());
-    let counted = tokio::task::spawn_blocking(move || count_file_lines(&path, &options))
-        .await
-        .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
-    Ok(counted.map_or_else(|err| Either::B(err.into()), |lines| Either::A(lines as f64)))
+/// A line count run on the blocking pool, which `cancel()` stops between reads.
+#[napi]
+pub struct NativeLineCount {
+    path: std::path::PathBuf,
+    options: fastlines_core::ReadOptions,
+    cancelled: Arc<AtomicBool>,
+}
+
+#[napi]
+impl NativeLineCount {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+        NativeLineCount {
+            path: path_from_bytes(&path),
+            options: options.read_options(),
+            cancelled: Arc::default(),
+        }
+    }
+
+    /// Resolves with the count, a `NativeError`, or `null` if cancelled.
+    #[napi(ts_return_type = "Promise<number | NativeError | null>")]
+    pub async fn count(&self) -> Result<Option<Either<f64, NativeError>>> {
+        let (path, options) = (self.path.clone(), self.options);
+        let cancelled = Arc::clone(&self.cancelled);
+        let counted =
+            tokio::task::spawn_blocking(move || count_file_lines(&path, &options, &cancelled))
+                .await
+                .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
+        Ok(match counted {
+            Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
+            Err(err) => Some(Either::B(err.into())),
+        })
+    }
+
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
 }

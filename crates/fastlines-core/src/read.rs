@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -281,20 +281,27 @@ impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
     }
 }
 
-/// Counts the lines `path` holds (with `options` applied) without decoding any of them.
-pub fn count_lines(path: &Path, options: &ReadOptions) -> Result<u64, OsError> {
+/// Counts the lines `path` holds (with `options` applied) without decoding any of them, or
+/// gives `None` once `cancelled` is set: it is checked between reads, so a count of an endless
+/// device or a huge file stops and closes its file soon after.
+pub fn count_lines(
+    path: &Path,
+    options: &ReadOptions,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, OsError> {
     let Opened {
         file, remaining, ..
     } = open(path, options)?;
     let mut input = file.take(remaining.unwrap_or(u64::MAX));
     let mut chunk = vec![0; options.chunk_size];
     let mut counter = LineCounter::default();
-    loop {
+    while !cancelled.load(Ordering::Relaxed) {
         match read_retrying(&mut input, &mut chunk)? {
-            0 => return Ok(counter.finish()),
+            0 => return Ok(Some(counter.finish())),
             n => counter.feed(&chunk[..n]),
         }
     }
+    Ok(None)
 }
 
 #[cfg(test)]
