@@ -21,7 +21,10 @@ export declare class NativeChunkStream {
 /** A line count run on the blocking pool, which `cancel()` stops between reads. */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeOptions)
-  /** Resolves with the count, a `NativeError`, or `null` if cancelled. */
+  /**
+   * Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
+   * it needs, so it may outlive this object (see [`NativeLineStream`]).
+   */
   count(): Promise<number | NativeError | null>
   cancel(): void
 }
@@ -41,6 +44,10 @@ export declare class NativeLineReaderSync {
 /**
  * Batches of lines read in the background; `read()` resolves with one batch (its lines joined
  * by newlines), `null` at the end, or a `NativeError`.
+ *
+ * The stream is shared with the futures that `read()` and `close()` start: when a worker
+ * thread ends, its objects are finalized at once while those futures may still be running on
+ * the process-wide runtime, so no future may borrow the object itself.
  */
 export declare class NativeLineStream {
   constructor(path: Uint8Array, options: NativeOptions)

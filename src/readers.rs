@@ -5,8 +5,9 @@ use fastlines_core::{
     count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
 };
 use napi::bindgen_prelude::{
-    within_runtime_if_available, Either, Error, Result, Uint8Array, Undefined,
+    within_runtime_if_available, Either, Error, PromiseRaw, Result, Uint8Array, Undefined,
 };
+use napi::Env;
 use napi_derive::napi;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,9 +17,13 @@ use crate::text::{JsChunk, JsText};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
+///
+/// The stream is shared with the futures that `read()` and `close()` start: when a worker
+/// thread ends, its objects are finalized at once while those futures may still be running on
+/// the process-wide runtime, so no future may borrow the object itself.
 #[napi]
 pub struct NativeLineStream {
-    stream: ReadStream<Text>,
+    stream: Arc<ReadStream<Text>>,
 }
 
 #[napi]
@@ -28,12 +33,15 @@ impl NativeLineStream {
         let framer = options.line_framer();
         let (path, options) = (path_from_bytes(&path), options.read_options());
         let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, framer));
-        NativeLineStream { stream }
+        NativeLineStream {
+            stream: Arc::new(stream),
+        }
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
-    pub async fn read(&self) -> Step<JsText> {
-        step(self.stream.next().await, JsText)
+    pub fn read<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Step<JsText>>> {
+        let stream = Arc::clone(&self.stream);
+        env.spawn_future(async move { Ok(step(stream.next().await, JsText)) })
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
@@ -49,16 +57,36 @@ impl NativeLineStream {
     }
 
     /// Stops reading; resolves once the file is closed.
-    #[napi]
-    pub async fn close(&self) {
-        self.stream.close().await
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        close_stream(env, &self.stream)
     }
+}
+
+impl Drop for NativeLineStream {
+    /// Finalized (collected, or its worker ended) with a `read()` still pending, which keeps
+    /// the stream alive: stop reading now all the same.
+    fn drop(&mut self) {
+        self.stream.cancel();
+    }
+}
+
+fn close_stream<'env, T: Send + 'static>(
+    env: &'env Env,
+    stream: &Arc<ReadStream<T>>,
+) -> Result<PromiseRaw<'env, ()>> {
+    let stream = Arc::clone(stream);
+    env.spawn_future(async move {
+        stream.close().await;
+        Ok(())
+    })
 }
 
 /// Raw chunks read in the background, each becoming a Buffer.
 #[napi]
 pub struct NativeChunkStream {
-    stream: ReadStream<Bytes>,
+    /// Shared with pending futures, as in [`NativeLineStream`].
+    stream: Arc<ReadStream<Bytes>>,
 }
 
 #[napi]
@@ -67,12 +95,15 @@ impl NativeChunkStream {
     pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
         let (path, options) = (path_from_bytes(&path), options.read_options());
         let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, ChunkFramer));
-        NativeChunkStream { stream }
+        NativeChunkStream {
+            stream: Arc::new(stream),
+        }
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
-    pub async fn read(&self) -> Step<JsChunk> {
-        step(self.stream.next().await, JsChunk)
+    pub fn read<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Step<JsChunk>>> {
+        let stream = Arc::clone(&self.stream);
+        env.spawn_future(async move { Ok(step(stream.next().await, JsChunk)) })
     }
 
     #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
@@ -85,9 +116,15 @@ impl NativeChunkStream {
         self.stream.bytes_read() as f64
     }
 
-    #[napi]
-    pub async fn close(&self) {
-        self.stream.close().await
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        close_stream(env, &self.stream)
+    }
+}
+
+impl Drop for NativeChunkStream {
+    fn drop(&mut self) {
+        self.stream.cancel();
     }
 }
 
@@ -175,23 +212,35 @@ impl NativeLineCount {
         }
     }
 
-    /// Resolves with the count, a `NativeError`, or `null` if cancelled.
+    /// Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
+    /// it needs, so it may outlive this object (see [`NativeLineStream`]).
     #[napi(ts_return_type = "Promise<number | NativeError | null>")]
-    pub async fn count(&self) -> Result<Option<Either<f64, NativeError>>> {
+    pub fn count<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, CountStep>> {
         let (path, options) = (self.path.clone(), self.options);
         let cancelled = Arc::clone(&self.cancelled);
-        let counted =
-            tokio::task::spawn_blocking(move || count_file_lines(&path, &options, &cancelled))
-                .await
-                .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
-        Ok(match counted {
-            Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
-            Err(err) => Some(Either::B(err.into())),
+        env.spawn_future(async move {
+            let counted =
+                tokio::task::spawn_blocking(move || count_file_lines(&path, &options, &cancelled))
+                    .await
+                    .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
+            Ok(match counted {
+                Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
+                Err(err) => Some(Either::B(err.into())),
+            })
         })
     }
 
     #[napi]
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What a count gives JS: the count, a failure, or `null` when it was cancelled.
+type CountStep = Option<Either<f64, NativeError>>;
+
+impl Drop for NativeLineCount {
+    fn drop(&mut self) {
+        self.cancel();
     }
 }

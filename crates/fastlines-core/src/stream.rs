@@ -101,11 +101,11 @@ impl<T: Send + 'static> ReadStream<T> {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
-    /// Stops reading and waits until the file is closed. A pending [`Self::next`] returns
-    /// `None`, and so does every later one. Calling it again returns at once.
+    /// Stops reading and waits until the file is closed, then frees what was read ahead. A
+    /// pending [`Self::next`] returns `None`, and so does every later one. Calling it again
+    /// returns at once.
     pub async fn close(&self) {
-        self.cancelled.store(true, Ordering::Release);
-        self.producer.abort();
+        self.cancel();
         let file_closed = match self.file_closed.lock() {
             Ok(mut file_closed) => file_closed.take(),
             Err(poisoned) => poisoned.into_inner().take(),
@@ -114,15 +114,26 @@ impl<T: Send + 'static> ReadStream<T> {
             // Only an error can arrive: the sender is dropped right after the file.
             let _ = file_closed.await;
         }
+        // Without this, up to READ_AHEAD_BYTES stay until the stream is dropped, which in JS
+        // is whenever the collector gets to the reader.
+        let mut items = self.items.lock().await;
+        while items.try_recv().is_ok() {}
+    }
+}
+
+impl<T> ReadStream<T> {
+    /// Stops reading without waiting: a read already running finishes, nothing more is read or
+    /// handed out, and the file is closed as soon as that read returns.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        self.producer.abort();
     }
 }
 
 impl<T> Drop for ReadStream<T> {
-    /// A stream dropped without `close` (say, garbage-collected in JS) still stops reading and
-    /// closes its file.
+    /// A stream dropped without `close` still stops reading and closes its file.
     fn drop(&mut self) {
-        self.cancelled.store(true, Ordering::Release);
-        self.producer.abort();
+        self.cancel();
     }
 }
 
