@@ -1,0 +1,306 @@
+// Stress: a thousand readers at once, ten thousand open/break cycles, processes that end in the
+// middle of a read, workers terminated mid-read, and a slow consumer on a 1 GB file. Threads,
+// descriptors and memory must stay bounded, every line must be right, and every process must
+// end by itself with the right status. The in-process tests run serially, first, so their thread
+// and memory figures are this process's alone; the child-process tests then run concurrently.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+import test from 'ava'
+
+import { countLines, readLines } from '../index.js'
+import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
+
+const temp = makeTempDir(test)
+const fixture = (name) => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))
+const onBun = typeof Bun !== 'undefined'
+const MiB = 2 ** 20
+
+/** Threads of this process, from /proc: what the OS sees, whatever the runtime reports. */
+const threadCount = () => fs.readdirSync('/proc/self/task').length
+
+/** A file of `blocks` copies of a 1 MiB block of numbered lines (64 bytes each, 16,384 a block). */
+function bigFile(name, blocks) {
+  const file = temp.path(name)
+  const block = numberedLines(16_384, 64)
+  const fd = fs.openSync(file, 'w')
+  for (let i = 0; i < blocks; i++) fs.writeSync(fd, block)
+  fs.closeSync(fd)
+  return file
+}
+
+let sharedBigFile
+/** One 64 MiB file for the tests that end a process in the middle of reading it. */
+const midReadFile = () => (sharedBigFile ??= bigFile('64mb.txt', 64))
+
+/**
+ * Runs a fixture in a fresh process of this runtime (Node with --expose-gc and `nodeFlags`). A
+ * child still running after `timeout` ms is killed, and reported with `timedOut`: that is how a
+ * hang shows.
+ */
+function runFixture(name, args, { timeout = 30_000, nodeFlags = [], env = {} } = {}) {
+  const flags = onBun ? [] : ['--expose-gc', ...nodeFlags]
+  const child = spawn(process.execPath, [...flags, fixture(name), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (data) => (stdout += data))
+  child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    child.kill('SIGKILL')
+  }, timeout)
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (status, signal) => {
+      clearTimeout(timer)
+      resolve({ status, signal, stdout, stderr, timedOut })
+    })
+  })
+}
+
+/** The whole outcome of a child, for assertion messages. */
+const describe = (run) =>
+  `status ${run.status}, signal ${run.signal}${run.timedOut ? ', killed after the timeout' : ''}\n` +
+  `stdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 4000)}`
+
+test.serial('1,000 readers at once: every line right, native threads bounded, every file closed after', async (t) => {
+  const count = 1000
+  const linesPerFile = 2000
+  // Each line names its file and its number, so a line from another file or out of place shows.
+  const lineOf = (file, line) => `${file}:${line} ${'x'.repeat((file * 7 + line) % 40)}`
+  const files = []
+  for (let i = 0; i < count; i++) {
+    let text = ''
+    for (let line = 0; line < linesPerFile; line++) text += `${lineOf(i, line)}\n`
+    files.push(temp.file(text, `many-${i}.txt`))
+  }
+  // ~60 KB files and 512-768 B reads: 66 reads of read-ahead never reach the end of a file, so
+  // every reader holds its file open until it is consumed.
+  const highWaterMarkOf = (i) => (i % 2 === 0 ? 512 : 768)
+
+  // Start the runtime's threads before the baseline: only what the readers add is bounded here.
+  t.is(await countLines(files[0]), linesPerFile)
+  const baseline = threadCount()
+  let maxThreads = baseline
+  const sample = () => (maxThreads = Math.max(maxThreads, threadCount()))
+  // A timer as well, but it cannot be the only sampler: a busy loop can starve timers.
+  const sampler = setInterval(sample, 5)
+
+  let waiting = count
+  let openAtOnce = 0
+  let release
+  const allStarted = new Promise((resolve) => (release = resolve))
+  // Every reader waits here after its first line, so all 1,000 are open at the same moment.
+  const arrive = () => {
+    if (--waiting === 0) {
+      const open = new Set(openPaths())
+      openAtOnce = files.filter((file) => open.has(file)).length
+      sample()
+      release()
+    }
+    return allStarted
+  }
+
+  const mismatches = []
+  const check = (i, line, n) => {
+    if (line !== lineOf(i, n) && mismatches.length < 10) mismatches.push({ file: i, line: n, got: line })
+  }
+  const readOne = async (i) => {
+    const reader = readLines(files[i], { highWaterMark: highWaterMarkOf(i) })
+    let n = 0
+    let arrived = false
+    try {
+      if (i % 2 === 0) {
+        for await (const line of reader) {
+          check(i, line, n)
+          if (n++ === 0) {
+            arrived = true
+            await arrive()
+          }
+          if (n % 64 === 0) sample()
+        }
+      } else {
+        for await (const batch of reader.batches()) {
+          for (const line of batch) check(i, line, n++)
+          if (!arrived) {
+            arrived = true
+            await arrive()
+          }
+          sample()
+        }
+      }
+    } finally {
+      if (!arrived) arrive() // a reader that failed must not keep the others waiting
+    }
+    return n
+  }
+  let counts
+  try {
+    counts = await Promise.all(files.map((_, i) => readOne(i)))
+  } finally {
+    clearInterval(sampler)
+  }
+
+  t.deepEqual(mismatches, [])
+  t.deepEqual(
+    counts.flatMap((lines, i) => (lines === linesPerFile ? [] : [{ file: i, lines }])),
+    [],
+  )
+  t.is(openAtOnce, count, 'every file open at the same moment')
+  // The bound: 2 async workers and 32 blocking threads, plus a few of the JS runtime's own.
+  const bound = baseline + 2 + 32 + 4
+  t.log(`threads: ${baseline} before, at most ${maxThreads} with ${count} readers (bound ${bound})`)
+  t.true(maxThreads <= bound, `${maxThreads} threads, more than ${bound}`)
+  const open = new Set(openPaths())
+  t.deepEqual(
+    files.filter((file) => open.has(file)),
+    [],
+  )
+})
+
+test.serial('a slow consumer on a 1 GB file: bounded read-ahead, no reading while it waits, flat memory', async (t) => {
+  const file = bigFile('1gb.txt', 1024)
+  t.teardown(() => fs.rmSync(file, { force: true }))
+  const highWaterMark = 64 * 1024
+  // The documented bound (as in lifecycle.spec): 1 MiB of read-ahead, plus the read in progress
+  // and the batch in JS.
+  const bound = MiB + 2 * highWaterMark
+  const rssBefore = process.memoryUsage().rss
+  let peakRss = rssBefore
+  const reader = readLines(file, { highWaterMark })
+  const batches = reader.batches()
+  let consumed = 0
+  let lines = 0
+  let misnumbered = 0
+  let maxAhead = 0
+  const measure = () => {
+    maxAhead = Math.max(maxAhead, reader.bytesRead - consumed)
+    peakRss = Math.max(peakRss, process.memoryUsage().rss)
+  }
+  const take = async () => {
+    const { value, done } = await batches.next()
+    t.false(done)
+    for (const line of value) {
+      // Lines are numbered 0-16383 in every 1 MiB block: a lost or repeated line shows.
+      if (Number(line.slice(0, 8)) !== lines++ % 16_384) misnumbered++
+      consumed += line.length + 1
+    }
+    measure()
+  }
+
+  for (let i = 0; i < 100; i++) {
+    await take()
+    await sleep(5)
+    measure() // after the wait too: the read-ahead has had time to refill
+  }
+  // Taking the last batch may have started one read; let it finish, then nothing may be read.
+  await sleep(50)
+  const readAtPause = reader.bytesRead
+  await sleep(250)
+  const readAfterPause = reader.bytesRead
+  measure()
+  for (let i = 0; i < 20; i++) await take()
+
+  await reader.close()
+  t.false(isOpen(file))
+  const rssGrowth = (peakRss - rssBefore) / MiB
+  t.log(
+    `consumed ${(consumed / MiB).toFixed(1)} MiB in ${lines} lines; read ahead at most ` +
+      `${(maxAhead / 1024).toFixed(0)} KiB (bound ${bound / 1024} KiB); ` +
+      `bytesRead ${readAtPause} at the start of the pause, ${readAfterPause} at its end; ` +
+      `peak RSS ${(peakRss / MiB).toFixed(1)} MiB, ${rssGrowth.toFixed(1)} MiB above the start`,
+  )
+  t.is(misnumbered, 0)
+  t.true(maxAhead <= bound, `read ${maxAhead} bytes ahead of the consumer`)
+  t.is(readAfterPause, readAtPause, 'the native side kept reading while the consumer paused')
+  t.true(rssGrowth < 64, `RSS grew by ${rssGrowth.toFixed(1)} MiB`)
+})
+
+test('10,000 open / read a little / break cycles: no growth in descriptors, threads or memory', async (t) => {
+  // 128 KiB: larger than the read-ahead at 1 KiB reads, so some cycles close a reader blocked on
+  // a full channel, and others one that has read the whole file ahead. (A closed reader keeps its
+  // read-ahead until it is collected, so a larger file mostly measures when the GC runs.)
+  const file = temp.file(numberedLines(2048, 64), 'cycles.txt')
+  // Two sources of RSS noise that are not memory kept, taken out so that growth means a leak:
+  // V8 grows its young generation in steps of up to 32 MB as allocation speeds up, and keeps it
+  // after a full GC (pinned here); glibc gives each new thread its own arena, which keeps freed
+  // buffers resident (one arena here; a leak grows RSS in any arena).
+  const run = await runFixture('stress-cycles.mjs', [file, '1000', '10000'], {
+    timeout: 50_000,
+    nodeFlags: ['--max-semi-space-size=1'],
+    env: { MALLOC_ARENA_MAX: '1' },
+  })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const { before, after } = JSON.parse(run.stdout)
+  const figures = (m) =>
+    `${m.fds} fds, ${m.threads} threads (${m.runtimeThreads} fastlines), RSS ${m.rssMiB.toFixed(1)} MiB, ` +
+    `heap ${m.heapUsedMiB.toFixed(1)} MiB`
+  t.log(`after 1,000 warm-up cycles: ${figures(before)}`)
+  t.log(`after 10,000 more cycles:   ${figures(after)}`)
+  t.true(after.fds <= before.fds + 2, `descriptors: ${before.fds} -> ${after.fds}`)
+  // The runtime's blocking pool legitimately grows (up to its bound) when a closed reader's last
+  // read is still finishing as the next one starts, and keeps idle threads for a while: bound it,
+  // and hold every other thread to no growth.
+  const otherThreads = (m) => m.threads - m.runtimeThreads
+  t.true(otherThreads(after) <= otherThreads(before) + 2, `threads: ${figures(before)} -> ${figures(after)}`)
+  t.true(after.runtimeThreads <= 2 + 32, `${after.runtimeThreads} fastlines threads`)
+  const rssGrowth = after.rssMiB - before.rssMiB
+  t.true(rssGrowth < 30, `RSS grew by ${rssGrowth.toFixed(1)} MiB over 10,000 cycles`)
+  const heapGrowth = after.heapUsedMiB - before.heapUsedMiB
+  t.true(heapGrowth < 8, `the JS heap grew by ${heapGrowth.toFixed(1)} MiB over 10,000 cycles`)
+})
+
+test('process.exit() in the middle of a for-await exits at once with its code', async (t) => {
+  const run = await runFixture('stress-lifetime.mjs', ['exit', midReadFile()], { timeout: 20_000 })
+  t.is(run.status, 7, describe(run))
+  t.false(run.timedOut)
+  t.is(run.stdout.trim(), 'exiting after 100000 lines')
+})
+
+test('an uncaught exception inside a for-await ends the process with code 1 and its message', async (t) => {
+  const run = await runFixture('stress-lifetime.mjs', ['throw', midReadFile()], { timeout: 20_000 })
+  t.is(run.status, 1, describe(run))
+  t.false(run.timedOut)
+  t.regex(run.stderr, /thrown inside the loop after \d+ lines/)
+  t.is(run.stdout, '')
+})
+
+test('a half-read iterator abandoned without close() closes its file once collected', async (t) => {
+  const run = await runFixture('stress-lifetime.mjs', ['abandon', midReadFile()], { timeout: 20_000 })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const { first, openBefore, openAfter, collections } = JSON.parse(run.stdout)
+  t.log(`closed after ${collections} collection(s)`)
+  t.is(first, numberedLines(1, 64).trimEnd())
+  t.true(openBefore, 'the file was open while the iterator was alive')
+  t.false(openAfter, `still open after ${collections} collections`)
+})
+
+test('50 workers terminated mid-read leave a healthy process that exits by itself', async (t) => {
+  // The whole scenario runs in a child: a crash or a hang of the runtime is the child's failure.
+  // What goes wrong at a termination depends on the moment, so two children run it, each with
+  // its own files and seeded moments.
+  const scenario = async (seed) => {
+    const files = Array.from({ length: 50 }, (_, i) => temp.file(numberedLines(20_000 + i), `worker-${seed}-${i}.txt`))
+    const run = await runFixture('stress-workers.mjs', [String(seed), ...files], { timeout: 40_000 })
+    return { seed, run }
+  }
+  for (const { seed, run } of await Promise.all([scenario(20_261_122), scenario(20_261_123)])) {
+    t.true(run.status === 0 && !run.timedOut, `seed ${seed}: ${describe(run)}`)
+    if (run.status !== 0) continue
+    const { outcomes, stillOpen, readBack } = JSON.parse(run.stdout)
+    t.is(outcomes.length, 50)
+    t.deepEqual(
+      outcomes.filter(({ error }) => error !== null),
+      [],
+      `seed ${seed}`,
+    )
+    t.deepEqual(stillOpen, [], `seed ${seed}`)
+    t.true(readBack, `seed ${seed}: the main thread read a file correctly after the workers`)
+  }
+})
