@@ -1,9 +1,9 @@
 // What `npm install fastlines` gives a user, checked end to end: the root package and this
 // machine's platform package are packed as they would be published, installed from the tarballs
 // into fresh directories outside the repository with npm and with Bun, on a PATH without cargo or
-// rustc, and then used from Node and from Bun. It drives package managers and runtimes as child
-// processes, once, so it runs under `node --test` rather than inside the ava suite that every
-// runtime repeats. Needs the release binary (`npm run build`).
+// rustc, and then used from Node 20, 22 and 24 and from Bun. It drives package managers and
+// runtimes as child processes, once, so it runs under `node --test` rather than inside the ava
+// suite that every runtime repeats. Needs the release binary (`npm run build`).
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -12,9 +12,13 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
+import { nodeBinary } from './helpers/runtimes.mjs'
+
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 const bun = fs.realpathSync(path.join(repo, 'node_modules/.bin/bun'))
+/** Every supported runtime: this Node, the other Node majors, Bun. */
+const runtimes = [process.execPath, nodeBinary(22), nodeBinary(24), bun]
 const platformDir = 'linux-x64-gnu'
 const platformPackage = `fastlines-${platformDir}`
 const binaryName = `fastlines.${platformDir}.node`
@@ -74,12 +78,12 @@ function assertSucceeded(result, what) {
   assert.equal(result.status, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`)
 }
 
-/** Runs the smoke script in `app` on Node and on Bun; both must succeed. */
+/** Runs the smoke script in `app` on every supported runtime; each must succeed. */
 function assertSmokeRuns(app) {
-  for (const runtime of [process.execPath, bun]) {
+  for (const runtime of runtimes) {
     const result = run(runtime, ['smoke.mjs'], app)
     assertSucceeded(result, `${runtime} smoke.mjs`)
-    assert.match(result.stdout, /fastlines works on (node|bun)/)
+    assert.match(result.stdout, /fastlines works on (node|bun) /)
   }
 }
 
@@ -125,7 +129,7 @@ function readManifest(dir) {
   return JSON.parse(fs.readFileSync(path.join(repo, dir, 'package.json'), 'utf8'))
 }
 
-test('npm install: Node and Bun read lines with the prebuilt binary', () => {
+test('npm install: every runtime reads lines with the prebuilt binary', () => {
   const app = makeApp('npm-app')
   assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
   const installed = path.join(app, 'node_modules', platformPackage, binaryName)
@@ -133,7 +137,7 @@ test('npm install: Node and Bun read lines with the prebuilt binary', () => {
   assertSmokeRuns(app)
 })
 
-test('bun install: Node and Bun read lines with the prebuilt binary', () => {
+test('bun install: every runtime reads lines with the prebuilt binary', () => {
   const app = makeApp('bun-app')
   const cache = path.join(work, 'bun-cache')
   assertSucceeded(run(bun, ['install'], app, { BUN_INSTALL_CACHE_DIR: cache }), 'bun install')
@@ -145,7 +149,7 @@ test('without the platform package, loading fails with a message that names it',
   const app = makeApp('omitted-app')
   assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund', '--omit=optional'], app), 'npm install')
   assert.equal(fs.existsSync(path.join(app, 'node_modules', platformPackage)), false)
-  for (const runtime of [process.execPath, bun]) {
+  for (const runtime of runtimes) {
     const result = run(runtime, ['smoke.mjs'], app)
     assert.notEqual(result.status, 0)
     const named = `"${platformPackage}", an optional dependency of fastlines, which is not installed`
@@ -158,7 +162,7 @@ test('a platform package whose binary cannot load says so, with the cause', () =
   const app = makeApp('broken-app')
   assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
   fs.writeFileSync(path.join(app, 'node_modules', platformPackage, binaryName), 'not a shared object')
-  for (const runtime of [process.execPath, bun]) {
+  for (const runtime of runtimes) {
     const result = run(runtime, ['smoke.mjs'], app)
     assert.notEqual(result.status, 0)
     assert.match(result.stderr, new RegExp(`"${platformPackage}" is installed but its binary did not load`))
