@@ -304,3 +304,27 @@ test('50 workers terminated mid-read leave a healthy process that exits by itsel
     t.true(readBack, `seed ${seed}: the main thread read a file correctly after the workers`)
   }
 })
+
+test('recycled workers that alone load fastlines keep its threads bounded', async (t) => {
+  // The runtime outlives every env: no env keeps it, and none may replace it with an unbounded one.
+  const files = Array.from({ length: 100 }, (_, i) => temp.file(numberedLines(2000 + i, 30), `pool-${i}.txt`))
+  const run = await runFixture('stress-worker-pool.mjs', files, { timeout: 60_000 })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const rounds = JSON.parse(run.stdout)
+  t.is(rounds.length, 3)
+  for (const [round, { peakThreads, lines, after }] of rounds.entries()) {
+    t.deepEqual(
+      lines,
+      files.flatMap((_, i) => [2000 + i, 2000 + i]),
+      `round ${round}`,
+    )
+    const native = after.filter((name) => name === 'fastlines').length
+    t.log(`round ${round}: at most ${peakThreads} threads in the process; after it, ${native} fastlines threads`)
+    t.true(native <= 2 + 32, `round ${round}: ${native} fastlines threads`)
+    t.deepEqual(
+      after.filter((name) => name.startsWith('tokio')),
+      [],
+      `round ${round}: threads of another runtime`,
+    )
+  }
+})

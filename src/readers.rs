@@ -4,15 +4,14 @@ use bytes::Bytes;
 use fastlines_core::{
     count_lines as count_file_lines, ChunkFramer, LineFramer, ReadStream, Reader, Text,
 };
-use napi::bindgen_prelude::{
-    within_runtime_if_available, Either, Error, PromiseRaw, Result, Uint8Array, Undefined,
-};
+use napi::bindgen_prelude::{Either, Object, Result, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::args::{path_from_bytes, ready, step, NativeError, NativeOptions, Step};
+use crate::runtime::{runtime, spawn_blocking_promise, spawn_promise};
 use crate::text::{JsChunk, JsText};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
@@ -29,19 +28,20 @@ pub struct NativeLineStream {
 #[napi]
 impl NativeLineStream {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Result<Self> {
         let framer = options.line_framer();
         let (path, options) = (path_from_bytes(&path), options.read_options());
-        let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, framer));
-        NativeLineStream {
+        let _runtime = runtime()?.enter();
+        let stream = ReadStream::spawn(path, options, framer);
+        Ok(NativeLineStream {
             stream: Arc::new(stream),
-        }
+        })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
-    pub fn read<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Step<JsText>>> {
+    pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let stream = Arc::clone(&self.stream);
-        env.spawn_future(async move { Ok(step(stream.next().await, JsText)) })
+        spawn_promise(env, async move { step(stream.next().await, JsText) })
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
@@ -58,7 +58,7 @@ impl NativeLineStream {
 
     /// Stops reading; resolves once the file is closed.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         close_stream(env, &self.stream)
     }
 }
@@ -74,12 +74,9 @@ impl Drop for NativeLineStream {
 fn close_stream<'env, T: Send + 'static>(
     env: &'env Env,
     stream: &Arc<ReadStream<T>>,
-) -> Result<PromiseRaw<'env, ()>> {
+) -> Result<Object<'env>> {
     let stream = Arc::clone(stream);
-    env.spawn_future(async move {
-        stream.close().await;
-        Ok(())
-    })
+    spawn_promise(env, async move { stream.close().await })
 }
 
 /// Raw chunks read in the background, each becoming a Buffer.
@@ -92,18 +89,19 @@ pub struct NativeChunkStream {
 #[napi]
 impl NativeChunkStream {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeOptions) -> Self {
+    pub fn new(path: Uint8Array, options: NativeOptions) -> Result<Self> {
         let (path, options) = (path_from_bytes(&path), options.read_options());
-        let stream = within_runtime_if_available(|| ReadStream::spawn(path, options, ChunkFramer));
-        NativeChunkStream {
+        let _runtime = runtime()?.enter();
+        let stream = ReadStream::spawn(path, options, ChunkFramer);
+        Ok(NativeChunkStream {
             stream: Arc::new(stream),
-        }
+        })
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
-    pub fn read<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Step<JsChunk>>> {
+    pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let stream = Arc::clone(&self.stream);
-        env.spawn_future(async move { Ok(step(stream.next().await, JsChunk)) })
+        spawn_promise(env, async move { step(stream.next().await, JsChunk) })
     }
 
     #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
@@ -117,7 +115,7 @@ impl NativeChunkStream {
     }
 
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         close_stream(env, &self.stream)
     }
 }
@@ -215,18 +213,14 @@ impl NativeLineCount {
     /// Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
     /// it needs, so it may outlive this object (see [`NativeLineStream`]).
     #[napi(ts_return_type = "Promise<number | NativeError | null>")]
-    pub fn count<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, CountStep>> {
+    pub fn count<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let (path, options) = (self.path.clone(), self.options);
         let cancelled = Arc::clone(&self.cancelled);
-        env.spawn_future(async move {
-            let counted =
-                tokio::task::spawn_blocking(move || count_file_lines(&path, &options, &cancelled))
-                    .await
-                    .map_err(|err| Error::from_reason(format!("counting lines stopped: {err}")))?;
-            Ok(match counted {
+        spawn_blocking_promise(env, move || -> CountStep {
+            match count_file_lines(&path, &options, &cancelled) {
                 Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
                 Err(err) => Some(Either::B(err.into())),
-            })
+            }
         })
     }
 

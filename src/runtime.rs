@@ -1,9 +1,14 @@
-//! The Tokio runtime fastlines runs on, with bounded threads. napi-rs's default runtime starts
-//! one worker per core and lets the blocking pool grow to 512 threads, so a thousand readers
-//! started at once could each take a thread of their own.
+//! fastlines' own Tokio runtime, with bounded threads, and the bridge from work on it to JS
+//! promises. napi-rs's runtime is not used: its blocking pool grows to 512 threads, and a custom
+//! runtime handed to it is replaced by its default one once every env that loaded the addon has
+//! exited (say, a pool of recycled workers).
 
-use napi::bindgen_prelude::create_custom_tokio_runtime;
-use tokio::runtime::Builder;
+use std::future::Future;
+use std::sync::OnceLock;
+
+use napi::bindgen_prelude::{Object, Result, ToNapiValue};
+use napi::{Env, Error};
+use tokio::runtime::{Builder, Runtime};
 
 /// Async workers only forward read batches and settle promises; a few are plenty.
 const MAX_WORKER_THREADS: usize = 2;
@@ -14,8 +19,14 @@ const MAX_WORKER_THREADS: usize = 2;
 /// queue for a thread.
 const MAX_BLOCKING_THREADS: usize = 32;
 
-#[napi_derive::module_init]
-fn init_runtime() {
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+/// The runtime, started on first use and kept for the life of the process, whichever envs come
+/// and go.
+pub fn runtime() -> Result<&'static Runtime> {
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime);
+    }
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_WORKER_THREADS);
@@ -24,9 +35,40 @@ fn init_runtime() {
         .worker_threads(workers)
         .max_blocking_threads(MAX_BLOCKING_THREADS)
         .thread_name("fastlines")
-        .build();
-    // Without a runtime of our own, napi-rs creates its default one on first use.
-    if let Ok(runtime) = runtime {
-        create_custom_tokio_runtime(runtime);
-    }
+        .build()
+        .map_err(|err| {
+            Error::from_reason(format!("fastlines could not start its threads: {err}"))
+        })?;
+    // Another env may have started one meanwhile; then this one is dropped unused.
+    Ok(RUNTIME.get_or_init(|| runtime))
+}
+
+/// A promise settled, from the runtime, with what `work` gives. `work` must own everything it
+/// uses: it may outlive the JS object that started it (a worker's env finalizes its objects at
+/// once when it ends).
+pub fn spawn_promise<'env, T, F>(env: &'env Env, work: F) -> Result<Object<'env>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred()?;
+    runtime()?.spawn(async move {
+        let value = work.await;
+        deferred.resolve(move |_| Ok(value));
+    });
+    Ok(promise)
+}
+
+/// Like [`spawn_promise`], for blocking `work`, run on the runtime's blocking pool.
+pub fn spawn_blocking_promise<'env, T, F>(env: &'env Env, work: F) -> Result<Object<'env>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred()?;
+    runtime()?.spawn_blocking(move || {
+        let value = work();
+        deferred.resolve(move |_| Ok(value));
+    });
+    Ok(promise)
 }
