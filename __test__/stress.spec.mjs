@@ -328,3 +328,14 @@ test('recycled workers that alone load fastlines keep its threads bounded', asyn
     )
   }
 })
+
+test('close() closes the file at once even when every blocking thread is busy', async (t) => {
+  const file = bigFile('busy-pool.txt', 8)
+  const dir = fs.mkdtempSync(`${temp.dir}/fifos-`)
+  const run = await runFixture('stress-busy-pool.mjs', [file, dir], { timeout: 30_000 })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const { closed, closeMs, fileOpenAfterClose } = JSON.parse(run.stdout)
+  t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by FIFO opens`)
+  t.true(closed, 'close() waited for a blocking thread')
+  t.false(fileOpenAfterClose)
+})

@@ -6,10 +6,11 @@
 //! with no data holds no thread. Nothing here polls: every wait is a wake-up from the OS, the
 //! blocking pool or the channel.
 
+use std::any::Any;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
@@ -36,6 +37,42 @@ pub struct ReadStream<T> {
     /// Set by `close` (and drop): a read already running on the blocking pool, which aborting
     /// the task cannot stop, reads nothing more, and nothing more is handed out.
     cancelled: Arc<AtomicBool>,
+    /// The file's reader while no trip to the blocking pool holds it.
+    parked: Arc<ParkedReader>,
+}
+
+/// Where a file's reader waits between trips to the blocking pool. A trip takes it out and puts
+/// it back; `cancel` takes it too. So a reader whose next trip is still queued for a thread (all
+/// of them busy: Tokio cannot drop a queued blocking task before a thread picks it up) is
+/// dropped, and its file closed, at once.
+#[derive(Default)]
+struct ParkedReader(Mutex<Option<Box<dyn Any + Send>>>);
+
+impl ParkedReader {
+    fn slot(&self) -> MutexGuard<'_, Option<Box<dyn Any + Send>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn take<R: 'static>(&self) -> Option<R> {
+        let parked = self.slot().take()?;
+        parked.downcast().ok().map(|reader| *reader)
+    }
+
+    /// Puts `reader` back for the next trip, unless the stream was cancelled meanwhile: then it
+    /// is dropped here. (`cancel` sets the flag before it empties the slot, and the slot's lock
+    /// orders the two, so one of them always sees the other.)
+    fn park<R: Send + 'static>(&self, reader: R, cancelled: &AtomicBool) {
+        *self.slot() = Some(Box::new(reader));
+        if cancelled.load(Ordering::SeqCst) {
+            drop(self.slot().take());
+        }
+    }
+}
+
+impl std::fmt::Debug for ParkedReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ParkedReader")
+    }
 }
 
 impl<T: Send + 'static> ReadStream<T> {
@@ -51,13 +88,17 @@ impl<T: Send + 'static> ReadStream<T> {
         let (file_closed_sender, file_closed) = oneshot::channel();
         let bytes_read = Arc::new(AtomicU64::new(0));
         let cancelled = Arc::new(AtomicBool::new(false));
+        let parked = Arc::new(ParkedReader::default());
         let producer = tokio::spawn(produce(
             path,
             options,
             framer,
             sender,
             Arc::clone(&bytes_read),
-            Arc::clone(&cancelled),
+            Shared {
+                cancelled: Arc::clone(&cancelled),
+                parked: Arc::clone(&parked),
+            },
             file_closed_sender,
         ));
         ReadStream {
@@ -66,6 +107,7 @@ impl<T: Send + 'static> ReadStream<T> {
             file_closed: Mutex::new(Some(file_closed)),
             bytes_read,
             cancelled,
+            parked,
         }
     }
 
@@ -76,7 +118,7 @@ impl<T: Send + 'static> ReadStream<T> {
     }
 
     fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Acquire)
+        self.cancelled.load(Ordering::SeqCst)
     }
 
     /// The next item if one has already been read: `Ready(None)` at the end, `Pending` when the
@@ -125,8 +167,9 @@ impl<T> ReadStream<T> {
     /// Stops reading without waiting: a read already running finishes, nothing more is read or
     /// handed out, and the file is closed as soon as that read returns.
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Release);
+        self.cancelled.store(true, Ordering::SeqCst);
         self.producer.abort();
+        drop(self.parked.slot().take());
     }
 }
 
@@ -144,13 +187,19 @@ struct Guarded<R> {
     _file_closed: oneshot::Sender<()>,
 }
 
+/// What a producer shares with its stream to be stopped: the flag, and the parked reader.
+struct Shared {
+    cancelled: Arc<AtomicBool>,
+    parked: Arc<ParkedReader>,
+}
+
 async fn produce<F: Framer + Send + 'static>(
     path: PathBuf,
     options: ReadOptions,
     framer: F,
     items: mpsc::Sender<Item<F::Item>>,
     bytes_read: Arc<AtomicU64>,
-    cancelled: Arc<AtomicBool>,
+    shared: Shared,
     file_closed: oneshot::Sender<()>,
 ) where
     F::Item: Send + 'static,
@@ -194,32 +243,41 @@ async fn produce<F: Framer + Send + 'static>(
         reader,
         _file_closed: file_closed,
     };
-    produce_from_file(guarded, items, cancelled).await
+    produce_from_file(guarded, items, shared).await
 }
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
 const ITEMS_PER_TRIP: usize = 64;
 
 /// Reads a regular file (or device) on the blocking pool, filling the channel directly from
-/// there until it is full; only then does the task wait, holding no thread. The reader travels
-/// with each trip, so if the task is aborted meanwhile the file closes as soon as the trip ends.
+/// there until it is full; only then does the task wait, holding no thread. Between trips the
+/// reader is parked where `cancel` can drop it (see [`ParkedReader`]).
 async fn produce_from_file<F: Framer + Send + 'static>(
-    mut guarded: Guarded<Reader<F>>,
+    guarded: Guarded<Reader<F>>,
     items: mpsc::Sender<Item<F::Item>>,
-    cancelled: Arc<AtomicBool>,
+    shared: Shared,
 ) where
     F::Item: Send + 'static,
 {
+    let Shared { cancelled, parked } = shared;
+    parked.park(guarded, &cancelled);
     loop {
-        let (sender, cancelled) = (items.clone(), Arc::clone(&cancelled));
+        let (sender, cancelled, parked) =
+            (items.clone(), Arc::clone(&cancelled), Arc::clone(&parked));
         let trip = spawn_blocking(move || {
-            let left_over = fill_channel(&mut guarded.reader, &sender, &cancelled);
-            (guarded, left_over)
+            // None: cancelled while this trip waited for a thread; the file is already closed.
+            let Some(mut guarded) = parked.take::<Guarded<Reader<F>>>() else {
+                return TripEnd::StreamDone;
+            };
+            let end = fill_channel(&mut guarded.reader, &sender, &cancelled);
+            if !matches!(end, TripEnd::StreamDone) {
+                parked.park(guarded, &cancelled);
+            }
+            end
         });
-        let Ok((returned, left_over)) = trip.await else {
+        let Ok(left_over) = trip.await else {
             return;
         };
-        guarded = returned;
         let more = match left_over {
             TripEnd::ChannelFull(item) => forward(&items, item.map(Some)).await,
             TripEnd::TripDone => true,
