@@ -32,39 +32,51 @@ function isMusl() {
   }
 }
 
-function isInstalled(name) {
+/**
+ * Why `name` does not load: undefined when it is not installed, else the real error (say, the
+ * OS refusing the binary), which the generated loader buries under its own message.
+ */
+function platformPackageError(name) {
   try {
-    require.resolve(`${name}/package.json`)
-    return true
-  } catch {
-    return false
+    require(name)
+  } catch (error) {
+    const missing = error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${name}'`)
+    return missing ? undefined : error
   }
+  return undefined
 }
 
 /**
  * The error for a binary that did not load, naming the package that should have brought it: the
  * generated loader's own message blames an npm bug, which is rarely the cause (an install with
- * `--omit=optional`, a `node_modules` copied from another OS, or a platform without a build are).
+ * `--omit=optional`, a `node_modules` copied from another OS, a platform without a build, or a
+ * binary the OS refuses are).
  */
-function bindingError(cause) {
+function bindingError(loaderError) {
   const name = platformPackageName()
   const platform = `${process.platform}-${process.arch}`
   const prebuilt = Object.keys(optionalDependencies)
-  let message
   if (!prebuilt.includes(name)) {
-    message =
+    const message =
       `fastlines: there is no prebuilt binary for ${platform} ("${name}" does not exist). ` +
       `Prebuilt: ${prebuilt.join(', ')}. To build one, see "Building from source" in fastlines' README.md.`
-  } else if (!isInstalled(name)) {
-    message =
+    return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
+  }
+  const packageError = platformPackageError(name)
+  if (packageError === undefined) {
+    const message =
       `fastlines: its native binary for ${platform} comes in the package "${name}", an optional ` +
       `dependency of fastlines, which is not installed. Install again without --omit=optional ` +
       `(or --no-optional), or add "${name}" to your dependencies.`
-  } else {
-    message = `fastlines: "${name}" is installed but its binary did not load: ${cause.message}`
+    return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
   }
+  const message = `fastlines: "${name}" is installed but its binary did not load: ${packageError.message}`
+  return failure('ERR_FASTLINES_BINDING_FAILED', message, packageError)
+}
+
+function failure(code, message, cause) {
   const error = new Error(message, { cause })
-  error.code = 'ERR_FASTLINES_BINDING_MISSING'
+  error.code = code
   return error
 }
 
