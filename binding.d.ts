@@ -18,7 +18,10 @@ export declare class NativeChunkStream {
   close(): Promise<void>
 }
 
-/** A line count run on the blocking pool, which `cancel()` stops between reads. */
+/**
+ * A line count run on the blocking pool, which `cancel()` stops between reads. Collecting
+ * this object does not cancel it: JS may drop its reference while awaiting the count.
+ */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeOptions)
   /**

@@ -2,7 +2,7 @@
 
 const binding = require('./lib/native')
 const { AbortError, fsError, lineTooLongError } = require('./lib/errors')
-const { normalizeOptions, normalizePath } = require('./lib/options')
+const { normalizeOptions, normalizePath, refuseLineOptions } = require('./lib/options')
 
 const NO_LINES = []
 
@@ -284,6 +284,7 @@ class ChunkReader {
   #queue = new StepQueue()
 
   constructor(path, options) {
+    refuseLineOptions(options)
     this.#source = new NativeSource(binding.NativeChunkStream, path, options)
   }
 
@@ -418,6 +419,7 @@ function readChunks(path, options) {
 }
 
 async function countLines(path, options) {
+  refuseLineOptions(options)
   const { bytes, display } = normalizePath(path)
   const { native, signal } = normalizeOptions(options)
   if (signal !== undefined && signal.aborted) throw abortErrorOf(signal)

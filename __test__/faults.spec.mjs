@@ -37,9 +37,11 @@ async function linesUntilFailure(reader) {
 
 const LIMIT = 100
 const before = ['short', 'x'.repeat(LIMIT), 'ends with crlf', 'y'.repeat(LIMIT - 1)]
-const limited = temp.file(`${before.join('\n')}\r\n${'z'.repeat(LIMIT + 1)}\nnever\nseen\n`)
+/** A file with an overlong line after `before`, one per test: they run concurrently. */
+const limitedFile = () => temp.file(`${before.join('\n')}\r\n${'z'.repeat(LIMIT + 1)}\nnever\nseen\n`)
 
 test('maxLineLength: every line before the overlong one, then ERR_LINE_TOO_LONG', async (t) => {
+  const limited = limitedFile()
   for (const highWaterMark of [1, 7, 64, 1000, 64 * 1024]) {
     const reader = readLines(limited, { maxLineLength: LIMIT, highWaterMark })
     const { lines, error } = await linesUntilFailure(reader)
@@ -55,6 +57,7 @@ test('maxLineLength: every line before the overlong one, then ERR_LINE_TOO_LONG'
 })
 
 test('maxLineLength: the same for batches() and readLinesSync', async (t) => {
+  const limited = limitedFile()
   const batched = []
   const error = await t.throwsAsync(async () => {
     for await (const batch of readLines(limited, { maxLineLength: LIMIT, highWaterMark: 16 }).batches()) {
@@ -72,6 +75,7 @@ test('maxLineLength: the same for batches() and readLinesSync', async (t) => {
 })
 
 test('maxLineLength: a line of exactly the limit passes, as does a file within it', async (t) => {
+  const limited = limitedFile()
   const all = [...before, 'z'.repeat(LIMIT + 1), 'never', 'seen']
   t.deepEqual(await collect(readLines(limited, { maxLineLength: LIMIT + 1 })), all)
   const lastLine = temp.file(`ok\n${'w'.repeat(LIMIT + 1)}`)
@@ -79,12 +83,16 @@ test('maxLineLength: a line of exactly the limit passes, as does a file within i
   t.deepEqual([lines, error.code], [['ok'], 'ERR_LINE_TOO_LONG'])
 })
 
-test('maxLineLength: invalid values are rejected like other options', (t) => {
+test('maxLineLength: invalid values are rejected like other options', async (t) => {
+  const limited = limitedFile()
   t.throws(() => readLines(limited, { maxLineLength: '100' }), { code: 'ERR_INVALID_ARG_TYPE' })
   for (const bad of [0, -1, 1.5, NaN, 2 ** 53]) {
     t.throws(() => readLines(limited, { maxLineLength: bad }), { code: 'ERR_OUT_OF_RANGE' }, String(bad))
   }
   t.notThrows(() => readLines(limited, { maxLineLength: Infinity }))
+  // It means nothing to the readers that make no lines, so they refuse it rather than ignore it.
+  await t.throwsAsync(countLines(limited, { maxLineLength: 10 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => readChunks(limited, { maxLineLength: 10 }), { code: 'ERR_INVALID_ARG_VALUE' })
 })
 
 const MiB = 1024 * 1024

@@ -93,4 +93,11 @@ function normalizeOptions(options) {
   return { native, signal }
 }
 
-module.exports = { normalizePath, normalizeOptions }
+/** `maxLineLength` means nothing to the readers that make no lines: they refuse it, not ignore it. */
+function refuseLineOptions(options) {
+  if (options !== null && typeof options === 'object' && options.maxLineLength !== undefined) {
+    throw invalidArgValue('options.maxLineLength', options.maxLineLength, 'applies to readLines and readLinesSync only')
+  }
+}
+
+module.exports = { normalizePath, normalizeOptions, refuseLineOptions }
