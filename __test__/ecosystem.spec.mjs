@@ -12,9 +12,12 @@ import { readChunks, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
 
 const temp = makeTempDir(test)
-const text = numberedLines(20_000, 30)
+// 4 MiB: more than the read-ahead, so a reader stopped early still has its file open.
+const text = numberedLines(140_000, 30)
 const expected = text.trimEnd().split('\n')
 const file = temp.file(text)
+/** A copy of the file for one test, so that no other test's reader holds it open. */
+const ownCopy = () => temp.file(text)
 
 /** A writable that keeps what it is given. */
 function collector(items) {
@@ -49,6 +52,7 @@ test('stream.pipeline carries lines through a transform into a writable', async 
 })
 
 test('a failing pipeline stage closes the file', async (t) => {
+  const file = ownCopy()
   const reader = readLines(file)
   let seen = 0
   const failing = new Transform({
@@ -57,8 +61,12 @@ test('a failing pipeline stage closes the file', async (t) => {
       done(++seen === 100 ? new Error('stage failed') : null, line)
     },
   })
-  await t.throwsAsync(pipeline(Readable.from(reader), failing, collector([])), { message: 'stage failed' })
-  await reader.close() // already closed by the pipeline; resolves once the descriptor is gone
+  const source = Readable.from(reader)
+  // The pipeline may settle before its source is destroyed; 'close' comes after the source's
+  // destroy awaited the iterator's throw(), which closes the file.
+  const sourceClosed = new Promise((resolve) => source.once('close', resolve))
+  await t.throwsAsync(pipeline(source, failing, collector([])), { message: 'stage failed' })
+  await sourceClosed
   t.false(isOpen(file))
   t.true(reader.linesRead < expected.length)
 })
@@ -76,11 +84,11 @@ test('ReadableStream.from gives every line as a Web stream', async (t) => {
 })
 
 test('cancelling a Web stream closes the file', async (t) => {
+  const file = ownCopy()
   const reader = readLines(file)
   const stream = ReadableStream.from(reader).getReader()
   t.is((await stream.read()).value, expected[0])
-  await stream.cancel()
-  await reader.close()
+  await stream.cancel() // awaits the iterator's return()
   t.false(isOpen(file))
 })
 
@@ -112,6 +120,7 @@ test('events.on consumes lines re-emitted as events, with its signal', async (t)
 })
 
 test('an AbortSignal ends a for-await the way it ends events.on', async (t) => {
+  const file = ownCopy()
   const controller = new AbortController()
   const reader = readLines(file, { signal: controller.signal })
   const fromFile = []
@@ -125,6 +134,7 @@ test('an AbortSignal ends a for-await the way it ends events.on', async (t) => {
   t.is(error.name, eventsError.name)
   t.is(error.code, 'ABORT_ERR')
   t.is(fromFile.length, 10)
+  await reader.close() // an abort rejects at once; the file closes right after
   t.false(isOpen(file))
 })
 
