@@ -426,9 +426,13 @@ async function countLines(path, options) {
   const count = new binding.NativeLineCount(bytes, native)
   const counted = count.count()
   const result = signal === undefined ? await counted : await untilAborted(counted, signal, () => count.cancel())
+  // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
+  keepAlive(count)
   if (isNativeError(result)) throw fsError(result, display)
   return result
 }
+
+function keepAlive(_value) {}
 
 /** Settles like `promise`, or calls `cancel` and rejects with an AbortError when `signal` aborts. */
 function untilAborted(promise, signal, cancel) {

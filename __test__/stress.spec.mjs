@@ -4,9 +4,11 @@
 // end by itself with the right status. The in-process tests run serially, first, so their thread
 // and memory figures are this process's alone; the child-process tests then run concurrently.
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 
 import test from 'ava'
 
@@ -334,8 +336,22 @@ test('close() closes the file at once even when every blocking thread is busy', 
   const dir = fs.mkdtempSync(`${temp.dir}/fifos-`)
   const run = await runFixture('stress-busy-pool.mjs', [file, dir], { timeout: 30_000 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
-  const { closed, closeMs, fileOpenAfterClose } = JSON.parse(run.stdout)
+  const { closed, closeMs, fileOpenAfterClose, pendingStep } = JSON.parse(run.stdout)
   t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by FIFO opens`)
   t.true(closed, 'close() waited for a blocking thread')
   t.false(fileOpenAfterClose)
+  t.deepEqual(pendingStep, { done: true }, 'the step waiting for the queued read ended with close()')
+})
+
+test('a worker terminated while counting an endless device stops the count', async (t) => {
+  // Ending the worker finalizes its objects, and a finalized count cancels itself; otherwise it
+  // would read /dev/zero on a blocking thread for ever.
+  const index = fileURLToPath(new URL('../index.js', import.meta.url))
+  const worker = new Worker(`require(${JSON.stringify(index)}).countLines('/dev/zero')`, { eval: true })
+  await once(worker, 'online')
+  for (let wait = 0; wait < 200 && !isOpen('/dev/zero'); wait++) await sleep(10)
+  t.true(isOpen('/dev/zero'), 'the count had started')
+  await worker.terminate()
+  for (let wait = 0; wait < 200 && isOpen('/dev/zero'); wait++) await sleep(10)
+  t.false(isOpen('/dev/zero'))
 })

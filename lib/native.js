@@ -33,17 +33,18 @@ function isMusl() {
 }
 
 /**
- * Why `name` does not load: undefined when it is not installed, else the real error (say, the
- * OS refusing the binary), which the generated loader buries under its own message.
+ * What requiring `name` itself gives: 'missing' when it is not installed, 'loads' when it loads
+ * (then the loader failed for another reason, such as its environment overrides), or the real
+ * error (say, the OS refusing the binary), which the generated loader buries under its own.
  */
-function platformPackageError(name) {
+function probePlatformPackage(name) {
   try {
     require(name)
+    return 'loads'
   } catch (error) {
     const missing = error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${name}'`)
-    return missing ? undefined : error
+    return missing ? 'missing' : error
   }
-  return undefined
 }
 
 /**
@@ -62,16 +63,17 @@ function bindingError(loaderError) {
       `Prebuilt: ${prebuilt.join(', ')}. To build one, see "Building from source" in fastlines' README.md.`
     return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
   }
-  const packageError = platformPackageError(name)
-  if (packageError === undefined) {
+  const probe = probePlatformPackage(name)
+  if (probe === 'loads') return loaderError
+  if (probe === 'missing') {
     const message =
       `fastlines: its native binary for ${platform} comes in the package "${name}", an optional ` +
       `dependency of fastlines, which is not installed. Install again without --omit=optional ` +
       `(or --no-optional), or add "${name}" to your dependencies.`
     return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
   }
-  const message = `fastlines: "${name}" is installed but its binary did not load: ${packageError.message}`
-  return failure('ERR_FASTLINES_BINDING_FAILED', message, packageError)
+  const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
+  return failure('ERR_FASTLINES_BINDING_FAILED', message, probe)
 }
 
 function failure(code, message, cause) {

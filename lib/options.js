@@ -95,8 +95,9 @@ function normalizeOptions(options) {
 
 /** `maxLineLength` means nothing to the readers that make no lines: they refuse it, not ignore it. */
 function refuseLineOptions(options) {
-  if (options !== null && typeof options === 'object' && options.maxLineLength !== undefined) {
-    throw invalidArgValue('options.maxLineLength', options.maxLineLength, 'applies to readLines and readLinesSync only')
+  const maxLineLength = options !== null && typeof options === 'object' ? options.maxLineLength : undefined
+  if (maxLineLength !== undefined && maxLineLength !== Infinity) {
+    throw invalidArgValue('options.maxLineLength', maxLineLength, 'applies to readLines and readLinesSync only')
   }
 }
 

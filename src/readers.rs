@@ -191,8 +191,8 @@ impl NativeLineReaderSync {
     }
 }
 
-/// A line count run on the blocking pool, which `cancel()` stops between reads. Collecting
-/// this object does not cancel it: JS may drop its reference while awaiting the count.
+/// A line count run on the blocking pool, which `cancel()` stops between reads, as does
+/// finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
 #[napi]
 pub struct NativeLineCount {
     path: std::path::PathBuf,
@@ -233,3 +233,9 @@ impl NativeLineCount {
 
 /// What a count gives JS: the count, a failure, or `null` when it was cancelled.
 type CountStep = Option<Either<f64, NativeError>>;
+
+impl Drop for NativeLineCount {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}

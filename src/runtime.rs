@@ -6,9 +6,10 @@
 use std::future::Future;
 use std::sync::OnceLock;
 
-use napi::bindgen_prelude::{Object, Result, ToNapiValue};
+use napi::bindgen_prelude::{retain_current_module_for_unload_safety, Object, Result, ToNapiValue};
 use napi::{Env, Error};
 use tokio::runtime::{Builder, Runtime};
+use tokio::task::JoinHandle;
 
 /// Async workers only forward read batches and settle promises; a few are plenty.
 const MAX_WORKER_THREADS: usize = 2;
@@ -27,6 +28,9 @@ pub fn runtime() -> Result<&'static Runtime> {
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
     }
+    // Its threads outlive any one env: keep the addon's code mapped while they run (Node
+    // unloads an addon when the last env that loaded it goes away).
+    retain_current_module_for_unload_safety();
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_WORKER_THREADS);
@@ -51,12 +55,8 @@ where
     T: ToNapiValue + Send + 'static,
     F: Future<Output = T> + Send + 'static,
 {
-    let (deferred, promise) = env.create_deferred()?;
-    runtime()?.spawn(async move {
-        let value = work.await;
-        deferred.resolve(move |_| Ok(value));
-    });
-    Ok(promise)
+    let runtime = runtime()?;
+    settle_with(env, runtime, runtime.spawn(work))
 }
 
 /// Like [`spawn_promise`], for blocking `work`, run on the runtime's blocking pool.
@@ -65,10 +65,28 @@ where
     T: ToNapiValue + Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    let runtime = runtime()?;
+    settle_with(env, runtime, runtime.spawn_blocking(work))
+}
+
+/// A promise that settles when `task` ends: with its value, or rejected if it panicked. Either
+/// way it settles, so it never holds the event loop open for nothing.
+fn settle_with<'env, T>(
+    env: &'env Env,
+    runtime: &Runtime,
+    task: JoinHandle<T>,
+) -> Result<Object<'env>>
+where
+    T: ToNapiValue + Send + 'static,
+{
     let (deferred, promise) = env.create_deferred()?;
-    runtime()?.spawn_blocking(move || {
-        let value = work();
-        deferred.resolve(move |_| Ok(value));
+    runtime.spawn(async move {
+        match task.await {
+            Ok(value) => deferred.resolve(move |_| Ok(value)),
+            Err(failed) => {
+                deferred.reject(Error::from_reason(format!("fastlines failed: {failed}")))
+            }
+        }
     });
     Ok(promise)
 }

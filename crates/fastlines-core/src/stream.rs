@@ -53,6 +53,7 @@ impl ParkedReader {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Takes the reader out for a trip. Each stream parks one type only, so the downcast holds.
     fn take<R: 'static>(&self) -> Option<R> {
         let parked = self.slot().take()?;
         parked.downcast().ok().map(|reader| *reader)
@@ -64,8 +65,14 @@ impl ParkedReader {
     fn park<R: Send + 'static>(&self, reader: R, cancelled: &AtomicBool) {
         *self.slot() = Some(Box::new(reader));
         if cancelled.load(Ordering::SeqCst) {
-            drop(self.slot().take());
+            self.clear();
         }
+    }
+
+    /// Drops a parked reader, closing its file, outside the lock.
+    fn clear(&self) {
+        let parked = self.slot().take();
+        drop(parked);
     }
 }
 
@@ -169,7 +176,7 @@ impl<T> ReadStream<T> {
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
         self.producer.abort();
-        drop(self.parked.slot().take());
+        self.parked.clear();
     }
 }
 
@@ -249,6 +256,24 @@ async fn produce<F: Framer + Send + 'static>(
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
 const ITEMS_PER_TRIP: usize = 64;
 
+/// A reader between trips to the blocking pool, with the sender its trips fill the channel
+/// through. Both wait in the [`ParkedReader`] slot, so when `cancel` empties it the file closes,
+/// and (the producer task being gone too) a pending `next` sees the channel end.
+struct Trip<F: Framer> {
+    guarded: Guarded<Reader<F>>,
+    items: mpsc::Sender<Item<F::Item>>,
+}
+
+/// Empties the slot when the producer ends, however it ends: a reader left parked after the
+/// last item (say, an error sent into a full channel) would keep its file open.
+struct ClearOnDrop(Arc<ParkedReader>);
+
+impl Drop for ClearOnDrop {
+    fn drop(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// Reads a regular file (or device) on the blocking pool, filling the channel directly from
 /// there until it is full; only then does the task wait, holding no thread. Between trips the
 /// reader is parked where `cancel` can drop it (see [`ParkedReader`]).
@@ -260,18 +285,22 @@ async fn produce_from_file<F: Framer + Send + 'static>(
     F::Item: Send + 'static,
 {
     let Shared { cancelled, parked } = shared;
-    parked.park(guarded, &cancelled);
+    let _clear = ClearOnDrop(Arc::clone(&parked));
+    let trip = Trip {
+        guarded,
+        items: items.clone(),
+    };
+    parked.park(trip, &cancelled);
     loop {
-        let (sender, cancelled, parked) =
-            (items.clone(), Arc::clone(&cancelled), Arc::clone(&parked));
+        let (cancelled, parked) = (Arc::clone(&cancelled), Arc::clone(&parked));
         let trip = spawn_blocking(move || {
             // None: cancelled while this trip waited for a thread; the file is already closed.
-            let Some(mut guarded) = parked.take::<Guarded<Reader<F>>>() else {
+            let Some(mut trip) = parked.take::<Trip<F>>() else {
                 return TripEnd::StreamDone;
             };
-            let end = fill_channel(&mut guarded.reader, &sender, &cancelled);
+            let end = fill_channel(&mut trip.guarded.reader, &trip.items, &cancelled);
             if !matches!(end, TripEnd::StreamDone) {
-                parked.park(guarded, &cancelled);
+                parked.park(trip, &cancelled);
             }
             end
         });
