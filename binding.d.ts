@@ -19,8 +19,8 @@ export declare class NativeChunkStream {
 }
 
 /**
- * A line count run on the blocking pool, which `cancel()` stops between reads. Collecting
- * this object does not cancel it: JS may drop its reference while awaiting the count.
+ * A line count run on the blocking pool, which `cancel()` stops between reads, as does
+ * finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
  */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeOptions)
