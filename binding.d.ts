@@ -67,12 +67,12 @@ export declare class NativeLineStream {
 
 /**
  * Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed
- * syscall has `errno` and `syscall`; a line over `maxLineLength` has `lineTooLong` set.
+ * syscall has `errno` and `syscall`; a line over the limit has `maxLineLength`.
  */
 export interface NativeError {
   errno?: number
   syscall?: string
-  lineTooLong: boolean
+  maxLineLength?: number
 }
 
 /** Options as the JS layer forwards them, already validated. */

@@ -19,7 +19,7 @@ function abortErrorOf(signal) {
 
 /** A native step's outcome that is a failure rather than data (see `NativeError`). */
 function isNativeError(item) {
-  return item !== null && typeof item.lineTooLong === 'boolean'
+  return item !== null && (item.errno != null || item.maxLineLength != null)
 }
 
 /** The iterator result after the last item. */
@@ -35,11 +35,11 @@ function isFinal(item) {
 /**
  * What a final native step means to the consumer, once the file is closed: null at the end, or
  * an error thrown: the fs error for `path` for a failed syscall (`{ errno, syscall }`), or
- * ERR_LINE_TOO_LONG for a line over `maxLineLength`.
+ * ERR_LINE_TOO_LONG for a line over the limit (`{ maxLineLength }`).
  */
-function outcome(item, path, { maxLineLength }) {
+function outcome(item, path) {
   if (item === null) return null
-  throw item.lineTooLong ? lineTooLongError(path, maxLineLength) : fsError(item, path)
+  throw item.maxLineLength != null ? lineTooLongError(path, item.maxLineLength) : fsError(item, path)
 }
 
 /**
@@ -193,7 +193,7 @@ class NativeSource {
   /** An item passes; the end or a failure shows only once the file is closed. */
   #settle(item) {
     if (!isFinal(item)) return item
-    return this.close().then(() => outcome(item, this.#path.display, this.#nativeOptions))
+    return this.close().then(() => outcome(item, this.#path.display))
   }
 
   #abort() {
@@ -321,7 +321,6 @@ class ChunkReader {
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
 class LineReaderSync {
   #native
-  #nativeOptions
   #display
   #signal
   #onAbort
@@ -332,7 +331,6 @@ class LineReaderSync {
     const { bytes, display } = normalizePath(path)
     const { native, signal } = normalizeOptions(options)
     this.#native = new binding.NativeLineReaderSync(bytes, native)
-    this.#nativeOptions = native
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.
@@ -398,7 +396,7 @@ class LineReaderSync {
     const joined = this.#native.read()
     if (isFinal(joined)) {
       this.close()
-      outcome(joined, this.#display, this.#nativeOptions) // throws for a failure
+      outcome(joined, this.#display) // throws for a failure
       return false
     }
     this.#cursor.load(joined)

@@ -3,8 +3,8 @@
 const util = require('node:util')
 
 /** An error with a Node-style `code`, shown as `TypeError [ERR_X]: ...` like Node's own. */
-function codedError(Base, code, message) {
-  const error = new Base(message)
+function codedError(Base, code, message, options = undefined) {
+  const error = new Base(message, options)
   Object.defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true })
   return error
 }
@@ -82,4 +82,4 @@ function lineTooLongError(path, maxLineLength) {
   return error
 }
 
-module.exports = { AbortError, fsError, invalidArgType, invalidArgValue, lineTooLongError, outOfRange }
+module.exports = { AbortError, codedError, fsError, invalidArgType, invalidArgValue, lineTooLongError, outOfRange }

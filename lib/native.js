@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 
 const { optionalDependencies = {} } = require('../package.json')
+const { codedError } = require('./errors')
 
 /**
  * The name napi-rs gives this machine's platform package: `fastlines-linux-x64-gnu`,
@@ -61,7 +62,7 @@ function bindingError(loaderError) {
     const message =
       `fastlines: there is no prebuilt binary for ${platform} ("${name}" does not exist). ` +
       `Prebuilt: ${prebuilt.join(', ')}. To build one, see "Building from source" in fastlines' README.md.`
-    return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
+    return codedError(Error, 'ERR_FASTLINES_BINDING_MISSING', message, { cause: loaderError })
   }
   const probe = probePlatformPackage(name)
   if (probe === 'loads') return loaderError
@@ -70,16 +71,10 @@ function bindingError(loaderError) {
       `fastlines: its native binary for ${platform} comes in the package "${name}", an optional ` +
       `dependency of fastlines, which is not installed. Install again without --omit=optional ` +
       `(or --no-optional), or add "${name}" to your dependencies.`
-    return failure('ERR_FASTLINES_BINDING_MISSING', message, loaderError)
+    return codedError(Error, 'ERR_FASTLINES_BINDING_MISSING', message, { cause: loaderError })
   }
   const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
-  return failure('ERR_FASTLINES_BINDING_FAILED', message, probe)
-}
-
-function failure(code, message, cause) {
-  const error = new Error(message, { cause })
-  error.code = code
-  return error
+  return codedError(Error, 'ERR_FASTLINES_BINDING_FAILED', message, { cause: probe })
 }
 
 function loadBinding() {

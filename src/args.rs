@@ -41,12 +41,12 @@ impl NativeOptions {
 }
 
 /// Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed
-/// syscall has `errno` and `syscall`; a line over `maxLineLength` has `lineTooLong` set.
+/// syscall has `errno` and `syscall`; a line over the limit has `maxLineLength`.
 #[napi(object)]
 pub struct NativeError {
     pub errno: Option<i32>,
     pub syscall: Option<String>,
-    pub line_too_long: bool,
+    pub max_line_length: Option<f64>,
 }
 
 impl From<OsError> for NativeError {
@@ -54,7 +54,7 @@ impl From<OsError> for NativeError {
         NativeError {
             errno: Some(err.errno),
             syscall: Some(err.syscall.to_owned()),
-            line_too_long: false,
+            max_line_length: None,
         }
     }
 }
@@ -63,10 +63,10 @@ impl From<ReadError> for NativeError {
     fn from(err: ReadError) -> Self {
         match err {
             ReadError::Os(err) => err.into(),
-            ReadError::LineTooLong { .. } => NativeError {
+            ReadError::LineTooLong { max_line_length } => NativeError {
                 errno: None,
                 syscall: None,
-                line_too_long: true,
+                max_line_length: Some(max_line_length as f64),
             },
         }
     }

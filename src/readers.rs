@@ -154,11 +154,11 @@ impl NativeLineReaderSync {
     #[napi(ts_return_type = "string | NativeError | null")]
     pub fn read(&mut self) -> Step<JsText> {
         if let SyncState::Unopened(path, options) = &self.state {
-            let opened = fastlines_core::read::open(path, &options.read_options());
+            let read_options = options.read_options();
             let framer = options.line_framer();
-            let chunk_size = options.chunk_size as usize;
-            match opened {
+            match fastlines_core::read::open(path, &read_options) {
                 Ok(opened) => {
+                    let chunk_size = read_options.chunk_size;
                     let reader = Reader::new(opened.file, opened.remaining, chunk_size, framer)
                         .with_progress(Arc::clone(&self.bytes_read));
                     self.state = SyncState::Reading(reader);

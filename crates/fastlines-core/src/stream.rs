@@ -34,37 +34,50 @@ pub struct ReadStream<T> {
     /// Completes (with an error: the sender is only ever dropped) once the file is closed.
     file_closed: Mutex<Option<oneshot::Receiver<()>>>,
     bytes_read: Arc<AtomicU64>,
-    /// Set by `close` (and drop): a read already running on the blocking pool, which aborting
-    /// the task cannot stop, reads nothing more, and nothing more is handed out.
-    cancelled: Arc<AtomicBool>,
-    /// The file's reader while no trip to the blocking pool holds it.
-    parked: Arc<ParkedReader>,
+    /// Shared with the producer, which reads no more once it is cancelled.
+    stop: Arc<Stop>,
 }
 
-/// Where a file's reader waits between trips to the blocking pool. A trip takes it out and puts
-/// it back; `cancel` takes it too. So a reader whose next trip is still queued for a thread (all
-/// of them busy: Tokio cannot drop a queued blocking task before a thread picks it up) is
-/// dropped, and its file closed, at once.
+/// How a stream is stopped, shared by the stream and its producer.
+///
+/// - A flag: a read already running on the blocking pool, which aborting the task cannot stop,
+///   reads nothing more once it is set, and nothing more is handed out.
+/// - The slot where the file's reader waits between trips to the blocking pool. A trip takes it
+///   out and puts it back, and `cancel` empties it. So a reader whose next trip is still queued
+///   for a thread (all of them busy: Tokio cannot drop a queued blocking task before a thread
+///   picks it up) is dropped, and its file closed, at once.
 #[derive(Default)]
-struct ParkedReader(Mutex<Option<Box<dyn Any + Send>>>);
+struct Stop {
+    cancelled: AtomicBool,
+    parked: Mutex<Option<Box<dyn Any + Send>>>,
+}
 
-impl ParkedReader {
+impl Stop {
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Sets the flag, then drops a parked reader. (`park` puts the reader back before it checks
+    /// the flag, and the slot's lock orders the two, so one of them always drops it.)
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.clear();
+    }
+
     fn slot(&self) -> MutexGuard<'_, Option<Box<dyn Any + Send>>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.parked.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Takes the reader out for a trip. Each stream parks one type only, so the downcast holds.
-    fn take<R: 'static>(&self) -> Option<R> {
-        let parked = self.slot().take()?;
-        parked.downcast().ok().map(|reader| *reader)
+    fn take<R: 'static>(&self) -> Option<Box<R>> {
+        self.slot().take()?.downcast().ok()
     }
 
     /// Puts `reader` back for the next trip, unless the stream was cancelled meanwhile: then it
-    /// is dropped here. (`cancel` sets the flag before it empties the slot, and the slot's lock
-    /// orders the two, so one of them always sees the other.)
-    fn park<R: Send + 'static>(&self, reader: R, cancelled: &AtomicBool) {
-        *self.slot() = Some(Box::new(reader));
-        if cancelled.load(Ordering::SeqCst) {
+    /// is dropped here.
+    fn park<R: Send + 'static>(&self, reader: Box<R>) {
+        *self.slot() = Some(reader);
+        if self.is_cancelled() {
             self.clear();
         }
     }
@@ -76,9 +89,11 @@ impl ParkedReader {
     }
 }
 
-impl std::fmt::Debug for ParkedReader {
+impl std::fmt::Debug for Stop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ParkedReader")
+        f.debug_struct("Stop")
+            .field("cancelled", &self.cancelled)
+            .finish_non_exhaustive()
     }
 }
 
@@ -94,18 +109,14 @@ impl<T: Send + 'static> ReadStream<T> {
         let (sender, items) = mpsc::channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let bytes_read = Arc::new(AtomicU64::new(0));
-        let cancelled = Arc::new(AtomicBool::new(false));
-        let parked = Arc::new(ParkedReader::default());
+        let stop = Arc::new(Stop::default());
         let producer = tokio::spawn(produce(
             path,
             options,
             framer,
             sender,
             Arc::clone(&bytes_read),
-            Shared {
-                cancelled: Arc::clone(&cancelled),
-                parked: Arc::clone(&parked),
-            },
+            Arc::clone(&stop),
             file_closed_sender,
         ));
         ReadStream {
@@ -113,26 +124,21 @@ impl<T: Send + 'static> ReadStream<T> {
             producer,
             file_closed: Mutex::new(Some(file_closed)),
             bytes_read,
-            cancelled,
-            parked,
+            stop,
         }
     }
 
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
     pub async fn next(&self) -> Option<Item<T>> {
         let item = self.items.lock().await.recv().await;
-        item.filter(|_| !self.is_cancelled())
-    }
-
-    fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
+        item.filter(|_| !self.stop.is_cancelled())
     }
 
     /// The next item if one has already been read: `Ready(None)` at the end, `Pending` when the
     /// consumer has to wait (or another call is already waiting). Lets a consumer that keeps up
     /// take read-ahead items with no hand-off between threads.
     pub fn try_next(&self) -> Poll<Option<Item<T>>> {
-        if self.is_cancelled() {
+        if self.stop.is_cancelled() {
             return Poll::Ready(None);
         }
         let Ok(mut items) = self.items.try_lock() else {
@@ -155,10 +161,11 @@ impl<T: Send + 'static> ReadStream<T> {
     /// returns at once.
     pub async fn close(&self) {
         self.cancel();
-        let file_closed = match self.file_closed.lock() {
-            Ok(mut file_closed) => file_closed.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        };
+        let file_closed = self
+            .file_closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         if let Some(file_closed) = file_closed {
             // Only an error can arrive: the sender is dropped right after the file.
             let _ = file_closed.await;
@@ -174,9 +181,8 @@ impl<T> ReadStream<T> {
     /// Stops reading without waiting: a read already running finishes, nothing more is read or
     /// handed out, and the file is closed as soon as that read returns.
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::SeqCst);
+        self.stop.cancel();
         self.producer.abort();
-        self.parked.clear();
     }
 }
 
@@ -194,19 +200,13 @@ struct Guarded<R> {
     _file_closed: oneshot::Sender<()>,
 }
 
-/// What a producer shares with its stream to be stopped: the flag, and the parked reader.
-struct Shared {
-    cancelled: Arc<AtomicBool>,
-    parked: Arc<ParkedReader>,
-}
-
 async fn produce<F: Framer + Send + 'static>(
     path: PathBuf,
     options: ReadOptions,
     framer: F,
     items: mpsc::Sender<Item<F::Item>>,
     bytes_read: Arc<AtomicU64>,
-    shared: Shared,
+    stop: Arc<Stop>,
     file_closed: oneshot::Sender<()>,
 ) where
     F::Item: Send + 'static,
@@ -250,14 +250,14 @@ async fn produce<F: Framer + Send + 'static>(
         reader,
         _file_closed: file_closed,
     };
-    produce_from_file(guarded, items, shared).await
+    produce_from_file(guarded, items, stop).await
 }
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
 const ITEMS_PER_TRIP: usize = 64;
 
 /// A reader between trips to the blocking pool, with the sender its trips fill the channel
-/// through. Both wait in the [`ParkedReader`] slot, so when `cancel` empties it the file closes,
+/// through. Both wait in the [`Stop`] slot, so when `cancel` empties it the file closes,
 /// and (the producer task being gone too) a pending `next` sees the channel end.
 struct Trip<F: Framer> {
     guarded: Guarded<Reader<F>>,
@@ -266,7 +266,7 @@ struct Trip<F: Framer> {
 
 /// Empties the slot when the producer ends, however it ends: a reader left parked after the
 /// last item (say, an error sent into a full channel) would keep its file open.
-struct ClearOnDrop(Arc<ParkedReader>);
+struct ClearOnDrop(Arc<Stop>);
 
 impl Drop for ClearOnDrop {
     fn drop(&mut self) {
@@ -276,31 +276,30 @@ impl Drop for ClearOnDrop {
 
 /// Reads a regular file (or device) on the blocking pool, filling the channel directly from
 /// there until it is full; only then does the task wait, holding no thread. Between trips the
-/// reader is parked where `cancel` can drop it (see [`ParkedReader`]).
+/// reader is parked where `cancel` can drop it (see [`Stop`]).
 async fn produce_from_file<F: Framer + Send + 'static>(
     guarded: Guarded<Reader<F>>,
     items: mpsc::Sender<Item<F::Item>>,
-    shared: Shared,
+    stop: Arc<Stop>,
 ) where
     F::Item: Send + 'static,
 {
-    let Shared { cancelled, parked } = shared;
-    let _clear = ClearOnDrop(Arc::clone(&parked));
+    let _clear = ClearOnDrop(Arc::clone(&stop));
     let trip = Trip {
         guarded,
         items: items.clone(),
     };
-    parked.park(trip, &cancelled);
+    stop.park(Box::new(trip));
     loop {
-        let (cancelled, parked) = (Arc::clone(&cancelled), Arc::clone(&parked));
+        let stop = Arc::clone(&stop);
         let trip = spawn_blocking(move || {
             // None: cancelled while this trip waited for a thread; the file is already closed.
-            let Some(mut trip) = parked.take::<Trip<F>>() else {
+            let Some(mut trip) = stop.take::<Trip<F>>() else {
                 return TripEnd::StreamDone;
             };
-            let end = fill_channel(&mut trip.guarded.reader, &trip.items, &cancelled);
+            let end = fill_channel(&mut trip.guarded.reader, &trip.items, &stop);
             if !matches!(end, TripEnd::StreamDone) {
-                parked.park(trip, &cancelled);
+                stop.park(trip);
             }
             end
         });
@@ -332,10 +331,10 @@ enum TripEnd<T> {
 fn fill_channel<F: Framer, I: Read>(
     reader: &mut Reader<F, I>,
     items: &mpsc::Sender<Item<F::Item>>,
-    cancelled: &AtomicBool,
+    stop: &Stop,
 ) -> TripEnd<F::Item> {
     for _ in 0..ITEMS_PER_TRIP {
-        if cancelled.load(Ordering::Acquire) {
+        if stop.is_cancelled() {
             return TripEnd::StreamDone;
         }
         let item = match reader.next_blocking() {
