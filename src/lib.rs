@@ -1,12 +1,23 @@
 //! The napi binding of fastlines: a thin layer that moves what `fastlines-core` produces into
 //! JS. One call crosses the boundary per batch of lines (or chunk), never per line; the JS
-//! layer (`index.js`) turns batches into lines and failures into Node-style fs errors.
+//! layer (`lib/`) turns batches into lines and failures into Node-style errors.
+//!
+//! - `input`: options and paths from JS, as core types;
+//! - `streams`, `sync`, `count`: the classes JS calls, a few lines each over the core;
+//! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
+//! - `output`: what a step gives JS, failures as typed data;
+//! - `text`: batches and chunks made into JS strings and Buffers.
 
 #![deny(clippy::all)]
 
-mod args;
-mod readers;
+mod count;
+mod input;
+mod output;
 mod runtime;
+mod streams;
+mod sync;
 mod text;
 
-pub use readers::{NativeChunkStream, NativeLineCount, NativeLineReaderSync, NativeLineStream};
+pub use count::NativeLineCount;
+pub use streams::{NativeChunkStream, NativeLineStream};
+pub use sync::NativeLineReaderSync;

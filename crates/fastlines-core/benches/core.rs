@@ -20,9 +20,8 @@ use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
-use fastlines_core::buffer::ReadBuf;
-use fastlines_core::decode::{decode, Encoding, Text};
-use fastlines_core::split::{join_lines, LineCounter, LineSplitter};
+use fastlines_core::internals::{decode, join_lines, LineCounter, LineSplitter, ReadBuf};
+use fastlines_core::{Encoding, Text};
 
 /// Bytes per read (`fs.createReadStream`'s default; fastlines' own default was 48 KiB when this
 /// was written, which measured the same).
@@ -144,7 +143,7 @@ fn fastlines_split(input: &[u8], mut sink: impl FnMut(&[u8])) {
     for read in input.chunks(READ_SIZE) {
         buf.spare(read.len()).copy_from_slice(read);
         buf.commit(read.len());
-        if let Some(run) = splitter.take_complete(&mut buf) {
+        if let Some(run) = splitter.take_complete(&mut buf, usize::MAX) {
             sink(&join_lines(run));
         }
     }

@@ -1,3 +1,5 @@
+//! Why reading failed, as data: the binding turns these into the errors Node would give.
+
 use std::io;
 
 /// A failed system call, carrying what Node puts on its fs errors: the error number as libuv
@@ -68,6 +70,9 @@ pub enum ReadError {
     /// A line ran past the longest a reader was allowed to collect; reading stops there, after
     /// the complete lines before it.
     LineTooLong { max_line_length: usize },
+    /// A line has more UTF-16 code units than the consumer's engine can hold in one string;
+    /// reading stops there, after the complete lines before it.
+    StringTooLong { max_string_length: usize },
 }
 
 impl From<OsError> for ReadError {
@@ -82,6 +87,12 @@ impl std::fmt::Display for ReadError {
             ReadError::Os(err) => err.fmt(f),
             ReadError::LineTooLong { max_line_length } => {
                 write!(f, "a line is longer than {max_line_length} bytes")
+            }
+            ReadError::StringTooLong { max_string_length } => {
+                write!(
+                    f,
+                    "a line is longer than the longest string ({max_string_length} characters)"
+                )
             }
         }
     }

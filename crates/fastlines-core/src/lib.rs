@@ -2,21 +2,46 @@
 //! lines exactly the way Node's `readline` does (`\n`, `\r\n` and lone `\r`), and decodes them.
 //!
 //! Nothing here knows about napi; the binding crate only moves what this crate produces across
-//! the boundary. The modules follow the data:
-//! - [`read`]: opening a file or pipe and filling a reusable buffer from it;
-//! - [`buffer`]: that buffer, whose memory is recycled once JS has copied what it handed out;
-//! - [`split`]: finding complete lines in that buffer, normalizing terminators, counting lines;
-//! - [`decode`]: turning a run of lines into text a JS engine can adopt cheaply;
-//! - [`stream`]: running a reader on a Tokio runtime with bounded read-ahead.
+//! the boundary. One module per stage, in the order the data flows through them:
+//! - `source`: opening a path (file, device or FIFO) at the start of a byte range;
+//! - `buffer`: the reusable read buffer, whose memory is recycled once JS has copied what it
+//!   handed out;
+//! - `split`: finding complete lines in that buffer and normalizing their terminators;
+//! - `frame`: cutting what was read into items: batches of lines ([`LineFramer`], with the line
+//!   and string limits) or raw chunks ([`ChunkFramer`]);
+//! - `decode`: turning a batch into [`Text`] a JS engine adopts with a plain copy;
+//! - `reader`: the read loop that drives a source, the buffer and a framer ([`Reader`]);
+//! - `count`: counting lines without making them ([`count_lines`]);
+//! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
+//!   ([`ReadStream`]);
+//! - `error`: why reading failed, as data ([`ReadError`]).
+//!
+//! The modules are private; this root is the API. Benchmarks and property tests reach the
+//! stages inside through `internals`, behind the `internals` feature.
 
-pub mod buffer;
-pub mod decode;
-pub mod error;
-pub mod read;
-pub mod split;
-pub mod stream;
+mod buffer;
+mod count;
+mod decode;
+mod error;
+mod frame;
+mod reader;
+mod source;
+mod split;
+mod stream;
 
+pub use count::count_lines;
 pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
-pub use read::{count_lines, ChunkFramer, Framer, LineFramer, ReadOptions, Reader};
+pub use frame::{ChunkFramer, Framer, LineFramer};
+pub use reader::{Progress, Reader};
+pub use source::{open, ReadOptions, Source};
 pub use stream::ReadStream;
+
+/// The stages' own types, for the crate's benchmarks and property tests only: not API.
+#[cfg(feature = "internals")]
+pub mod internals {
+    pub use crate::buffer::ReadBuf;
+    pub use crate::count::LineCounter;
+    pub use crate::decode::decode;
+    pub use crate::split::{join_lines, LineSplitter};
+}

@@ -4,7 +4,7 @@
 //! decoding and every cut is also a character boundary.
 
 use bytes::Bytes;
-use memchr::{memchr, memchr2_iter, memchr_iter, memrchr2};
+use memchr::{memchr, memchr2, memchr2_iter, memrchr2};
 
 use crate::buffer::ReadBuf;
 
@@ -20,22 +20,23 @@ pub struct LineSplitter {
 }
 
 impl LineSplitter {
-    /// Removes and returns every complete line at the front of `buf`, terminators included,
-    /// or `None` when no line is complete yet.
-    pub fn take_complete(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
+    /// Removes and returns the complete lines at the front of `buf`, terminators included, or
+    /// `None` when no line is complete yet. The run is at most `max_run` bytes long unless its
+    /// single line is longer (see [`run_end_within`]).
+    pub fn take_complete(&mut self, buf: &mut ReadBuf, max_run: usize) -> Option<Bytes> {
         self.skip_lf_of_split_crlf(buf);
-        match memrchr2(b'\n', b'\r', &buf.data()[self.scanned..]) {
-            Some(last) => {
-                let end = self.scanned + last + 1;
-                self.skip_lf = buf.data()[end - 1] == b'\r';
-                self.scanned = 0;
-                Some(buf.split_to(end))
-            }
-            None => {
-                self.scanned = buf.len();
-                None
-            }
+        let data = buf.data();
+        let Some(last) = memrchr2(b'\n', b'\r', &data[self.scanned..]) else {
+            self.scanned = buf.len();
+            return None;
+        };
+        let mut end = self.scanned + last + 1;
+        if end > max_run {
+            end = run_end_within(data, max_run);
         }
+        self.skip_lf = data[end - 1] == b'\r';
+        self.scanned = 0;
+        Some(buf.split_to(end))
     }
 
     /// At end of input: removes and returns the final line, which has no terminator, if any.
@@ -51,6 +52,20 @@ impl LineSplitter {
             if buf.data()[0] == b'\n' {
                 buf.advance(1);
             }
+        }
+    }
+}
+
+/// Where a run of complete lines at the front of `data` ends if it may hold at most `max` bytes:
+/// after the last terminator among the first `max` bytes, or, when the first line alone is
+/// longer, right after that line. `data` holds a terminator somewhere. A `\r\n` cut in two
+/// here is one terminator still: the splitter skips its `\n` next time.
+fn run_end_within(data: &[u8], max: usize) -> usize {
+    match memrchr2(b'\n', b'\r', &data[..max]) {
+        Some(last) => last + 1,
+        None => {
+            let first = memchr2(b'\n', b'\r', &data[max..]).expect("a complete line");
+            max + first + 1
         }
     }
 }
@@ -109,66 +124,35 @@ pub fn first_line_longer_than(lines: &[u8], max: usize) -> Option<usize> {
     None
 }
 
-/// Counts the lines that [`LineSplitter`] would cut from the same bytes, without cutting them.
-#[derive(Debug, Default)]
-pub struct LineCounter {
-    lines: u64,
-    /// The previous chunk ended with `\r`, already counted; a leading `\n` completes it.
-    skip_lf: bool,
-    /// The bytes so far end inside a line (a final line without terminator counts too).
-    in_line: bool,
-}
-
-impl LineCounter {
-    pub fn feed(&mut self, mut chunk: &[u8]) {
-        if self.skip_lf && !chunk.is_empty() {
-            self.skip_lf = false;
-            if chunk[0] == b'\n' {
-                chunk = &chunk[1..];
-            }
-        }
-        let Some(&last) = chunk.last() else { return };
-        self.lines += count_terminators(chunk);
-        self.skip_lf = last == b'\r';
-        self.in_line = last != b'\n' && last != b'\r';
-    }
-
-    pub fn finish(&self) -> u64 {
-        self.lines + u64::from(self.in_line)
-    }
-}
-
-/// Counts `\n`s, plus each `\r` that is not the first half of a `\r\n` in `chunk`.
-fn count_terminators(chunk: &[u8]) -> u64 {
-    if memchr(b'\r', chunk).is_none() {
-        return memchr_iter(b'\n', chunk).count() as u64;
-    }
-    memchr2_iter(b'\n', b'\r', chunk)
-        .filter(|&i| chunk[i] == b'\n' || chunk.get(i + 1) != Some(&b'\n'))
-        .count() as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::LineCounter;
 
-    /// The lines of `input` when it arrives in reads of `read_size` bytes, the way the readers
-    /// cut and join them.
     fn push(buf: &mut ReadBuf, data: &[u8]) {
         buf.spare(data.len()).copy_from_slice(data);
         buf.commit(data.len());
     }
 
-    fn split_in_reads(input: &[u8], read_size: usize) -> Vec<Vec<u8>> {
+    /// The lines of `input` when it arrives in reads of `read_size` bytes, the way the readers
+    /// cut and join them into runs of at most `max_run` bytes (or of one line).
+    fn split_in_reads(input: &[u8], read_size: usize, max_run: usize) -> Vec<Vec<u8>> {
         let mut splitter = LineSplitter::default();
         let mut buf = ReadBuf::new(read_size);
         let mut lines = Vec::new();
         let mut collect = |run: Bytes| {
-            lines.extend(join_lines(run).split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            let run_len = run.len();
+            let joined = join_lines(run);
+            let single_line = memchr(b'\n', &joined).is_none();
+            assert!(
+                run_len <= max_run || single_line,
+                "a run of {run_len} bytes"
+            );
+            lines.extend(joined.split(|&b| b == b'\n').map(<[u8]>::to_vec));
         };
         for read in input.chunks(read_size) {
             push(&mut buf, read);
-            if let Some(run) = splitter.take_complete(&mut buf) {
+            while let Some(run) = splitter.take_complete(&mut buf, max_run) {
                 collect(run);
             }
         }
@@ -232,7 +216,7 @@ mod tests {
         for input in CASES {
             for read_size in 1..=input.len().max(1) + 1 {
                 assert_eq!(
-                    split_in_reads(input, read_size),
+                    split_in_reads(input, read_size, usize::MAX),
                     reference_lines(input),
                     "input {input:?}, reads of {read_size}"
                 );
@@ -271,7 +255,10 @@ mod tests {
                 .collect();
             let expected = reference_lines(&input);
             for read_size in 1..=9 {
-                assert_eq!(split_in_reads(&input, read_size), expected, "{input:?}");
+                for max_run in [1, 2, 3, 5, usize::MAX] {
+                    let lines = split_in_reads(&input, read_size, max_run);
+                    assert_eq!(lines, expected, "{input:?}, runs of at most {max_run}");
+                }
                 assert_eq!(count_in_reads(&input, read_size), expected.len() as u64);
             }
         }
@@ -283,10 +270,10 @@ mod tests {
         let mut buf = ReadBuf::new(10);
         for _ in 0..1000 {
             push(&mut buf, b"xxxxxxxxxx");
-            assert_eq!(splitter.take_complete(&mut buf), None);
+            assert_eq!(splitter.take_complete(&mut buf, usize::MAX), None);
         }
         push(&mut buf, b"\nnext");
-        let run = splitter.take_complete(&mut buf).unwrap();
+        let run = splitter.take_complete(&mut buf, usize::MAX).unwrap();
         assert_eq!(run.len(), 10_001);
         assert_eq!(buf.data(), b"next");
     }
@@ -298,12 +285,12 @@ mod tests {
         let mut buf = ReadBuf::new(4);
         push(&mut buf, b"a\r");
         assert_eq!(
-            splitter.take_complete(&mut buf).as_deref(),
+            splitter.take_complete(&mut buf, usize::MAX).as_deref(),
             Some(&b"a\r"[..])
         );
         push(&mut buf, b"\nb\n");
         assert_eq!(
-            splitter.take_complete(&mut buf).as_deref(),
+            splitter.take_complete(&mut buf, usize::MAX).as_deref(),
             Some(&b"b\n"[..])
         );
     }

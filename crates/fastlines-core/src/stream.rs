@@ -1,4 +1,5 @@
-//! Running a [`Reader`] on a Tokio runtime, ahead of its consumer by a bounded number of items.
+//! Running a [`Reader`] in the background on a Tokio runtime, ahead of its consumer by a bounded
+//! number of items.
 //!
 //! A producer task reads and frames items into a bounded channel; the consumer awaits them, or
 //! takes them at once when they are already there. Regular files are read on the blocking pool,
@@ -6,10 +7,9 @@
 //! with no data holds no thread. Nothing here polls: every wait is a wake-up from the OS, the
 //! blocking pool or the channel.
 
-use std::any::Any;
-use std::io::Read;
+use std::fs::File;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
@@ -17,14 +17,19 @@ use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
-use crate::error::{OsError, ReadError};
-use crate::read::{open, Framer, Opened, ReadOptions, Reader};
+use crate::error::ReadError;
+use crate::frame::Framer;
+use crate::reader::{Progress, Reader};
+use crate::source::{open, ReadOptions};
 
 type Item<T> = Result<T, ReadError>;
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
 pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
+
+/// Items one trip to the blocking pool may read before yielding its thread to other readers.
+const ITEMS_PER_TRIP: usize = 64;
 
 /// Items read from one file by a background task, handed out in order.
 #[derive(Debug)]
@@ -33,68 +38,9 @@ pub struct ReadStream<T> {
     producer: JoinHandle<()>,
     /// Completes (with an error: the sender is only ever dropped) once the file is closed.
     file_closed: Mutex<Option<oneshot::Receiver<()>>>,
-    bytes_read: Arc<AtomicU64>,
+    progress: Progress,
     /// Shared with the producer, which reads no more once it is cancelled.
-    stop: Arc<Stop>,
-}
-
-/// How a stream is stopped, shared by the stream and its producer.
-///
-/// - A flag: a read already running on the blocking pool, which aborting the task cannot stop,
-///   reads nothing more once it is set, and nothing more is handed out.
-/// - The slot where the file's reader waits between trips to the blocking pool. A trip takes it
-///   out and puts it back, and `cancel` empties it. So a reader whose next trip is still queued
-///   for a thread (all of them busy: Tokio cannot drop a queued blocking task before a thread
-///   picks it up) is dropped, and its file closed, at once.
-#[derive(Default)]
-struct Stop {
-    cancelled: AtomicBool,
-    parked: Mutex<Option<Box<dyn Any + Send>>>,
-}
-
-impl Stop {
-    fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Sets the flag, then drops a parked reader. (`park` puts the reader back before it checks
-    /// the flag, and the slot's lock orders the two, so one of them always drops it.)
-    fn cancel(&self) {
-        self.cancelled.store(true, Ordering::SeqCst);
-        self.clear();
-    }
-
-    fn slot(&self) -> MutexGuard<'_, Option<Box<dyn Any + Send>>> {
-        self.parked.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Takes the reader out for a trip. Each stream parks one type only, so the downcast holds.
-    fn take<R: 'static>(&self) -> Option<Box<R>> {
-        self.slot().take()?.downcast().ok()
-    }
-
-    /// Puts `reader` back for the next trip, unless the stream was cancelled meanwhile: then it
-    /// is dropped here.
-    fn park<R: Send + 'static>(&self, reader: Box<R>) {
-        *self.slot() = Some(reader);
-        if self.is_cancelled() {
-            self.clear();
-        }
-    }
-
-    /// Drops a parked reader, closing its file, outside the lock.
-    fn clear(&self) {
-        let parked = self.slot().take();
-        drop(parked);
-    }
-}
-
-impl std::fmt::Debug for Stop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stop")
-            .field("cancelled", &self.cancelled)
-            .finish_non_exhaustive()
-    }
+    stop: Arc<dyn Cancel>,
 }
 
 impl<T: Send + 'static> ReadStream<T> {
@@ -106,24 +52,22 @@ impl<T: Send + 'static> ReadStream<T> {
         F: Framer<Item = T> + Send + 'static,
     {
         let read_ahead = (READ_AHEAD_BYTES / options.chunk_size.max(1)).clamp(2, 64);
-        let (sender, items) = mpsc::channel(read_ahead);
+        let (items_sender, items) = mpsc::channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
-        let bytes_read = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(Stop::default());
-        let producer = tokio::spawn(produce(
-            path,
-            options,
+        let producer = Producer {
             framer,
-            sender,
-            Arc::clone(&bytes_read),
-            Arc::clone(&stop),
-            file_closed_sender,
-        ));
+            items: items_sender,
+            progress: Progress::default(),
+            stop: Arc::clone(&stop),
+            file_closed: file_closed_sender,
+        };
+        let progress = producer.progress.clone();
         ReadStream {
             items: tokio::sync::Mutex::new(items),
-            producer,
+            producer: tokio::spawn(producer.run(path, options)),
             file_closed: Mutex::new(Some(file_closed)),
-            bytes_read,
+            progress,
             stop,
         }
     }
@@ -153,7 +97,7 @@ impl<T: Send + 'static> ReadStream<T> {
 
     /// Bytes read from the file so far, read-ahead included.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read.load(Ordering::Relaxed)
+        self.progress.bytes()
     }
 
     /// Stops reading and waits until the file is closed, then frees what was read ahead. A
@@ -193,123 +137,197 @@ impl<T> Drop for ReadStream<T> {
     }
 }
 
-/// A reader that signals, when dropped, that its file is closed. Fields drop in order, so the
-/// file is closed before the signal goes out.
-struct Guarded<R> {
-    reader: R,
-    _file_closed: oneshot::Sender<()>,
+/// The stream's side of a [`Stop`], whatever the reader type parked in it.
+trait Cancel: Send + Sync + std::fmt::Debug {
+    fn cancel(&self);
+    fn is_cancelled(&self) -> bool;
 }
 
-async fn produce<F: Framer + Send + 'static>(
-    path: PathBuf,
-    options: ReadOptions,
-    framer: F,
-    items: mpsc::Sender<Item<F::Item>>,
-    bytes_read: Arc<AtomicU64>,
-    stop: Arc<Stop>,
-    file_closed: oneshot::Sender<()>,
-) where
-    F::Item: Send + 'static,
-{
-    // Opening a FIFO waits for a writer, so it too runs on the blocking pool.
-    let opened = match spawn_blocking(move || open(&path, &options)).await {
-        Ok(Ok(opened)) => opened,
-        Ok(Err(err)) => {
-            let _ = items.send(Err(err.into())).await;
-            return;
+/// How a stream is stopped, shared by the stream and its producer.
+///
+/// - A flag: a read already running on the blocking pool, which aborting the task cannot stop,
+///   reads nothing more once it is set, and nothing more is handed out.
+/// - The slot where the file's reader (its [`Trip`]) waits between trips to the blocking pool.
+///   A trip takes it out and puts it back, and `cancel` empties it. So a reader whose next trip
+///   is still queued for a thread (all of them busy: Tokio cannot drop a queued blocking task
+///   before a thread picks it up) is dropped, and its file closed, at once.
+struct Stop<R> {
+    cancelled: AtomicBool,
+    parked: Mutex<Option<R>>,
+}
+
+impl<R> Default for Stop<R> {
+    fn default() -> Self {
+        Stop {
+            cancelled: AtomicBool::new(false),
+            parked: Mutex::new(None),
         }
-        Err(_) => return, // the runtime is shutting down
-    };
-    let Opened {
-        file,
-        remaining,
-        is_pipe,
-    } = opened;
-    #[cfg(unix)]
-    if is_pipe {
-        match tokio::net::unix::pipe::Receiver::from_file(file) {
-            Ok(pipe) => {
-                let reader = Reader::new(pipe, remaining, options.chunk_size, framer)
-                    .with_progress(bytes_read);
-                let guarded = Guarded {
-                    reader,
-                    _file_closed: file_closed,
-                };
-                produce_from_pipe(guarded, items).await
-            }
-            Err(err) => {
-                let _ = items.send(Err(OsError::new(&err, "read").into())).await;
-            }
-        }
-        return;
     }
-    #[cfg(not(unix))]
-    let _ = is_pipe;
-    let reader = Reader::new(file, remaining, options.chunk_size, framer).with_progress(bytes_read);
-    let guarded = Guarded {
-        reader,
-        _file_closed: file_closed,
-    };
-    produce_from_file(guarded, items, stop).await
 }
 
-/// Items one trip to the blocking pool may read before yielding its thread to other readers.
-const ITEMS_PER_TRIP: usize = 64;
+impl<R> std::fmt::Debug for Stop<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stop")
+            .field("cancelled", &self.cancelled)
+            .finish_non_exhaustive()
+    }
+}
 
-/// A reader between trips to the blocking pool, with the sender its trips fill the channel
-/// through. Both wait in the [`Stop`] slot, so when `cancel` empties it the file closes,
-/// and (the producer task being gone too) a pending `next` sees the channel end.
-struct Trip<F: Framer> {
-    guarded: Guarded<Reader<F>>,
-    items: mpsc::Sender<Item<F::Item>>,
+impl<R: Send> Cancel for Stop<R> {
+    /// Sets the flag, then drops a parked reader. (`park` puts the reader back before it checks
+    /// the flag, and the slot's lock orders the two, so one of them always drops it.)
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.clear();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+impl<R> Stop<R> {
+    fn slot(&self) -> MutexGuard<'_, Option<R>> {
+        self.parked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the reader out for a trip; `None` once the stream is cancelled.
+    fn take(&self) -> Option<R> {
+        self.slot().take()
+    }
+
+    /// Puts `reader` back for the next trip, unless the stream was cancelled meanwhile: then it
+    /// is dropped here.
+    fn park(&self, reader: R)
+    where
+        R: Send,
+    {
+        *self.slot() = Some(reader);
+        if self.is_cancelled() {
+            self.clear();
+        }
+    }
+
+    /// Drops a parked reader, closing its file, outside the lock.
+    fn clear(&self) {
+        let parked = self.slot().take();
+        drop(parked);
+    }
 }
 
 /// Empties the slot when the producer ends, however it ends: a reader left parked after the
 /// last item (say, an error sent into a full channel) would keep its file open.
-struct ClearOnDrop(Arc<Stop>);
+struct ClearOnDrop<R>(Arc<Stop<R>>);
 
-impl Drop for ClearOnDrop {
+impl<R> Drop for ClearOnDrop<R> {
     fn drop(&mut self) {
         self.0.clear();
+    }
+}
+
+/// Everything the background task of one stream owns before the file is open.
+struct Producer<F: Framer> {
+    framer: F,
+    items: mpsc::Sender<Item<F::Item>>,
+    progress: Progress,
+    stop: Arc<Stop<Trip<F>>>,
+    file_closed: oneshot::Sender<()>,
+}
+
+/// A reader with the channel it fills. Fields drop in order, so `file_closed` tells the stream
+/// its file is closed only after the reader (and with it the file) is gone.
+struct Trip<F: Framer, I = File> {
+    reader: Reader<F, I>,
+    items: mpsc::Sender<Item<F::Item>>,
+    _file_closed: oneshot::Sender<()>,
+}
+
+impl<F> Producer<F>
+where
+    F: Framer + Send + 'static,
+    F::Item: Send + 'static,
+{
+    async fn run(self, path: PathBuf, options: ReadOptions) {
+        // Opening a FIFO waits for a writer, so it too runs on the blocking pool.
+        let source = match spawn_blocking(move || open(&path, &options)).await {
+            Ok(Ok(source)) => source,
+            Ok(Err(err)) => {
+                let _ = self.items.send(Err(err.into())).await;
+                return;
+            }
+            Err(_) => return, // the runtime is shutting down
+        };
+        #[cfg(unix)]
+        if source.is_pipe() {
+            return self.read_pipe(source).await;
+        }
+        let Producer {
+            framer,
+            items,
+            progress,
+            stop,
+            file_closed,
+        } = self;
+        let trip = Trip {
+            reader: Reader::new(source, framer, progress),
+            items,
+            _file_closed: file_closed,
+        };
+        read_on_blocking_pool(trip, stop).await;
+    }
+
+    /// Reads a FIFO through the reactor: waiting for a writer's data holds no thread.
+    #[cfg(unix)]
+    async fn read_pipe(self, source: crate::source::Source) {
+        let source = match source.try_map_input(tokio::net::unix::pipe::Receiver::from_file) {
+            Ok(source) => source,
+            Err(err) => {
+                let _ = self.items.send(Err(err.into())).await;
+                return;
+            }
+        };
+        let mut trip = Trip {
+            reader: Reader::new(source, self.framer, self.progress),
+            items: self.items,
+            _file_closed: self.file_closed,
+        };
+        loop {
+            let next = trip.reader.next_async().await;
+            if !forward(&trip.items, next).await {
+                return;
+            }
+        }
     }
 }
 
 /// Reads a regular file (or device) on the blocking pool, filling the channel directly from
 /// there until it is full; only then does the task wait, holding no thread. Between trips the
 /// reader is parked where `cancel` can drop it (see [`Stop`]).
-async fn produce_from_file<F: Framer + Send + 'static>(
-    guarded: Guarded<Reader<F>>,
-    items: mpsc::Sender<Item<F::Item>>,
-    stop: Arc<Stop>,
-) where
+async fn read_on_blocking_pool<F>(trip: Trip<F>, stop: Arc<Stop<Trip<F>>>)
+where
+    F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
     let _clear = ClearOnDrop(Arc::clone(&stop));
-    let trip = Trip {
-        guarded,
-        items: items.clone(),
-    };
-    stop.park(Box::new(trip));
+    let items = trip.items.clone();
+    stop.park(trip);
     loop {
         let stop = Arc::clone(&stop);
         let trip = spawn_blocking(move || {
             // None: cancelled while this trip waited for a thread; the file is already closed.
-            let Some(mut trip) = stop.take::<Trip<F>>() else {
+            let Some(mut trip) = stop.take() else {
                 return TripEnd::StreamDone;
             };
-            let end = fill_channel(&mut trip.guarded.reader, &trip.items, &stop);
+            let end = fill_channel(&mut trip, &*stop);
             if !matches!(end, TripEnd::StreamDone) {
                 stop.park(trip);
             }
             end
         });
-        let Ok(left_over) = trip.await else {
-            return;
-        };
-        let more = match left_over {
-            TripEnd::ChannelFull(item) => forward(&items, item.map(Some)).await,
-            TripEnd::TripDone => true,
-            TripEnd::StreamDone => false,
+        let more = match trip.await {
+            Ok(TripEnd::ChannelFull(item)) => forward(&items, item.map(Some)).await,
+            Ok(TripEnd::TripDone) => true,
+            Ok(TripEnd::StreamDone) | Err(_) => false,
         };
         if !more {
             return;
@@ -328,22 +346,18 @@ enum TripEnd<T> {
 
 /// Reads items and puts them into the channel without waiting, until it is full, or until the
 /// stream is cancelled (which aborting the task cannot signal to a trip already running).
-fn fill_channel<F: Framer, I: Read>(
-    reader: &mut Reader<F, I>,
-    items: &mpsc::Sender<Item<F::Item>>,
-    stop: &Stop,
-) -> TripEnd<F::Item> {
+fn fill_channel<F: Framer>(trip: &mut Trip<F>, stop: &dyn Cancel) -> TripEnd<F::Item> {
     for _ in 0..ITEMS_PER_TRIP {
         if stop.is_cancelled() {
             return TripEnd::StreamDone;
         }
-        let item = match reader.next_blocking() {
+        let item = match trip.reader.next_blocking() {
             Ok(Some(item)) => Ok(item),
             Ok(None) => return TripEnd::StreamDone,
             Err(err) => Err(err),
         };
         let failed = item.is_err();
-        match items.try_send(item) {
+        match trip.items.try_send(item) {
             Ok(()) if failed => return TripEnd::StreamDone,
             Ok(()) => {}
             Err(TrySendError::Full(item)) => return TripEnd::ChannelFull(item),
@@ -351,19 +365,6 @@ fn fill_channel<F: Framer, I: Read>(
         }
     }
     TripEnd::TripDone
-}
-
-#[cfg(unix)]
-async fn produce_from_pipe<F: Framer>(
-    mut guarded: Guarded<Reader<F, tokio::net::unix::pipe::Receiver>>,
-    items: mpsc::Sender<Item<F::Item>>,
-) {
-    loop {
-        let next = guarded.reader.next_async().await;
-        if !forward(&items, next).await {
-            return;
-        }
-    }
 }
 
 /// Passes one read's outcome on; `false` when the stream is over (end, error, or nobody

@@ -12,7 +12,9 @@
 //! 1. [`Reader`] with a [`LineFramer`] (the file reader's own path, over an in-memory source)
 //!    gives the reference lines, in UTF-8 and Latin-1, with or without a `start`/`end` range;
 //!    and with a `max_line_length`, the reference lines before the first one over it, then
-//!    [`ReadError::LineTooLong`].
+//!    [`ReadError::LineTooLong`]; with a `max_string_length` (the engine's longest string),
+//!    the reference lines before the first one of more UTF-16 units, then
+//!    [`ReadError::StringTooLong`].
 //! 2. [`decode`] alone equals `String::from_utf8_lossy` for UTF-8 (which replaces maximal
 //!    subparts, as WHATWG decoders and so Node do) and byte-to-char for Latin-1, and picks the
 //!    one-byte form exactly for ASCII or Latin-1.
@@ -26,9 +28,8 @@
 use std::io::{self, Read};
 
 use bytes::Bytes;
-use fastlines_core::decode::decode;
-use fastlines_core::split::LineCounter;
-use fastlines_core::{Encoding, LineFramer, ReadError, Reader, Text};
+use fastlines_core::internals::{decode, LineCounter};
+use fastlines_core::{Encoding, LineFramer, Progress, ReadError, Reader, Source, Text};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -78,24 +79,46 @@ fn latin1_to_string(bytes: &[u8]) -> String {
     bytes.iter().map(|&byte| char::from(byte)).collect()
 }
 
-/// What a reader with `max_line_length` should make of `bytes`: the lines before the first
-/// one longer than the limit (in bytes, terminator excluded), then the error; or every line.
+/// What a reader with `limits` should make of `bytes`: the lines before the first one longer
+/// than `max_line_length` (in bytes, terminator excluded) or than `max_string_length` (in
+/// UTF-16 units, once decoded), then the error for it; or every line.
 fn reference_output(
     bytes: &[u8],
     encoding: Encoding,
-    max_line_length: Option<usize>,
+    limits: Limits,
 ) -> (Vec<String>, Option<ReadError>) {
     let mut lines = Vec::new();
     for line in reference_lines(bytes) {
-        if let Some(max) = max_line_length.filter(|&max| line.len() > max) {
+        if let Some(max) = limits.max_line_length.filter(|&max| line.len() > max) {
             let too_long = ReadError::LineTooLong {
                 max_line_length: max,
             };
             return (lines, Some(too_long));
         }
-        lines.push(reference_decode(line, encoding));
+        let line = reference_decode(line, encoding);
+        if line.encode_utf16().count() > limits.max_string_length {
+            let too_long = ReadError::StringTooLong {
+                max_string_length: limits.max_string_length,
+            };
+            return (lines, Some(too_long));
+        }
+        lines.push(line);
     }
     (lines, None)
+}
+
+/// The limits a line reader is given.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_line_length: Option<usize>,
+    max_string_length: usize,
+}
+
+impl Limits {
+    const NONE: Limits = Limits {
+        max_line_length: None,
+        max_string_length: usize::MAX,
+    };
 }
 
 /// The string a JS engine makes of `text`: one-byte text holds one code unit per byte (ASCII
@@ -229,7 +252,7 @@ struct ReaderSetup {
     plan: Vec<ReadStep>,
     chunk_size: usize,
     encoding: Encoding,
-    max_line_length: Option<usize>,
+    limits: Limits,
 }
 
 /// What the file reader's code path makes of `input`: [`Reader`] with a [`LineFramer`] over a
@@ -237,9 +260,12 @@ struct ReaderSetup {
 /// at `\n` (they join lines with `\n` and normalize every terminator to it, so no line holds
 /// one).
 fn reader_output(input: &[u8], setup: &ReaderSetup) -> (Vec<String>, Option<ReadError>) {
-    let source = ChunkedSource::new(setup.range.after_seek(input).to_vec(), setup.plan.clone());
-    let framer = LineFramer::new(setup.encoding).with_max_line_length(setup.max_line_length);
-    let mut reader = Reader::new(source, setup.range.remaining(), setup.chunk_size, framer);
+    let input = ChunkedSource::new(setup.range.after_seek(input).to_vec(), setup.plan.clone());
+    let source = Source::new(input, setup.range.remaining(), setup.chunk_size);
+    let framer = LineFramer::new(setup.encoding)
+        .with_max_line_length(setup.limits.max_line_length)
+        .with_max_string_length(setup.limits.max_string_length);
+    let mut reader = Reader::new(source, framer, Progress::default());
     let mut lines = Vec::new();
     loop {
         match reader.next_blocking() {
@@ -349,8 +375,8 @@ proptest! {
         chunk_size in chunk_size(),
         encoding in encoding(),
     ) {
-        let setup = ReaderSetup { range, plan, chunk_size, encoding, max_line_length: None };
-        let expected = reference_output(range.select(&input), encoding, None);
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits: Limits::NONE };
+        let expected = reference_output(range.select(&input), encoding, Limits::NONE);
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
 
@@ -364,9 +390,28 @@ proptest! {
         encoding in encoding(),
         max in 0..=24usize,
     ) {
-        let max_line_length = Some(max);
-        let setup = ReaderSetup { range, plan, chunk_size, encoding, max_line_length };
-        let expected = reference_output(range.select(&input), encoding, max_line_length);
+        let limits = Limits { max_line_length: Some(max), ..Limits::NONE };
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits };
+        let expected = reference_output(range.select(&input), encoding, limits);
+        prop_assert_eq!(reader_output(&input, &setup), expected);
+    }
+
+    /// Property 1c (the engine's longest string): the reader gives the reference lines up to
+    /// the first one with more UTF-16 units than the engine's strings can hold, then fails;
+    /// batches of many shorter lines never count as too long. With a line limit too, whichever
+    /// line comes first decides.
+    #[test]
+    fn reader_stops_at_the_first_line_the_engine_cannot_hold(
+        (input, range) in input_and_range(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        encoding in encoding(),
+        max_string_length in 1..=24usize,
+        max_line_length in prop::option::weighted(0.3, 0..=24usize),
+    ) {
+        let limits = Limits { max_line_length, max_string_length };
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits };
+        let expected = reference_output(range.select(&input), encoding, limits);
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
 

@@ -1,0 +1,71 @@
+//! Counting lines without making them: [`count_lines`] reads a file and counts the lines a line
+//! reader would give, with no splitting into buffers, no decoding and no strings.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use memchr::{memchr, memchr2_iter, memchr_iter};
+
+use crate::error::OsError;
+use crate::source::{open, read_retrying, ReadOptions};
+
+/// Counts the lines `path` holds (with `options` applied) without decoding any of them, or
+/// gives `None` once `cancelled` is set: it is checked between reads, so a count of an endless
+/// device or a huge file stops and closes its file soon after.
+pub fn count_lines(
+    path: &Path,
+    options: &ReadOptions,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, OsError> {
+    let source = open(path, options)?;
+    let mut input = source.input.take(source.remaining.unwrap_or(u64::MAX));
+    let mut chunk = vec![0; source.chunk_size];
+    let mut counter = LineCounter::default();
+    while !cancelled.load(Ordering::Relaxed) {
+        match read_retrying(&mut input, &mut chunk)? {
+            0 => return Ok(Some(counter.finish())),
+            n => counter.feed(&chunk[..n]),
+        }
+    }
+    Ok(None)
+}
+
+/// Counts the lines that [`LineSplitter`](crate::split::LineSplitter) would cut from the same bytes, without cutting them.
+#[derive(Debug, Default)]
+pub struct LineCounter {
+    lines: u64,
+    /// The previous chunk ended with `\r`, already counted; a leading `\n` completes it.
+    skip_lf: bool,
+    /// The bytes so far end inside a line (a final line without terminator counts too).
+    in_line: bool,
+}
+
+impl LineCounter {
+    pub fn feed(&mut self, mut chunk: &[u8]) {
+        if self.skip_lf && !chunk.is_empty() {
+            self.skip_lf = false;
+            if chunk[0] == b'\n' {
+                chunk = &chunk[1..];
+            }
+        }
+        let Some(&last) = chunk.last() else { return };
+        self.lines += count_terminators(chunk);
+        self.skip_lf = last == b'\r';
+        self.in_line = last != b'\n' && last != b'\r';
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.lines + u64::from(self.in_line)
+    }
+}
+
+/// Counts `\n`s, plus each `\r` that is not the first half of a `\r\n` in `chunk`.
+fn count_terminators(chunk: &[u8]) -> u64 {
+    if memchr(b'\r', chunk).is_none() {
+        return memchr_iter(b'\n', chunk).count() as u64;
+    }
+    memchr2_iter(b'\n', b'\r', chunk)
+        .filter(|&i| chunk[i] == b'\n' || chunk.get(i + 1) != Some(&b'\n'))
+        .count() as u64
+}

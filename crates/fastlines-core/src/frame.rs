@@ -1,0 +1,304 @@
+//! Framing: turning the bytes in the read buffer into the items a consumer takes, and leaving
+//! what is incomplete for the next read. [`LineFramer`] makes batches of decoded lines,
+//! [`ChunkFramer`] raw chunks; both run inside a [`Reader`](crate::Reader).
+
+use bytes::Bytes;
+
+use crate::buffer::ReadBuf;
+use crate::decode::{decode, Encoding, Text};
+use crate::error::ReadError;
+use crate::split::{first_line_longer_than, join_lines, LineSplitter};
+
+/// Turns what has been read so far into items, leaving incomplete data in the buffer.
+pub trait Framer {
+    type Item;
+    /// Removes the next complete item from the front of `buf`, if there is one.
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
+    /// At end of input: removes the last item from what is left in `buf`.
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
+}
+
+/// Frames batches of complete lines, decoded and joined by `\n` (see [`join_lines`]), so that
+/// JS makes all the lines of a batch with one `split('\n')`.
+#[derive(Debug)]
+pub struct LineFramer {
+    splitter: LineSplitter,
+    encoding: Encoding,
+    limit: LineLimit,
+    /// The longest string, in UTF-16 code units, the consumer's engine can make. A batch is
+    /// never longer than this many bytes unless it is a single line, and a byte never decodes
+    /// to more than one unit; so only a single line can be too long for the engine, and then
+    /// [`ReadError::StringTooLong`] says so instead of a failure to make the string.
+    max_string_length: usize,
+}
+
+impl LineFramer {
+    pub fn new(encoding: Encoding) -> Self {
+        LineFramer {
+            splitter: LineSplitter::default(),
+            encoding,
+            limit: LineLimit::None,
+            max_string_length: usize::MAX,
+        }
+    }
+
+    /// Fails with [`ReadError::LineTooLong`] at the first line longer than `max` bytes (without
+    /// its terminator), after the lines before it; so at most `max` plus one read of a line is
+    /// ever held in memory.
+    pub fn with_max_line_length(mut self, max: Option<usize>) -> Self {
+        self.limit = max.map_or(LineLimit::None, LineLimit::Max);
+        self
+    }
+
+    /// Fails with [`ReadError::StringTooLong`] at a line of more than `max` UTF-16 code units
+    /// (the engine's longest string), after the lines before it.
+    pub fn with_max_string_length(mut self, max: usize) -> Self {
+        self.max_string_length = max;
+        self
+    }
+
+    fn decode(&self, bytes: Bytes) -> Result<Text, ReadError> {
+        let text = decode(bytes, self.encoding);
+        if text.len() > self.max_string_length {
+            return Err(ReadError::StringTooLong {
+                max_string_length: self.max_string_length,
+            });
+        }
+        Ok(text)
+    }
+}
+
+impl Framer for LineFramer {
+    type Item = Text;
+
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+        self.limit.check()?;
+        let Some(lines) = self.splitter.take_complete(buf, self.max_string_length) else {
+            // No terminator yet: the line being collected may already be over the limit.
+            self.limit.collect(buf.len());
+            self.limit.check()?;
+            return Ok(None);
+        };
+        match self.limit.keep(lines) {
+            Some(lines) => self.decode(join_lines(lines)).map(Some),
+            // Nothing kept: the first line was over the limit.
+            None => self.limit.check().map(|()| None),
+        }
+    }
+
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+        self.limit.check()?;
+        let Some(last_line) = self.splitter.take_rest(buf) else {
+            return Ok(None);
+        };
+        self.limit.collect(last_line.len());
+        self.limit.check()?;
+        self.decode(last_line).map(Some)
+    }
+}
+
+/// The longest line a [`LineFramer`] collects, and whether a longer one was met, as one state
+/// (after ripgrep's `BufferAllocation`): no flag can disagree with the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineLimit {
+    /// Lines of any length (up to what the engine can hold as a string).
+    None,
+    /// Lines of at most this many bytes, terminator excluded.
+    Max(usize),
+    /// A line over this many bytes was met: the lines before it may still go out, and nothing
+    /// after them.
+    Exceeded(usize),
+}
+
+impl LineLimit {
+    /// The lines of `lines` (complete, terminators included) before the first one over the
+    /// limit, if any are; meeting such a line makes the limit [`LineLimit::Exceeded`].
+    fn keep(&mut self, mut lines: Bytes) -> Option<Bytes> {
+        if let LineLimit::Max(max) = *self {
+            if let Some(start) = first_line_longer_than(&lines, max) {
+                lines.truncate(start);
+                *self = LineLimit::Exceeded(max);
+            }
+        }
+        (!lines.is_empty()).then_some(lines)
+    }
+
+    /// Notes a line of `len` bytes so far (collected, or the last one of the input).
+    fn collect(&mut self, len: usize) {
+        if let LineLimit::Max(max) = *self {
+            if len > max {
+                *self = LineLimit::Exceeded(max);
+            }
+        }
+    }
+
+    /// Fails once a line over the limit was met.
+    fn check(&self) -> Result<(), ReadError> {
+        match *self {
+            LineLimit::Exceeded(max_line_length) => Err(ReadError::LineTooLong { max_line_length }),
+            LineLimit::None | LineLimit::Max(_) => Ok(()),
+        }
+    }
+}
+
+/// Frames each read as it came: raw bytes, nothing split. The bytes are a view of a pooled
+/// buffer, to be copied into a JS Buffer: JS-owned memory that the engine accounts for, where
+/// adopting native buffers left up to 119 MB waiting for finalizers on Node.
+#[derive(Debug, Default)]
+pub struct ChunkFramer;
+
+impl Framer for ChunkFramer {
+    type Item = Bytes;
+
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
+        Ok((!buf.is_empty()).then(|| buf.split_to(buf.len())))
+    }
+
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
+        self.take(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::{Progress, Reader};
+    use crate::source::Source;
+
+    /// Every item a line reader over `input` gives, read `chunk_size` bytes at a time, as text,
+    /// with the error that ended it (if any).
+    fn read_all(
+        input: &[u8],
+        chunk_size: usize,
+        framer: LineFramer,
+    ) -> (Vec<String>, Option<ReadError>) {
+        let source = Source::new(input, None, chunk_size);
+        let mut reader = Reader::new(source, framer, Progress::default());
+        let mut batches = Vec::new();
+        loop {
+            match reader.next_blocking() {
+                Ok(Some(Text::OneByte(bytes))) => {
+                    batches.push(String::from_utf8_lossy(&bytes).into())
+                }
+                Ok(Some(Text::Utf16(units))) => batches.push(String::from_utf16_lossy(&units)),
+                Ok(None) => return (lines_of(batches), None),
+                Err(err) => return (lines_of(batches), Some(err)),
+            }
+        }
+    }
+
+    fn limited(max: usize) -> LineFramer {
+        LineFramer::new(Encoding::Latin1).with_max_line_length(Some(max))
+    }
+
+    fn lines_of(batches: Vec<String>) -> Vec<String> {
+        batches
+            .iter()
+            .flat_map(|b| b.split('\n'))
+            .map(String::from)
+            .collect()
+    }
+
+    const TOO_LONG: Option<ReadError> = Some(ReadError::LineTooLong { max_line_length: 5 });
+
+    #[test]
+    fn the_lines_before_an_overlong_line_come_out_then_the_error() {
+        for chunk_size in 1..=20 {
+            let (lines, err) = read_all(b"ab\r\ncde\rfghij\nklmnop\nq\n", chunk_size, limited(5));
+            assert_eq!(lines, ["ab", "cde", "fghij"], "chunk size {chunk_size}");
+            assert_eq!(err, TOO_LONG, "chunk size {chunk_size}");
+        }
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_passes_and_terminators_do_not_count() {
+        for chunk_size in 1..=8 {
+            let (lines, err) = read_all(b"abcde\r\nfghij\rklmno", chunk_size, limited(5));
+            assert_eq!(
+                (lines, err),
+                (vec!["abcde".into(), "fghij".into(), "klmno".into()], None)
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_last_line_without_terminator_fails() {
+        for chunk_size in 1..=8 {
+            assert_eq!(
+                read_all(b"ok\nabcdef", chunk_size, limited(5)),
+                (vec!["ok".into()], TOO_LONG)
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_line_stops_reading_within_a_read_of_the_limit() {
+        let line = vec![b'x'; 1 << 20];
+        let framer = LineFramer::new(Encoding::Utf8).with_max_line_length(Some(1000));
+        let progress = Progress::default();
+        let mut reader = Reader::new(Source::new(&line[..], None, 64), framer, progress.clone());
+        assert!(matches!(
+            reader.next_blocking(),
+            Err(ReadError::LineTooLong { .. })
+        ));
+        assert!(progress.bytes() <= 1000 + 64);
+    }
+
+    fn engine_of(max_string_length: usize, encoding: Encoding) -> LineFramer {
+        LineFramer::new(encoding).with_max_string_length(max_string_length)
+    }
+
+    const STRING_TOO_LONG: Option<ReadError> = Some(ReadError::StringTooLong {
+        max_string_length: 4,
+    });
+
+    #[test]
+    fn a_line_longer_than_the_engine_can_hold_fails_after_the_lines_before_it() {
+        for chunk_size in 1..=24 {
+            for input in [&b"ab\ncd\r\nefgh\nijklm\nn\n"[..], b"ab\ncd\r\nefgh\nijklm"] {
+                let (lines, err) = read_all(input, chunk_size, engine_of(4, Encoding::Utf8));
+                assert_eq!(
+                    lines,
+                    ["ab", "cd", "efgh"],
+                    "{input:?} in reads of {chunk_size}"
+                );
+                assert_eq!(err, STRING_TOO_LONG, "{input:?} in reads of {chunk_size}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_engine_limit_counts_utf16_units_not_bytes() {
+        // Four characters in 9 bytes, and one that takes two units (a surrogate pair).
+        let (lines, err) = read_all(
+            "\u{e9}\u{4e2d}\u{e9}\u{4e2d}\n".as_bytes(),
+            3,
+            engine_of(4, Encoding::Utf8),
+        );
+        assert_eq!(
+            (lines, err),
+            (vec!["\u{e9}\u{4e2d}\u{e9}\u{4e2d}".into()], None)
+        );
+        let (lines, err) = read_all(
+            "a\u{1f600}b\nabc\u{1f600}\n".as_bytes(),
+            3,
+            engine_of(4, Encoding::Utf8),
+        );
+        assert_eq!((lines, err), (vec!["a\u{1f600}b".into()], STRING_TOO_LONG));
+    }
+
+    #[test]
+    fn many_short_lines_in_one_read_never_make_a_string_too_long() {
+        // One read of 30 bytes holds ten lines: batches are cut to at most the engine's limit,
+        // between lines, a `\r\n` cut in two included.
+        let input = b"ab\r\ncd\r\nef\r\ngh\r\nij\r\nkl\r\nmn\r\nop\r\nqr\r\nst\r\n";
+        for limit in [3, 4, 5, 7] {
+            let (lines, err) = read_all(input, 64, engine_of(limit, Encoding::Latin1));
+            assert_eq!(
+                lines,
+                ["ab", "cd", "ef", "gh", "ij", "kl", "mn", "op", "qr", "st"]
+            );
+            assert_eq!(err, None, "limit {limit}");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The read loop: fills one reusable [`ReadBuf`] from a [`Source`] and hands out what a
+//! [`Framer`] makes of it, blocking or async, counting the bytes read into a [`Progress`].
+
+use std::fs::File;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::buffer::ReadBuf;
+use crate::error::{OsError, ReadError};
+use crate::frame::Framer;
+use crate::source::{read_retrying, Source};
+
+/// Bytes read so far, shared: a reader adds to it while another thread (the JS thread asking
+/// for `bytesRead`) watches, and it outlives the reader, so progress still reads right after
+/// the file is closed.
+#[derive(Debug, Clone, Default)]
+pub struct Progress(Arc<AtomicU64>);
+
+impl Progress {
+    pub fn bytes(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, n: usize) {
+        self.0.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+/// Reads a source in chunks into one buffer and hands out what `framer` makes of it.
+#[derive(Debug)]
+pub struct Reader<F, I = File> {
+    input: I,
+    /// Bytes left before the end of the range; `None`: read to the end of the input.
+    remaining: Option<u64>,
+    /// What was read and not yet framed; its chunk size is the size of each read.
+    buf: ReadBuf,
+    framer: F,
+    /// The input is exhausted (a read returned 0, or the range is read): only what the buffer
+    /// holds is left.
+    eof: bool,
+    progress: Progress,
+}
+
+impl<F: Framer, I> Reader<F, I> {
+    /// The one way to build a reader: over an opened source, framing with `framer`, counting
+    /// the bytes it reads into `progress`.
+    pub fn new(source: Source<I>, framer: F, progress: Progress) -> Self {
+        Reader {
+            input: source.input,
+            remaining: source.remaining,
+            buf: ReadBuf::new(source.chunk_size),
+            framer,
+            eof: false,
+            progress,
+        }
+    }
+
+    fn take_ready(&mut self) -> Result<Option<F::Item>, ReadError> {
+        match self.framer.take(&mut self.buf)? {
+            None if self.eof => self.framer.finish(&mut self.buf),
+            taken => Ok(taken),
+        }
+    }
+
+    /// How much the next read may ask for: a chunk, or less when `end` is closer.
+    fn next_read_len(&self) -> usize {
+        let chunk_size = self.buf.chunk_size();
+        match self.remaining {
+            Some(remaining) => remaining.min(chunk_size as u64) as usize,
+            None => chunk_size,
+        }
+    }
+
+    fn record_read(&mut self, n: usize) {
+        self.buf.commit(n);
+        self.eof = n == 0;
+        if let Some(remaining) = &mut self.remaining {
+            *remaining -= n as u64;
+            self.eof |= *remaining == 0;
+        }
+        self.progress.add(n);
+    }
+}
+
+impl<F: Framer, I: std::io::Read> Reader<F, I> {
+    /// The next item, reading as much as it takes; `None` once the input is exhausted.
+    pub fn next_blocking(&mut self) -> Result<Option<F::Item>, ReadError> {
+        loop {
+            if let Some(item) = self.take_ready()? {
+                return Ok(Some(item));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let len = self.next_read_len();
+            let n = read_retrying(&mut self.input, self.buf.spare(len))?;
+            self.record_read(n);
+        }
+    }
+}
+
+impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
+    /// Like [`Reader::next_blocking`], for inputs that signal readiness (pipes): waiting for
+    /// data holds no thread, and dropping the future stops the read at once.
+    pub async fn next_async(&mut self) -> Result<Option<F::Item>, ReadError> {
+        loop {
+            if let Some(item) = self.take_ready()? {
+                return Ok(Some(item));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let spare = self.buf.spare(self.next_read_len());
+            let n = self
+                .input
+                .read(spare)
+                .await
+                .map_err(|err| OsError::new(&err, "read"))?;
+            self.record_read(n);
+        }
+    }
+}

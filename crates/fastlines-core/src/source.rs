@@ -1,0 +1,108 @@
+//! Opening what is read: a path becomes a [`Source`], an input positioned at the start of the
+//! byte range, with the bytes left before its end. Regular files and devices are read with
+//! blocking reads; a FIFO is marked so that an async reader can wait on readiness instead.
+//! Followed and compressed files will be sibling sources.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::error::OsError;
+
+/// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Byte offset of the first byte to read.
+    pub start: u64,
+    /// Byte offset of the last byte to read (inclusive), or `None` for the end of the file.
+    pub end: Option<u64>,
+    /// Bytes asked of the OS per read.
+    pub chunk_size: usize,
+}
+
+impl ReadOptions {
+    /// How many bytes the range holds, if it has an end.
+    fn len(&self) -> Option<u64> {
+        self.end.map(|end| (end + 1).saturating_sub(self.start))
+    }
+}
+
+/// An input ready to be read from its current position, and how to read it.
+#[derive(Debug)]
+pub struct Source<I = File> {
+    pub(crate) input: I,
+    /// Bytes left before the end of the range; `None`: read to the end of the input.
+    pub(crate) remaining: Option<u64>,
+    /// Bytes asked of the input per read.
+    pub(crate) chunk_size: usize,
+    /// A FIFO: its reads wait for a writer, so an async reader should wait on readiness
+    /// instead of holding a thread.
+    is_pipe: bool,
+}
+
+impl<I> Source<I> {
+    /// Reads `input` from where it stands, `chunk_size` bytes at a time, stopping after
+    /// `remaining` bytes if that is given.
+    pub fn new(input: I, remaining: Option<u64>, chunk_size: usize) -> Self {
+        Source {
+            input,
+            remaining,
+            chunk_size,
+            is_pipe: false,
+        }
+    }
+
+    pub fn is_pipe(&self) -> bool {
+        self.is_pipe
+    }
+
+    /// The same source read through another handle to it (say, the runtime's pipe reader).
+    pub fn try_map_input<J>(
+        self,
+        map: impl FnOnce(I) -> io::Result<J>,
+    ) -> Result<Source<J>, OsError> {
+        let input = map(self.input).map_err(|err| OsError::new(&err, "read"))?;
+        Ok(Source {
+            input,
+            remaining: self.remaining,
+            chunk_size: self.chunk_size,
+            is_pipe: self.is_pipe,
+        })
+    }
+}
+
+/// Opens `path` for reading at `options.start`. Errors name the syscall Node would name: `open`
+/// for the open, and `read` for positioning, since Node positions with `pread`.
+pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+    let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+    let is_pipe = is_fifo(&file);
+    if options.start > 0 {
+        file.seek(SeekFrom::Start(options.start))
+            .map_err(|err| OsError::new(&err, "read"))?;
+    }
+    Ok(Source {
+        is_pipe,
+        ..Source::new(file, options.len(), options.chunk_size)
+    })
+}
+
+#[cfg(unix)]
+fn is_fifo(file: &File) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    file.metadata().is_ok_and(|meta| meta.file_type().is_fifo())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &File) -> bool {
+    false
+}
+
+/// One `read`, retried when a signal interrupts it (std leaves that to the caller).
+pub(crate) fn read_retrying(input: &mut impl Read, into: &mut [u8]) -> Result<usize, OsError> {
+    loop {
+        match input.read(into) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other.map_err(|err| OsError::new(&err, "read")),
+        }
+    }
+}

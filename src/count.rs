@@ -1,0 +1,63 @@
+//! The line count behind `countLines`: run on the blocking pool, making no strings.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use fastlines_core::{count_lines, ReadOptions};
+use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
+use napi::Env;
+use napi_derive::napi;
+
+use crate::input::{path_from_bytes, NativeReadOptions};
+use crate::output::NativeError;
+use crate::runtime::spawn_blocking_promise;
+
+/// A line count run on the blocking pool, which `cancel()` stops between reads, as does
+/// finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
+#[napi]
+pub struct NativeLineCount {
+    path: PathBuf,
+    options: ReadOptions,
+    cancelled: Arc<AtomicBool>,
+}
+
+#[napi]
+impl NativeLineCount {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeReadOptions) -> Self {
+        NativeLineCount {
+            path: path_from_bytes(&path),
+            options: (&options).into(),
+            cancelled: Arc::default(),
+        }
+    }
+
+    /// Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
+    /// it needs, so it may outlive this object (see `NativeLineStream`).
+    #[napi(ts_return_type = "Promise<number | NativeError | null>")]
+    pub fn count<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        let (path, options) = (self.path.clone(), self.options);
+        let cancelled = Arc::clone(&self.cancelled);
+        spawn_blocking_promise(env, move || -> CountStep {
+            match count_lines(&path, &options, &cancelled) {
+                Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
+                Err(err) => Some(Either::B(err.into())),
+            }
+        })
+    }
+
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What a count gives JS: the count, a failure, or `null` when it was cancelled.
+type CountStep = Option<Either<f64, NativeError>>;
+
+impl Drop for NativeLineCount {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}

@@ -1,0 +1,69 @@
+//! What JS passes in, turned into core types. The JS layer (`lib/options.js`) has already
+//! validated every value, so this only converts.
+
+use std::path::PathBuf;
+
+use fastlines_core::{Encoding, LineFramer, ReadOptions};
+use napi::bindgen_prelude::Uint8Array;
+use napi_derive::napi;
+
+/// Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`.
+#[napi(object)]
+pub struct NativeReadOptions {
+    pub start: f64,
+    /// Inclusive; absent for "to the end".
+    pub end: Option<f64>,
+    pub chunk_size: u32,
+}
+
+impl From<&NativeReadOptions> for ReadOptions {
+    fn from(options: &NativeReadOptions) -> Self {
+        ReadOptions {
+            start: options.start as u64,
+            end: options.end.map(|end| end as u64),
+            chunk_size: options.chunk_size as usize,
+        }
+    }
+}
+
+/// How bytes become characters.
+#[napi(string_enum = "lowercase")]
+pub enum NativeEncoding {
+    Utf8,
+    Latin1,
+}
+
+/// How the line readers make lines.
+#[napi(object)]
+pub struct NativeLineOptions {
+    pub encoding: NativeEncoding,
+    /// Bytes; absent for no limit.
+    pub max_line_length: Option<f64>,
+    /// The longest string the engine can make, in UTF-16 code units
+    /// (`buffer.constants.MAX_STRING_LENGTH`).
+    pub max_string_length: f64,
+}
+
+impl From<&NativeLineOptions> for LineFramer {
+    fn from(options: &NativeLineOptions) -> Self {
+        let encoding = match options.encoding {
+            NativeEncoding::Utf8 => Encoding::Utf8,
+            NativeEncoding::Latin1 => Encoding::Latin1,
+        };
+        LineFramer::new(encoding)
+            .with_max_line_length(options.max_line_length.map(|max| max as usize))
+            .with_max_string_length(options.max_string_length as usize)
+    }
+}
+
+/// The path bytes JS encoded (UTF-8 for strings, raw for Buffers, as `fs` does).
+#[cfg(unix)]
+pub fn path_from_bytes(bytes: &Uint8Array) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+pub fn path_from_bytes(bytes: &Uint8Array) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}

@@ -1,0 +1,82 @@
+//! What JS gets back from a step: an item, `null` at the end, or a failure as typed data
+//! ([`NativeError`]) that `lib/errors.js` turns into the error Node would give.
+
+use std::task::Poll;
+
+use fastlines_core::{OsError, ReadError};
+use napi::bindgen_prelude::{Either, Undefined};
+use napi_derive::napi;
+
+/// Which failure a [`NativeError`] reports.
+#[napi(string_enum = "camelCase")]
+pub enum NativeErrorKind {
+    /// A system call failed: `errno` and `syscall` say which and how.
+    Os,
+    /// A line is longer than `maxLineLength`: `limit` is that many bytes.
+    LineTooLong,
+    /// A line is longer than the engine's longest string: `limit` is that many UTF-16 units.
+    StringTooLong,
+}
+
+/// Why a step failed, reported as data: the JS layer builds the `Error` from it, switching on
+/// `kind`.
+#[napi(object)]
+pub struct NativeError {
+    pub kind: NativeErrorKind,
+    /// `os`: the error number as libuv reports it, made positive.
+    pub errno: Option<i32>,
+    /// `os`: the failed system call (`open`, `read`).
+    pub syscall: Option<String>,
+    /// `lineTooLong` and `stringTooLong`: the limit that was exceeded.
+    pub limit: Option<f64>,
+}
+
+impl From<OsError> for NativeError {
+    fn from(err: OsError) -> Self {
+        NativeError {
+            kind: NativeErrorKind::Os,
+            errno: Some(err.errno),
+            syscall: Some(err.syscall.to_owned()),
+            limit: None,
+        }
+    }
+}
+
+impl From<ReadError> for NativeError {
+    fn from(err: ReadError) -> Self {
+        let (kind, limit) = match err {
+            ReadError::Os(err) => return err.into(),
+            ReadError::LineTooLong { max_line_length } => {
+                (NativeErrorKind::LineTooLong, max_line_length)
+            }
+            ReadError::StringTooLong { max_string_length } => {
+                (NativeErrorKind::StringTooLong, max_string_length)
+            }
+        };
+        NativeError {
+            kind,
+            errno: None,
+            syscall: None,
+            limit: Some(limit as f64),
+        }
+    }
+}
+
+/// What one step gives JS: the item, `null` at the end, or the failure.
+pub type Step<T> = Option<Either<T, NativeError>>;
+
+/// A stream's next item as a step, the item made into its JS form by `into_js`.
+pub fn step<T, J>(next: Option<Result<T, ReadError>>, into_js: impl FnOnce(T) -> J) -> Step<J> {
+    next.map(|item| item.map_or_else(|err| Either::B(err.into()), |item| Either::A(into_js(item))))
+}
+
+/// A step taken only if it is ready: `undefined` in JS when it is not.
+pub fn ready<T, J>(
+    polled: Poll<Option<Result<T, ReadError>>>,
+    into_js: impl FnOnce(T) -> J,
+) -> Either<Step<J>, Undefined> {
+    match polled {
+        Poll::Ready(next) => Either::A(step(next, into_js)),
+        Poll::Pending => Either::B(()),
+    }
+}

@@ -1,0 +1,79 @@
+//! The reader behind `readLinesSync`: batches of lines read on the calling (JS) thread.
+
+use fastlines_core::{open, LineFramer, Progress, ReadOptions, Reader};
+use napi::bindgen_prelude::Uint8Array;
+use napi_derive::napi;
+use std::path::PathBuf;
+
+use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
+use crate::output::{step, Step};
+use crate::text::JsText;
+
+/// Batches of lines read on the calling thread. The file is opened by the first `read()` so
+/// that an open error surfaces where iteration starts.
+#[napi]
+pub struct NativeLineReaderSync {
+    state: SyncState,
+    /// Outlives the reader, so progress still reads right after the file is closed.
+    progress: Progress,
+}
+
+enum SyncState {
+    Unopened(PathBuf, ReadOptions, LineFramer),
+    Reading(Reader<LineFramer>),
+    Closed,
+}
+
+#[napi]
+impl NativeLineReaderSync {
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions) -> Self {
+        let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), (&lines).into());
+        NativeLineReaderSync {
+            state,
+            progress: Progress::default(),
+        }
+    }
+
+    #[napi(ts_return_type = "string | NativeError | null")]
+    pub fn read(&mut self) -> Step<JsText> {
+        if let SyncState::Unopened(..) = self.state {
+            if let Err(err) = self.open() {
+                return step(Some(Err(err.into())), JsText);
+            }
+        }
+        let SyncState::Reading(reader) = &mut self.state else {
+            return None;
+        };
+        let next = reader.next_blocking().transpose();
+        if !matches!(next, Some(Ok(_))) {
+            self.state = SyncState::Closed;
+        }
+        step(next, JsText)
+    }
+
+    #[napi(getter)]
+    pub fn bytes_read(&self) -> f64 {
+        self.progress.bytes() as f64
+    }
+
+    /// Closes the file now.
+    #[napi]
+    pub fn close(&mut self) {
+        self.state = SyncState::Closed;
+    }
+}
+
+impl NativeLineReaderSync {
+    /// Opens the file, leaving the reader closed if that fails.
+    fn open(&mut self) -> Result<(), fastlines_core::OsError> {
+        let SyncState::Unopened(path, options, framer) =
+            std::mem::replace(&mut self.state, SyncState::Closed)
+        else {
+            return Ok(());
+        };
+        let source = open(&path, &options)?;
+        self.state = SyncState::Reading(Reader::new(source, framer, self.progress.clone()));
+        Ok(())
+    }
+}
