@@ -440,9 +440,7 @@ function untilAborted(promise, signal, cancel) {
       reject(abortErrorOf(signal))
     }
     signal.addEventListener('abort', onAbort, { once: true })
-    promise
-      .finally(() => signal.removeEventListener('abort', onAbort))
-      .then(resolve, reject)
+    promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
   })
 }
 

@@ -98,9 +98,9 @@ async function collectChunks(file, options) {
 }
 
 const LINE_READERS = {
-  'readLines': viaReadLines,
+  readLines: viaReadLines,
   'readLines().batches()': viaReadLinesBatches,
-  'readLinesSync': viaReadLinesSync,
+  readLinesSync: viaReadLinesSync,
   'readLinesSync().batches()': viaReadLinesSyncBatches,
 }
 
@@ -220,11 +220,7 @@ for (const { name, fixture, lines } of EDGE_CASES) {
 const NON_TERMINATORS = [...Array(256).keys()].filter((byte) => byte !== 0x0a && byte !== 0x0d)
 
 const LATIN1_CASES = [
-  [
-    'every byte but the terminators',
-    bytesOf(NON_TERMINATORS, '\n'),
-    [String.fromCharCode(...NON_TERMINATORS)],
-  ],
+  ['every byte but the terminators', bytesOf(NON_TERMINATORS, '\n'), [String.fromCharCode(...NON_TERMINATORS)]],
   [
     'high bytes between terminators',
     bytesOf([0xe9], '\r', [0xff, 0x80], '\r\n', [0xc3, 0xa9], '\n\n', [0x85, 0xa0]),
@@ -273,7 +269,8 @@ const MAX_PAD = SMALL_READS.length
 
 for (const [name, token] of STRADDLERS) {
   const fixtures = Array.from({ length: MAX_PAD }, (_, pad) =>
-    writeFixture(bytesOf('x'.repeat(pad), token, '|', token, token)))
+    writeFixture(bytesOf('x'.repeat(pad), token, '|', token, token)),
+  )
 
   test(`${name} straddling read boundaries at every highWaterMark`, async (t) => {
     const expected = []

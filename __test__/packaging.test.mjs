@@ -165,7 +165,10 @@ test('a platform package whose binary cannot load says so, with the cause', () =
   for (const runtime of runtimes) {
     const result = run(runtime, ['smoke.mjs'], app)
     assert.notEqual(result.status, 0)
-    assert.match(result.stderr, new RegExp(`"${platformPackage}" is installed but its binary did not load: .*${binaryName}`))
+    assert.match(
+      result.stderr,
+      new RegExp(`"${platformPackage}" is installed but its binary did not load: .*${binaryName}`),
+    )
     // The OS's own reason, not the generated loader's message about an npm bug.
     assert.match(result.stderr, /invalid ELF header|file too short|ERR_DLOPEN_FAILED/)
     assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)

@@ -77,9 +77,10 @@ function bar({ row, ratio }, y, scale) {
     return [label, text(one + 6, y + BAR_HEIGHT - 2, status, { color })]
   }
   const end = scale.x(ratio)
-  const value = ratio >= 1
-    ? text(end + 5, y + BAR_HEIGHT - 2, formatRatio(ratio), { weight: 600 })
-    : text(end - 5, y + BAR_HEIGHT - 2, formatRatio(ratio), { anchor: 'end', weight: 600 })
+  const value =
+    ratio >= 1
+      ? text(end + 5, y + BAR_HEIGHT - 2, formatRatio(ratio), { weight: 600 })
+      : text(end - 5, y + BAR_HEIGHT - 2, formatRatio(ratio), { anchor: 'end', weight: 600 })
   const width = Math.max(Math.abs(end - one), 1)
   return [label, rect(Math.min(one, end), y, width, BAR_HEIGHT, barColor(row.contender)), value]
 }

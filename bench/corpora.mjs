@@ -40,23 +40,9 @@ function createRandom(seed) {
 }
 
 const LEVELS = ['INFO ', 'INFO ', 'INFO ', 'INFO ', 'DEBUG', 'DEBUG', 'WARN ', 'ERROR']
-const MODULES = [
-  'http.server',
-  'db.pool',
-  'auth.session',
-  'cache.redis',
-  'queue.worker',
-  'billing',
-  'search.index',
-]
+const MODULES = ['http.server', 'db.pool', 'auth.session', 'cache.redis', 'queue.worker', 'billing', 'search.index']
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE']
-const ROUTES = [
-  '/api/v1/users',
-  '/api/v1/orders',
-  '/api/v2/search',
-  '/api/v1/invoices',
-  '/static/assets',
-]
+const ROUTES = ['/api/v1/users', '/api/v1/orders', '/api/v2/search', '/api/v1/invoices', '/static/assets']
 const STATUSES = [200, 200, 200, 201, 204, 304, 400, 404, 500, 503]
 const TABLES = ['users', 'orders', 'line_items', 'payments', 'audit_log']
 const LOG_MESSAGES = [
@@ -123,9 +109,7 @@ function jsonLines(r) {
       const price = `${r.int(1, 9999)}.${r.int(10, 99)}`
       const tags = `["${r.pick(TABLES)}","${r.pick(MODULES)}"]`
       const active = r.int(0, 1) === 1
-      records.push(
-        `{"id":${r.int(1, 1e9)},"sku":"${r.hex8()}","price":${price},"tags":${tags},"active":${active}}`,
-      )
+      records.push(`{"id":${r.int(1, 1e9)},"sku":"${r.hex8()}","price":${price},"tags":${tags},"active":${active}}`)
     }
     return `{"items":[${records.join(',')}]}`
   }
@@ -181,8 +165,7 @@ function generate(corpus, file) {
   const writer = new BlockWriter(fd)
   let lines = 0
   let chars = 0
-  const done = () =>
-    corpus.lines === undefined ? writer.bytes >= corpus.bytes : lines >= corpus.lines
+  const done = () => (corpus.lines === undefined ? writer.bytes >= corpus.bytes : lines >= corpus.lines)
   try {
     while (!done()) {
       const line = nextLine()

@@ -48,8 +48,7 @@ function measuredLine(results) {
   const date = results.startedAt.slice(0, 10)
   const command = results.command === undefined ? '' : ` with \`${results.command}\``
   return (
-    `Measured on ${date}${command}: ${cpu}, ${cores} cores, ${memoryGiB} GiB RAM, ${os}; ` +
-    `${runtimes.join(', ')}.`
+    `Measured on ${date}${command}: ${cpu}, ${cores} cores, ${memoryGiB} GiB RAM, ${os}; ` + `${runtimes.join(', ')}.`
   )
 }
 
@@ -73,10 +72,7 @@ function ratioTable(results) {
     const { bytes } = sections.find((section) => section.corpus === corpus)
     return `${corpus} (${formatSize(bytes)})`
   })
-  const body = contenders.map((contender) => [
-    `\`${contender}\``,
-    ...corpora.map((corpus) => cell(contender, corpus)),
-  ])
+  const body = contenders.map((contender) => [`\`${contender}\``, ...corpora.map((corpus) => cell(contender, corpus))])
   return [
     `Speed relative to the same runtime's \`readline\` (median of the measured runs, higher is ` +
       `faster); ${cellLegend(runtimes)}:`,

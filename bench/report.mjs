@@ -122,9 +122,7 @@ const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
 
 /** A markdown table padded to aligned columns: the first left-aligned, the others right. */
 export function markdownTable(header, body) {
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...body.map((row) => row[i].length)),
-  )
+  const widths = header.map((title, i) => Math.max(title.length, ...body.map((row) => row[i].length)))
   const pad = (text, i) => (i === 0 ? text.padEnd(widths[i]) : text.padStart(widths[i]))
   const line = (values) => `| ${values.map(pad).join(' | ')} |`
   const rule = widths.map((width, i) => (i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))

@@ -181,8 +181,7 @@ function header(host, runtimes) {
 function prepareCorpus(name) {
   process.stderr.write(`corpus ${name}: `)
   const corpus = ensureCorpus(name)
-  const origin =
-    corpus.generatedMs > 0 ? `generated in ${formatDuration(corpus.generatedMs)}` : 'cached'
+  const origin = corpus.generatedMs > 0 ? `generated in ${formatDuration(corpus.generatedMs)}` : 'cached'
   process.stderr.write(`${corpus.bytes} bytes, ${corpus.lines} lines (${origin})\n`)
   return corpus
 }
@@ -250,8 +249,7 @@ function probeRuntime(runtime, corpus, contenders) {
 
 function reportProgress(row) {
   const outcome =
-    row.error ??
-    (row.skipped === undefined ? `${row.median.toFixed(1)} ms (median of ${row.runs})` : 'n/a')
+    row.error ?? (row.skipped === undefined ? `${row.median.toFixed(1)} ms (median of ${row.runs})` : 'n/a')
   process.stderr.write(`  ${row.runtime} · ${row.corpus} · ${row.contender}: ${outcome}\n`)
 }
 

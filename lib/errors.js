@@ -22,7 +22,11 @@ function describe(value) {
 }
 
 function invalidArgType(name, expected, actual) {
-  return codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" argument must be ${expected}. ${describe(actual)}`)
+  return codedError(
+    TypeError,
+    'ERR_INVALID_ARG_TYPE',
+    `The "${name}" argument must be ${expected}. ${describe(actual)}`,
+  )
 }
 
 function invalidArgValue(name, value, reason) {

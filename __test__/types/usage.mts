@@ -74,8 +74,9 @@ export async function typedUsage(): Promise<void> {
   reader.bytesRead = 0
   // @ts-expect-error: countLines resolves to a number
   const count: string = await countLines('app.log')
+  const syncStep = readLinesSync('app.log').next()
   // @ts-expect-error: readLinesSync is not async
-  await readLinesSync('app.log').next().then(() => {})
+  await syncStep.then(() => {})
   // @ts-expect-error: maxLineLength is an option of the line readers only
   countLines('app.log', { maxLineLength: 10 })
   // @ts-expect-error: maxLineLength is a number of bytes
