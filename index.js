@@ -1,7 +1,7 @@
 'use strict'
 
 const binding = require('./lib/native')
-const { AbortError, fsError, lineTooLongError } = require('./lib/errors')
+const { AbortError, isNativeFailure, nativeError } = require('./lib/errors')
 const { normalizeOptions, normalizePath, refuseLineOptions } = require('./lib/options')
 
 const NO_LINES = []
@@ -17,29 +17,9 @@ function abortErrorOf(signal) {
   return new AbortError(undefined, { cause: signal.reason })
 }
 
-/** A native step's outcome that is a failure rather than data (see `NativeError`). */
-function isNativeError(item) {
-  return item !== null && (item.errno != null || item.maxLineLength != null)
-}
-
 /** The iterator result after the last item. */
 function done(value) {
   return { value, done: true }
-}
-
-/** Whether a native step ended the stream: null at the end, or a failure. */
-function isFinal(item) {
-  return item === null || isNativeError(item)
-}
-
-/**
- * What a final native step means to the consumer, once the file is closed: null at the end, or
- * an error thrown: the fs error for `path` for a failed syscall (`{ errno, syscall }`), or
- * ERR_LINE_TOO_LONG for a line over the limit (`{ maxLineLength }`).
- */
-function outcome(item, path) {
-  if (item === null) return null
-  throw item.maxLineLength != null ? lineTooLongError(path, item.maxLineLength) : fsError(item, path)
 }
 
 /**
@@ -192,8 +172,11 @@ class NativeSource {
 
   /** An item passes; the end or a failure shows only once the file is closed. */
   #settle(item) {
-    if (!isFinal(item)) return item
-    return this.close().then(() => outcome(item, this.#path.display))
+    if (item !== null && !isNativeFailure(item)) return item
+    return this.close().then(() => {
+      if (item !== null) throw nativeError(item, this.#path.display)
+      return null
+    })
   }
 
   #abort() {
@@ -394,9 +377,9 @@ class LineReaderSync {
     }
     if (this.#closed) return false
     const joined = this.#native.read()
-    if (isFinal(joined)) {
+    if (joined === null || isNativeFailure(joined)) {
       this.close()
-      outcome(joined, this.#display) // throws for a failure
+      if (joined !== null) throw nativeError(joined, this.#display)
       return false
     }
     this.#cursor.load(joined)
@@ -426,7 +409,7 @@ async function countLines(path, options) {
   const result = signal === undefined ? await counted : await untilAborted(counted, signal, () => count.cancel())
   // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
   keepAlive(count)
-  if (isNativeError(result)) throw fsError(result, display)
+  if (isNativeFailure(result)) throw nativeError(result, display)
   return result
 }
 

@@ -1,3 +1,5 @@
+// The errors fastlines throws, shaped like Node's own: argument errors with Node's codes, the
+// AbortError, and the errors a native failure becomes (fs errors, ERR_LINE_TOO_LONG).
 'use strict'
 
 const util = require('node:util')
@@ -86,4 +88,31 @@ function lineTooLongError(path, maxLineLength) {
   return error
 }
 
-module.exports = { AbortError, codedError, fsError, invalidArgType, invalidArgValue, lineTooLongError, outOfRange }
+/**
+ * Whether a native step's outcome is a failure rather than data. The native side reports
+ * failures as data (binding.d.ts's `NativeError`: `{ errno, syscall }` for a failed syscall,
+ * `{ maxLineLength }` for a line over the limit), never as thrown errors, so that JS builds the
+ * error with the path as the user gave it. Data is a string of lines, a Buffer or a count.
+ */
+function isNativeFailure(item) {
+  return item !== null && (item.errno != null || item.maxLineLength != null)
+}
+
+/**
+ * The error to throw for a native failure on `path` (the path as given, for the message): the
+ * fs error for a failed syscall, or ERR_LINE_TOO_LONG for a line over the limit. The one place
+ * that reads a failure's shape, with `isNativeFailure`.
+ */
+function nativeError(failure, path) {
+  return failure.maxLineLength != null ? lineTooLongError(path, failure.maxLineLength) : fsError(failure, path)
+}
+
+module.exports = {
+  AbortError,
+  codedError,
+  invalidArgType,
+  invalidArgValue,
+  isNativeFailure,
+  nativeError,
+  outOfRange,
+}
