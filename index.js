@@ -1,7 +1,8 @@
 'use strict'
 
 const binding = require('./lib/native')
-const { AbortError, isNativeFailure, nativeError } = require('./lib/errors')
+const { abortError, addAbortListener, throwIfAborted, untilAborted } = require('./lib/abort')
+const { isNativeFailure, nativeError } = require('./lib/errors')
 const { normalizeOptions, normalizePath, refuseLineOptions } = require('./lib/options')
 
 const NO_LINES = []
@@ -12,10 +13,6 @@ const NO_LINES = []
  * turn of the loop, so a reader that keeps ahead of JS never starves timers and I/O.
  */
 const MAX_MS_WITHOUT_A_TURN = 2
-
-function abortErrorOf(signal) {
-  return new AbortError(undefined, { cause: signal.reason })
-}
 
 /** The iterator result after the last item. */
 function done(value) {
@@ -90,7 +87,7 @@ class NativeSource {
   #path
   #nativeOptions
   #signal
-  #onAbort = null
+  #abortListener
   #rejectStep = null
   #closing = null
   #lastTurn = performance.now()
@@ -103,13 +100,10 @@ class NativeSource {
     this.#path = { bytes, display }
     this.#nativeOptions = native
     this.#signal = signal
-    if (signal !== undefined && !signal.aborted) {
-      this.#onAbort = () => {
-        onAbort()
-        this.#abort()
-      }
-      signal.addEventListener('abort', this.#onAbort, { once: true })
-    }
+    this.#abortListener = addAbortListener(signal, () => {
+      onAbort()
+      this.#abort()
+    })
   }
 
   get bytesRead() {
@@ -151,7 +145,7 @@ class NativeSource {
   /** Stops the native read; resolves once the file is closed. Idempotent. */
   close() {
     if (this.#closing === null) {
-      if (this.#onAbort !== null) this.#signal.removeEventListener('abort', this.#onAbort)
+      this.#abortListener.dispose()
       this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
     }
     return this.#closing
@@ -161,7 +155,7 @@ class NativeSource {
   #open() {
     if (this.#signal !== undefined && this.#signal.aborted) {
       this.close()
-      throw abortErrorOf(this.#signal)
+      throw abortError(this.#signal)
     }
     if (this.#closing !== null) return false
     if (this.#native === null) {
@@ -180,7 +174,7 @@ class NativeSource {
   }
 
   #abort() {
-    if (this.#rejectStep !== null) this.#rejectStep(abortErrorOf(this.#signal))
+    if (this.#rejectStep !== null) this.#rejectStep(abortError(this.#signal))
     this.close()
   }
 }
@@ -306,7 +300,7 @@ class LineReaderSync {
   #native
   #display
   #signal
-  #onAbort
+  #abortListener
   #cursor = new LineCursor()
   #closed = false
 
@@ -317,8 +311,7 @@ class LineReaderSync {
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.
-    this.#onAbort = () => this.#cursor.clear()
-    signal?.addEventListener('abort', this.#onAbort, { once: true })
+    this.#abortListener = addAbortListener(signal, () => this.#cursor.clear())
   }
 
   get bytesRead() {
@@ -356,7 +349,7 @@ class LineReaderSync {
   close() {
     this.#closed = true
     this.#cursor.clear()
-    this.#signal?.removeEventListener('abort', this.#onAbort)
+    this.#abortListener.dispose()
     this.#native.close()
   }
 
@@ -373,7 +366,7 @@ class LineReaderSync {
   #fill() {
     if (this.#signal !== undefined && this.#signal.aborted) {
       this.close()
-      throw abortErrorOf(this.#signal)
+      throw abortError(this.#signal)
     }
     if (this.#closed) return false
     const joined = this.#native.read()
@@ -403,10 +396,9 @@ async function countLines(path, options) {
   refuseLineOptions(options)
   const { bytes, display } = normalizePath(path)
   const { native, signal } = normalizeOptions(options)
-  if (signal !== undefined && signal.aborted) throw abortErrorOf(signal)
+  throwIfAborted(signal)
   const count = new binding.NativeLineCount(bytes, native)
-  const counted = count.count()
-  const result = signal === undefined ? await counted : await untilAborted(counted, signal, () => count.cancel())
+  const result = await untilAborted(count.count(), signal, () => count.cancel())
   // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
   keepAlive(count)
   if (isNativeFailure(result)) throw nativeError(result, display)
@@ -414,17 +406,5 @@ async function countLines(path, options) {
 }
 
 function keepAlive(_value) {}
-
-/** Settles like `promise`, or calls `cancel` and rejects with an AbortError when `signal` aborts. */
-function untilAborted(promise, signal, cancel) {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      cancel()
-      reject(abortErrorOf(signal))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
-  })
-}
 
 module.exports = { readLines, readLinesSync, readChunks, countLines }

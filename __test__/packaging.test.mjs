@@ -100,6 +100,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'index.d.ts',
     'index.js',
     'index.mjs',
+    'lib/abort.js',
     'lib/errors.js',
     'lib/native.js',
     'lib/options.js',
