@@ -3,6 +3,7 @@
 const binding = require('./lib/native')
 const { abortError, addAbortListener, throwIfAborted, untilAborted } = require('./lib/abort')
 const { isNativeFailure, nativeError } = require('./lib/errors')
+const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, batchesOf, done } = require('./lib/iterator')
 const { normalizeOptions, normalizePath, refuseLineOptions } = require('./lib/options')
 
 const NO_LINES = []
@@ -13,33 +14,6 @@ const NO_LINES = []
  * turn of the loop, so a reader that keeps ahead of JS never starves timers and I/O.
  */
 const MAX_MS_WITHOUT_A_TURN = 2
-
-/** The iterator result after the last item. */
-function done(value) {
-  return { value, done: true }
-}
-
-/**
- * Runs async steps one after another, so that `next()` calls made without awaiting the previous
- * one still get items in order.
- */
-class StepQueue {
-  #tail = null
-
-  get idle() {
-    return this.#tail === null
-  }
-
-  run(step) {
-    const result = this.#tail === null ? step() : this.#tail.then(step, step)
-    this.#tail = result
-    const settle = () => {
-      if (this.#tail === result) this.#tail = null
-    }
-    result.then(settle, settle)
-    return result
-  }
-}
 
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
@@ -180,12 +154,13 @@ class NativeSource {
 }
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */
-class LineReader {
+class LineReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
   #cursor = new LineCursor()
 
   constructor(path, options) {
+    super()
     this.#source = new NativeSource(binding.NativeLineStream, path, options, () => this.#cursor.clear())
   }
 
@@ -197,10 +172,6 @@ class LineReader {
     return this.#cursor.linesRead
   }
 
-  [Symbol.asyncIterator]() {
-    return this
-  }
-
   next() {
     if (this.#queue.idle && this.#cursor.hasLine) {
       return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
@@ -210,30 +181,12 @@ class LineReader {
 
   /** The same lines, many per step: each step gives the rest of the current native batch. */
   batches() {
-    return {
-      next: () => this.#queue.run(() => this.#nextBatch()),
-      return: (value) => this.return(value),
-      throw: (error) => this.throw(error),
-      close: () => this.close(),
-      [Symbol.asyncIterator]() {
-        return this
-      },
-    }
+    return batchesOf(this, () => this.#queue.run(() => this.#nextBatch()))
   }
 
   close() {
     this.#cursor.clear()
     return this.#source.close()
-  }
-
-  async return(value) {
-    await this.close()
-    return done(value)
-  }
-
-  async throw(error) {
-    await this.close()
-    throw error
   }
 
   async #nextLine() {
@@ -256,21 +209,18 @@ class LineReader {
 }
 
 /** Iterates the raw chunks of a file as Buffers. */
-class ChunkReader {
+class ChunkReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
 
   constructor(path, options) {
+    super()
     refuseLineOptions(options)
     this.#source = new NativeSource(binding.NativeChunkStream, path, options)
   }
 
   get bytesRead() {
     return this.#source.bytesRead
-  }
-
-  [Symbol.asyncIterator]() {
-    return this
   }
 
   next() {
@@ -283,20 +233,10 @@ class ChunkReader {
   close() {
     return this.#source.close()
   }
-
-  async return(value) {
-    await this.close()
-    return done(value)
-  }
-
-  async throw(error) {
-    await this.close()
-    throw error
-  }
 }
 
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
-class LineReaderSync {
+class LineReaderSync extends ClosingSyncIterator {
   #native
   #display
   #signal
@@ -305,6 +245,7 @@ class LineReaderSync {
   #closed = false
 
   constructor(path, options) {
+    super()
     const { bytes, display } = normalizePath(path)
     const { native, signal } = normalizeOptions(options)
     this.#native = new binding.NativeLineReaderSync(bytes, native)
@@ -322,28 +263,14 @@ class LineReaderSync {
     return this.#cursor.linesRead
   }
 
-  [Symbol.iterator]() {
-    return this
-  }
-
   next() {
     if (!this.#cursor.hasLine && !this.#fill()) return done()
     return { value: this.#cursor.nextLine(), done: false }
   }
 
+  /** The same lines, many per step: each step gives the rest of the current native batch. */
   batches() {
-    return {
-      next: () => {
-        if (!this.#cursor.hasLine && !this.#fill()) return done()
-        return { value: this.#cursor.restOfBatch(), done: false }
-      },
-      return: (value) => this.return(value),
-      throw: (error) => this.throw(error),
-      close: () => this.close(),
-      [Symbol.iterator]() {
-        return this
-      },
-    }
+    return batchesOf(this, () => this.#nextBatch())
   }
 
   close() {
@@ -353,14 +280,9 @@ class LineReaderSync {
     this.#native.close()
   }
 
-  return(value) {
-    this.close()
-    return done(value)
-  }
-
-  throw(error) {
-    this.close()
-    throw error
+  #nextBatch() {
+    if (!this.#cursor.hasLine && !this.#fill()) return done()
+    return { value: this.#cursor.restOfBatch(), done: false }
   }
 
   #fill() {

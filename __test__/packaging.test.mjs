@@ -102,6 +102,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'index.mjs',
     'lib/abort.js',
     'lib/errors.js',
+    'lib/iterator.js',
     'lib/native.js',
     'lib/options.js',
     'package.json',

@@ -1,0 +1,87 @@
+// Iterator plumbing shared by the readers, written once: the done result, the queue that keeps
+// async steps in order, the return()/throw() that close first, and the batches() view.
+'use strict'
+
+/** The iterator result after the last item. */
+function done(value) {
+  return { value, done: true }
+}
+
+/**
+ * Runs async steps one after another, so that `next()` calls made without awaiting the previous
+ * one still get items in order.
+ */
+class StepQueue {
+  #tail = null
+
+  get idle() {
+    return this.#tail === null
+  }
+
+  run(step) {
+    const result = this.#tail === null ? step() : this.#tail.then(step, step)
+    this.#tail = result
+    const settle = () => {
+      if (this.#tail === result) this.#tail = null
+    }
+    result.then(settle, settle)
+    return result
+  }
+}
+
+/**
+ * An async reader: its own iterable, and `return()` and `throw()` (which `for await` calls when
+ * a loop is left early) close it before they settle. Subclasses define `next()` and `close()`.
+ */
+class ClosingAsyncIterator {
+  [Symbol.asyncIterator]() {
+    return this
+  }
+
+  async return(value) {
+    await this.close()
+    return done(value)
+  }
+
+  async throw(error) {
+    await this.close()
+    throw error
+  }
+}
+
+/** The same for a sync reader, whose `close()` is done when it returns. */
+class ClosingSyncIterator {
+  [Symbol.iterator]() {
+    return this
+  }
+
+  return(value) {
+    this.close()
+    return done(value)
+  }
+
+  throw(error) {
+    this.close()
+    throw error
+  }
+}
+
+/**
+ * A reader's `batches()`: its own steps (`next`, a batch each), and the reader's `return()`,
+ * `throw()` and `close()`, so that leaving a loop over the batches closes the reader. Iterable
+ * the way the reader is: with `for await` for an async reader, with `for...of` for a sync one.
+ */
+function batchesOf(reader, next) {
+  const iterable = reader instanceof ClosingSyncIterator ? Symbol.iterator : Symbol.asyncIterator
+  return {
+    next,
+    return: (value) => reader.return(value),
+    throw: (error) => reader.throw(error),
+    close: () => reader.close(),
+    [iterable]() {
+      return this
+    },
+  }
+}
+
+module.exports = { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, batchesOf, done }
