@@ -101,10 +101,12 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'index.js',
     'index.mjs',
     'lib/abort.js',
+    'lib/cursor.js',
     'lib/errors.js',
     'lib/iterator.js',
     'lib/native.js',
     'lib/options.js',
+    'lib/source.js',
     'package.json',
   ])
 })

@@ -1,0 +1,121 @@
+// The async readers' link to the native side: one background stream per reader (batches of
+// lines for readLines, Buffers for readChunks), whose items are taken at once when already read
+// and awaited otherwise, with a turn of the event loop at least every 2 ms, and which close()
+// and an abort stop.
+'use strict'
+
+const { abortError, addAbortListener } = require('./abort')
+const { isNativeFailure, nativeError } = require('./errors')
+const { normalizeOptions, normalizePath } = require('./options')
+
+/**
+ * How long a reader may hand out batches that were already read without letting the event loop
+ * turn: after this, the next batch comes through a promise the native side settles, which is a
+ * turn of the loop, so a reader that keeps ahead of JS never starves timers and I/O.
+ */
+const MAX_MS_WITHOUT_A_TURN = 2
+
+/**
+ * One native background stream (batches of lines, or chunks), created on the first step so
+ * that a reader nobody iterates opens nothing. Turns native failures into their errors (see
+ * errors.js) and an aborted signal into an AbortError that rejects the pending step at once.
+ */
+class NativeSource {
+  #NativeStream
+  #native = null
+  #path
+  #nativeOptions
+  #signal
+  #abortListener
+  #rejectStep = null
+  #closing = null
+  #lastTurn = performance.now()
+
+  /** `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step. */
+  constructor(NativeStream, path, options, onAbort = () => {}) {
+    const { bytes, display } = normalizePath(path)
+    const { native, signal } = normalizeOptions(options)
+    this.#NativeStream = NativeStream
+    this.#path = { bytes, display }
+    this.#nativeOptions = native
+    this.#signal = signal
+    this.#abortListener = addAbortListener(signal, () => {
+      onAbort()
+      this.#abort()
+    })
+  }
+
+  get bytesRead() {
+    return this.#native === null ? 0 : this.#native.bytesRead
+  }
+
+  /**
+   * The next native item (a string of lines, or a Buffer), or null at the end. An item already
+   * read is taken at once; only when there is none does this wait for the native side.
+   */
+  async next() {
+    const now = this.#readyItem()
+    return now === undefined ? this.#waitForItem() : now
+  }
+
+  /** The next item if it has already been read; undefined when the caller has to wait. */
+  #readyItem() {
+    if (!this.#open()) return null
+    if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
+    const item = this.#native.tryRead()
+    return item === undefined ? undefined : this.#settle(item)
+  }
+
+  #waitForItem() {
+    return new Promise((resolve, reject) => {
+      if (!this.#open()) return resolve(null)
+      this.#rejectStep = reject
+      this.#native
+        .read()
+        .then((item) => {
+          this.#lastTurn = performance.now()
+          // A step that settles after close() yields nothing, whatever was read meanwhile.
+          return this.#closing === null ? this.#settle(item) : null
+        })
+        .then(resolve, reject)
+    })
+  }
+
+  /** Stops the native read; resolves once the file is closed. Idempotent. */
+  close() {
+    if (this.#closing === null) {
+      this.#abortListener.dispose()
+      this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
+    }
+    return this.#closing
+  }
+
+  /** Throws if aborted, starts the native stream on first use; false once closed. */
+  #open() {
+    if (this.#signal !== undefined && this.#signal.aborted) {
+      this.close()
+      throw abortError(this.#signal)
+    }
+    if (this.#closing !== null) return false
+    if (this.#native === null) {
+      this.#native = new this.#NativeStream(this.#path.bytes, this.#nativeOptions)
+    }
+    return true
+  }
+
+  /** An item passes; the end or a failure shows only once the file is closed. */
+  #settle(item) {
+    if (item !== null && !isNativeFailure(item)) return item
+    return this.close().then(() => {
+      if (item !== null) throw nativeError(item, this.#path.display)
+      return null
+    })
+  }
+
+  #abort() {
+    if (this.#rejectStep !== null) this.#rejectStep(abortError(this.#signal))
+    this.close()
+  }
+}
+
+module.exports = { NativeSource }
