@@ -1,0 +1,41 @@
+// readChunks: the raw bytes of a file as Buffers, straight from a native chunk stream
+// (source.js), with no lines made.
+'use strict'
+
+const binding = require('./native')
+const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
+const { refuseLineOptions } = require('./options')
+const { NativeSource } = require('./source')
+
+/** Iterates the raw chunks of a file as Buffers. */
+class ChunkReader extends ClosingAsyncIterator {
+  #source
+  #queue = new StepQueue()
+
+  constructor(path, options) {
+    super()
+    refuseLineOptions(options)
+    this.#source = new NativeSource(binding.NativeChunkStream, path, options)
+  }
+
+  get bytesRead() {
+    return this.#source.bytesRead
+  }
+
+  next() {
+    return this.#queue.run(async () => {
+      const chunk = await this.#source.next()
+      return chunk === null ? done() : { value: chunk, done: false }
+    })
+  }
+
+  close() {
+    return this.#source.close()
+  }
+}
+
+function readChunks(path, options) {
+  return new ChunkReader(path, options)
+}
+
+module.exports = { readChunks }

@@ -1,0 +1,25 @@
+// countLines: a native count on the blocking pool. No line reaches JS, only the number, or the
+// error the count failed with; an abort rejects at once and stops the count.
+'use strict'
+
+const binding = require('./native')
+const { throwIfAborted, untilAborted } = require('./abort')
+const { isNativeFailure, nativeError } = require('./errors')
+const { normalizeOptions, normalizePath, refuseLineOptions } = require('./options')
+
+async function countLines(path, options) {
+  refuseLineOptions(options)
+  const { bytes, display } = normalizePath(path)
+  const { native, signal } = normalizeOptions(options)
+  throwIfAborted(signal)
+  const count = new binding.NativeLineCount(bytes, native)
+  const result = await untilAborted(count.count(), signal, () => count.cancel())
+  // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
+  keepAlive(count)
+  if (isNativeFailure(result)) throw nativeError(result, display)
+  return result
+}
+
+function keepAlive(_value) {}
+
+module.exports = { countLines }

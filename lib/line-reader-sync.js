@@ -1,0 +1,84 @@
+// readLinesSync: the lines of a file read on the calling thread, a native batch per read, split
+// by a cursor (cursor.js). No background stream, so no source: it reads, aborts and fails here.
+'use strict'
+
+const binding = require('./native')
+const { abortError, addAbortListener } = require('./abort')
+const { LineCursor } = require('./cursor')
+const { isNativeFailure, nativeError } = require('./errors')
+const { ClosingSyncIterator, batchesOf, done } = require('./iterator')
+const { normalizeOptions, normalizePath } = require('./options')
+
+/** Iterates the lines of a file synchronously, reading on the calling thread. */
+class LineReaderSync extends ClosingSyncIterator {
+  #native
+  #display
+  #signal
+  #abortListener
+  #cursor = new LineCursor()
+  #closed = false
+
+  constructor(path, options) {
+    super()
+    const { bytes, display } = normalizePath(path)
+    const { native, signal } = normalizeOptions(options)
+    this.#native = new binding.NativeLineReaderSync(bytes, native)
+    this.#display = display
+    this.#signal = signal
+    // Lines already loaded are not handed out once the signal aborts.
+    this.#abortListener = addAbortListener(signal, () => this.#cursor.clear())
+  }
+
+  get bytesRead() {
+    return this.#native.bytesRead
+  }
+
+  get linesRead() {
+    return this.#cursor.linesRead
+  }
+
+  next() {
+    if (!this.#cursor.hasLine && !this.#fill()) return done()
+    return { value: this.#cursor.nextLine(), done: false }
+  }
+
+  /** The same lines, many per step: each step gives the rest of the current native batch. */
+  batches() {
+    return batchesOf(this, () => this.#nextBatch())
+  }
+
+  close() {
+    this.#closed = true
+    this.#cursor.clear()
+    this.#abortListener.dispose()
+    this.#native.close()
+  }
+
+  #nextBatch() {
+    if (!this.#cursor.hasLine && !this.#fill()) return done()
+    return { value: this.#cursor.restOfBatch(), done: false }
+  }
+
+  /** Reads the next native batch into the cursor; false at the end. The end, a failure and an abort close the file. */
+  #fill() {
+    if (this.#signal !== undefined && this.#signal.aborted) {
+      this.close()
+      throw abortError(this.#signal)
+    }
+    if (this.#closed) return false
+    const joined = this.#native.read()
+    if (joined === null || isNativeFailure(joined)) {
+      this.close()
+      if (joined !== null) throw nativeError(joined, this.#display)
+      return false
+    }
+    this.#cursor.load(joined)
+    return true
+  }
+}
+
+function readLinesSync(path, options) {
+  return new LineReaderSync(path, options)
+}
+
+module.exports = { readLinesSync }

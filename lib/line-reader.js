@@ -1,0 +1,73 @@
+// readLines: the lines of a file, read ahead by a native line stream (source.js) and split by a
+// cursor (cursor.js), handed out one per step or, through batches(), a batch per step.
+'use strict'
+
+const binding = require('./native')
+const { LineCursor } = require('./cursor')
+const { ClosingAsyncIterator, StepQueue, batchesOf, done } = require('./iterator')
+const { NativeSource } = require('./source')
+
+/** Iterates the lines of a file; see index.d.ts for the contract. */
+class LineReader extends ClosingAsyncIterator {
+  #source
+  #queue = new StepQueue()
+  #cursor = new LineCursor()
+
+  constructor(path, options) {
+    super()
+    this.#source = new NativeSource(binding.NativeLineStream, path, options, () => this.#cursor.clear())
+  }
+
+  get bytesRead() {
+    return this.#source.bytesRead
+  }
+
+  get linesRead() {
+    return this.#cursor.linesRead
+  }
+
+  /**
+   * Called once per line: a line of the loaded batch is handed out here at once, and only the
+   * step that needs the next batch goes through the queue.
+   */
+  next() {
+    if (this.#queue.idle && this.#cursor.hasLine) {
+      return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
+    }
+    return this.#queue.run(() => this.#nextLine())
+  }
+
+  /** The same lines, many per step: each step gives the rest of the current native batch. */
+  batches() {
+    return batchesOf(this, () => this.#queue.run(() => this.#nextBatch()))
+  }
+
+  close() {
+    this.#cursor.clear()
+    return this.#source.close()
+  }
+
+  async #nextLine() {
+    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
+    return { value: this.#cursor.nextLine(), done: false }
+  }
+
+  async #nextBatch() {
+    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
+    return { value: this.#cursor.restOfBatch(), done: false }
+  }
+
+  /** Loads the next native batch into the cursor; false at the end. */
+  async #fill() {
+    const joined = await this.#source.next()
+    if (joined === null) return false
+    this.#cursor.load(joined)
+    return true
+  }
+}
+
+function readLines(path, options) {
+  return new LineReader(path, options)
+}
+
+module.exports = { readLines }
