@@ -1,3 +1,5 @@
+// The native addon, loaded once through the generated loader (binding.js); when it does not
+// load, the error names the platform package that should have brought it and why it did not.
 'use strict'
 
 const fs = require('node:fs')

@@ -1,3 +1,5 @@
+// Where user arguments come in: the path and the options are checked as Node's fs checks them
+// (same errors, same codes) and turned into what the native side takes and the abort signal.
 'use strict'
 
 const { fileURLToPath } = require('node:url')
