@@ -11,7 +11,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /** Raw chunks read in the background, each becoming a Buffer. */
 export declare class NativeChunkStream {
-  constructor(path: Uint8Array, options: NativeOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions)
   read(): Promise<Buffer | NativeError | null>
   tryRead(): Buffer | NativeError | null | undefined
   get bytesRead(): number
@@ -23,21 +23,21 @@ export declare class NativeChunkStream {
  * finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
  */
 export declare class NativeLineCount {
-  constructor(path: Uint8Array, options: NativeOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions)
   /**
    * Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
-   * it needs, so it may outlive this object (see [`NativeLineStream`]).
+   * it needs, so it may outlive this object (see `NativeLineStream`).
    */
   count(): Promise<number | NativeError | null>
   cancel(): void
 }
 
 /**
- * Batches of lines read on the calling thread, for `readLinesSync`. The file is opened by the
- * first `read()` so that an open error surfaces where iteration starts.
+ * Batches of lines read on the calling thread. The file is opened by the first `read()` so
+ * that an open error surfaces where iteration starts.
  */
 export declare class NativeLineReaderSync {
-  constructor(path: Uint8Array, options: NativeOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   read(): string | NativeError | null
   get bytesRead(): number
   /** Closes the file now. */
@@ -53,7 +53,7 @@ export declare class NativeLineReaderSync {
  * the process-wide runtime, so no future may borrow the object itself.
  */
 export declare class NativeLineStream {
-  constructor(path: Uint8Array, options: NativeOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
@@ -65,23 +65,52 @@ export declare class NativeLineStream {
   close(): Promise<void>
 }
 
-/**
- * Why a step failed, reported as data: the JS layer builds the `Error` from it. A failed
- * syscall has `errno` and `syscall`; a line over the limit has `maxLineLength`.
- */
-export interface NativeError {
-  errno?: number
-  syscall?: string
-  maxLineLength?: number
+/** How bytes become characters. */
+export declare const enum NativeEncoding {
+  Utf8 = 'utf8',
+  Latin1 = 'latin1',
 }
 
-/** Options as the JS layer forwards them, already validated. */
-export interface NativeOptions {
+/**
+ * Why a step failed, reported as data: the JS layer builds the `Error` from it, switching on
+ * `kind`.
+ */
+export interface NativeError {
+  kind: NativeErrorKind
+  /** `os`: the error number as libuv reports it, made positive. */
+  errno?: number
+  /** `os`: the failed system call (`open`, `read`). */
+  syscall?: string
+  /** `lineTooLong` and `stringTooLong`: the limit that was exceeded. */
+  limit?: number
+}
+
+/** Which failure a [`NativeError`] reports. */
+export declare const enum NativeErrorKind {
+  /** A system call failed: `errno` and `syscall` say which and how. */
+  Os = 'os',
+  /** A line is longer than `maxLineLength`: `limit` is that many bytes. */
+  LineTooLong = 'lineTooLong',
+  /** A line is longer than the engine's longest string: `limit` is that many UTF-16 units. */
+  StringTooLong = 'stringTooLong',
+}
+
+/** How the line readers make lines. */
+export interface NativeLineOptions {
+  encoding: NativeEncoding
+  /** Bytes; absent for no limit. */
+  maxLineLength?: number
+  /**
+   * The longest string the engine can make, in UTF-16 code units
+   * (`buffer.constants.MAX_STRING_LENGTH`).
+   */
+  maxStringLength: number
+}
+
+/** Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`. */
+export interface NativeReadOptions {
   start: number
   /** Inclusive; absent for "to the end". */
   end?: number
   chunkSize: number
-  latin1: boolean
-  /** Bytes; absent for no limit. */
-  maxLineLength?: number
 }

@@ -839,3 +839,5 @@ module.exports.NativeChunkStream = nativeBinding.NativeChunkStream
 module.exports.NativeLineCount = nativeBinding.NativeLineCount
 module.exports.NativeLineReaderSync = nativeBinding.NativeLineReaderSync
 module.exports.NativeLineStream = nativeBinding.NativeLineStream
+module.exports.NativeEncoding = nativeBinding.NativeEncoding
+module.exports.NativeErrorKind = nativeBinding.NativeErrorKind

@@ -7,6 +7,9 @@ const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
 const { refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
+/** Starts a native stream of raw chunks (see NativeSource). */
+const startChunkStream = (bytes, { read }) => new binding.NativeChunkStream(bytes, read)
+
 /** Iterates the raw chunks of a file as Buffers. */
 class ChunkReader extends ClosingAsyncIterator {
   #source
@@ -15,7 +18,7 @@ class ChunkReader extends ClosingAsyncIterator {
   constructor(path, options) {
     super()
     refuseLineOptions(options)
-    this.#source = new NativeSource(binding.NativeChunkStream, path, options)
+    this.#source = new NativeSource(startChunkStream, path, options)
   }
 
   get bytesRead() {

@@ -10,9 +10,9 @@ const { normalizeOptions, normalizePath, refuseLineOptions } = require('./option
 async function countLines(path, options) {
   refuseLineOptions(options)
   const { bytes, display } = normalizePath(path)
-  const { native, signal } = normalizeOptions(options)
+  const { read, signal } = normalizeOptions(options)
   throwIfAborted(signal)
-  const count = new binding.NativeLineCount(bytes, native)
+  const count = new binding.NativeLineCount(bytes, read)
   const result = await untilAborted(count.count(), signal, () => count.cancel())
   // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
   keepAlive(count)

@@ -1,5 +1,6 @@
 // The errors fastlines throws, shaped like Node's own: argument errors with Node's codes, the
-// AbortError, and the errors a native failure becomes (fs errors, ERR_LINE_TOO_LONG).
+// AbortError, and the errors a native failure becomes (fs errors, ERR_LINE_TOO_LONG,
+// ERR_STRING_TOO_LONG).
 'use strict'
 
 const util = require('node:util')
@@ -89,22 +90,47 @@ function lineTooLongError(path, maxLineLength) {
 }
 
 /**
- * Whether a native step's outcome is a failure rather than data. The native side reports
- * failures as data (binding.d.ts's `NativeError`: `{ errno, syscall }` for a failed syscall,
- * `{ maxLineLength }` for a line over the limit), never as thrown errors, so that JS builds the
- * error with the path as the user gave it. Data is a string of lines, a Buffer or a count.
+ * A line longer than the engine's longest string (`maxStringLength` UTF-16 units): reading
+ * stopped there, after the lines before it. The code is the one `fs.readFileSync(path, 'utf8')`
+ * gives for a file too long to be a string, and the message says how to bound the lines.
  */
-function isNativeFailure(item) {
-  return item !== null && (item.errno != null || item.maxLineLength != null)
+function stringTooLongError(path, maxStringLength) {
+  const longest = `0x${maxStringLength.toString(16)} characters`
+  const error = codedError(
+    Error,
+    'ERR_STRING_TOO_LONG',
+    `A line in '${path}' is longer than the longest string this engine can hold (${longest}); ` +
+      'pass maxLineLength to bound the lines read',
+  )
+  error.path = path
+  return error
 }
 
 /**
- * The error to throw for a native failure on `path` (the path as given, for the message): the
- * fs error for a failed syscall, or ERR_LINE_TOO_LONG for a line over the limit. The one place
- * that reads a failure's shape, with `isNativeFailure`.
+ * Whether a native step's outcome is a failure rather than data. The native side reports
+ * failures as data (binding.d.ts's `NativeError`, whose `kind` says which), never as thrown
+ * errors, so that JS builds the error with the path as the user gave it. Data is a string of
+ * lines, a Buffer or a count, none of which has a `kind`.
+ */
+function isNativeFailure(item) {
+  return typeof item === 'object' && item !== null && item.kind !== undefined
+}
+
+/**
+ * The error to throw for a native failure on `path` (the path as given, for the message). The
+ * one place that reads a failure's shape, with `isNativeFailure`.
  */
 function nativeError(failure, path) {
-  return failure.maxLineLength != null ? lineTooLongError(path, failure.maxLineLength) : fsError(failure, path)
+  switch (failure.kind) {
+    case 'os':
+      return fsError(failure, path)
+    case 'lineTooLong':
+      return lineTooLongError(path, failure.limit)
+    case 'stringTooLong':
+      return stringTooLongError(path, failure.limit)
+    default:
+      return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines: unknown native failure ${failure.kind}`)
+  }
 }
 
 module.exports = {

@@ -21,8 +21,8 @@ class LineReaderSync extends ClosingSyncIterator {
   constructor(path, options) {
     super()
     const { bytes, display } = normalizePath(path)
-    const { native, signal } = normalizeOptions(options)
-    this.#native = new binding.NativeLineReaderSync(bytes, native)
+    const { read, lines, signal } = normalizeOptions(options)
+    this.#native = new binding.NativeLineReaderSync(bytes, read, lines)
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.

@@ -7,6 +7,9 @@ const { LineCursor } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, batchesOf, done } = require('./iterator')
 const { NativeSource } = require('./source')
 
+/** Starts a native stream of line batches (see NativeSource). */
+const startLineStream = (bytes, { read, lines }) => new binding.NativeLineStream(bytes, read, lines)
+
 /** Iterates the lines of a file; see index.d.ts for the contract. */
 class LineReader extends ClosingAsyncIterator {
   #source
@@ -15,7 +18,7 @@ class LineReader extends ClosingAsyncIterator {
 
   constructor(path, options) {
     super()
-    this.#source = new NativeSource(binding.NativeLineStream, path, options, () => this.#cursor.clear())
+    this.#source = new NativeSource(startLineStream, path, options, () => this.#cursor.clear())
   }
 
   get bytesRead() {

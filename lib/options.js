@@ -2,6 +2,7 @@
 // (same errors, same codes) and turned into what the native side takes and the abort signal.
 'use strict'
 
+const { constants: bufferConstants } = require('node:buffer')
 const { fileURLToPath } = require('node:url')
 const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
@@ -15,11 +16,12 @@ const DEFAULT_CHUNK_SIZE = 48 * 1024
 /** Reads larger than this would only make single batches absurdly large. */
 const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 
+/** Encoding names as users may give them, and the native encoding each stands for. */
 const ENCODINGS = new Map([
-  ['utf8', false],
-  ['utf-8', false],
-  ['latin1', true],
-  ['binary', true],
+  ['utf8', 'utf8'],
+  ['utf-8', 'utf8'],
+  ['latin1', 'latin1'],
+  ['binary', 'latin1'],
 ])
 
 /**
@@ -55,7 +57,9 @@ function validateOffset(name, value) {
 
 /**
  * Validates user options (an object, or an encoding name as `fs` allows) and splits them into
- * what the native side needs and the abort signal.
+ * what the native side takes (binding.d.ts): `read`, which bytes to read and how
+ * (`NativeReadOptions`); `lines`, how the line readers make lines (`NativeLineOptions`, with the
+ * engine's longest string so that a longer line fails as ERR_STRING_TOO_LONG); and the signal.
  */
 function normalizeOptions(options) {
   if (options === undefined || options === null) options = {}
@@ -63,8 +67,8 @@ function normalizeOptions(options) {
   else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
 
   const { encoding = 'utf8', start = 0, end, highWaterMark = DEFAULT_CHUNK_SIZE, maxLineLength, signal } = options
-  const latin1 = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
-  if (latin1 === undefined) {
+  const nativeEncoding = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
+  if (nativeEncoding === undefined) {
     throw invalidArgValue('encoding', encoding, "is not supported: use 'utf8' or 'latin1'")
   }
   validateOffset('start', start)
@@ -81,8 +85,9 @@ function normalizeOptions(options) {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgType('options.signal', 'an instance of AbortSignal', signal)
   }
-  const native = { start, chunkSize: highWaterMark, latin1 }
-  if (end !== undefined && end !== Infinity) native.end = end
+  const read = { start, chunkSize: highWaterMark }
+  if (end !== undefined && end !== Infinity) read.end = end
+  const lines = { encoding: nativeEncoding, maxStringLength: bufferConstants.MAX_STRING_LENGTH }
   if (maxLineLength !== undefined && maxLineLength !== Infinity) {
     if (typeof maxLineLength !== 'number') {
       throw invalidArgType('options.maxLineLength', 'of type number', maxLineLength)
@@ -90,9 +95,9 @@ function normalizeOptions(options) {
     if (!Number.isSafeInteger(maxLineLength) || maxLineLength < 1) {
       throw outOfRange('maxLineLength', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, maxLineLength)
     }
-    native.maxLineLength = maxLineLength
+    lines.maxLineLength = maxLineLength
   }
-  return { native, signal }
+  return { read, lines, signal }
 }
 
 /** `maxLineLength` means nothing to the readers that make no lines: they refuse it, not ignore it. */

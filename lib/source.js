@@ -21,7 +21,7 @@ const MAX_MS_WITHOUT_A_TURN = 2
  * errors.js) and an aborted signal into an AbortError that rejects the pending step at once.
  */
 class NativeSource {
-  #NativeStream
+  #start
   #native = null
   #path
   #nativeOptions
@@ -31,13 +31,17 @@ class NativeSource {
   #closing = null
   #lastTurn = performance.now()
 
-  /** `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step. */
-  constructor(NativeStream, path, options, onAbort = () => {}) {
+  /**
+   * `start(bytes, { read, lines })` makes the native stream from the path's bytes and the
+   * normalized options (see options.js). `onAbort` lets the owner drop what it has already
+   * taken, so the abort shows at its next step.
+   */
+  constructor(start, path, options, onAbort = () => {}) {
     const { bytes, display } = normalizePath(path)
-    const { native, signal } = normalizeOptions(options)
-    this.#NativeStream = NativeStream
+    const { read, lines, signal } = normalizeOptions(options)
+    this.#start = start
     this.#path = { bytes, display }
-    this.#nativeOptions = native
+    this.#nativeOptions = { read, lines }
     this.#signal = signal
     this.#abortListener = addAbortListener(signal, () => {
       onAbort()
@@ -98,7 +102,7 @@ class NativeSource {
     }
     if (this.#closing !== null) return false
     if (this.#native === null) {
-      this.#native = new this.#NativeStream(this.#path.bytes, this.#nativeOptions)
+      this.#native = this.#start(this.#path.bytes, this.#nativeOptions)
     }
     return true
   }

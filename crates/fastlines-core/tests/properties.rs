@@ -21,7 +21,7 @@
 //! 3. [`LineCounter`] counts the reference lines for every chunking.
 //!
 //! That nothing panics, whatever the input and the reads, is checked along the way. `start` is
-//! modelled by handing the reader the input from `start` on, as `read::open`'s seek does, and
+//! modelled by handing the reader the input from `start` on, as `open`'s seek does, and
 //! `end` by the byte budget `open` computes; `open` and `count_lines` themselves need a real
 //! file and are not exercised here.
 
@@ -227,7 +227,7 @@ impl ByteRange {
     }
 
     /// The byte budget `open` gives the reader: `end + 1 - start`, or none without an `end`.
-    /// Mirrors `read::open`, which needs a real file.
+    /// Mirrors `open`, which needs a real file.
     fn remaining(self) -> Option<u64> {
         self.end.map(|end| (end + 1).saturating_sub(self.start))
     }
