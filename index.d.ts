@@ -43,6 +43,19 @@ export interface LineTooLongError extends Error {
 }
 
 /**
+ * A line longer than the longest string the JavaScript engine can make
+ * (`buffer.constants.MAX_STRING_LENGTH` characters: about 512 Mi in V8, 2 Gi in Bun): reading
+ * stopped there, after the lines before it. Pass `maxLineLength` to stop at long lines sooner,
+ * with a {@link LineTooLongError}.
+ */
+export interface StringTooLongError extends Error {
+  /** As `fs.readFileSync(path, 'utf8')` gives for a file too long to be a string. */
+  code: 'ERR_STRING_TOO_LONG'
+  /** The path as it was given. */
+  path: string
+}
+
+/**
  * The error a failed system call gives, shaped like Node's fs errors: for a missing file,
  * `ENOENT: no such file or directory, open 'app.log'` with these fields.
  */
@@ -122,7 +135,9 @@ export interface ChunkReader extends AsyncIterableIterator<Buffer> {
  *
  * Nothing is opened until the first step. Argument errors throw at once (`TypeError`,
  * `RangeError` with Node's codes); a failing open or read rejects the first step with an
- * {@link FsError}.
+ * {@link FsError}; a line over `maxLineLength` rejects with a {@link LineTooLongError}, and one
+ * longer than the engine's longest string with a {@link StringTooLongError}, each after every
+ * line before it.
  *
  * @example
  * for await (const line of readLines('app.log')) console.log(line)

@@ -1,8 +1,9 @@
 // Inputs that are hostile by size or that change under the reader: a line length limit, a
-// 200 MB line without one, offsets past 4 GiB in a sparse file, and a file truncated, appended
+// 200 MB line without one, a line longer than the engine's longest string, offsets past 4 GiB in a sparse file, and a file truncated, appended
 // to, overwritten, replaced or deleted while it is being read. What a reader yields is what was
 // on disk when each of its reads happened; the read-ahead bound (about 1 MiB) makes "not yet
 // read" predictable in these tests. Also /dev/stdin fed by a pipe, and /dev/zero.
+import { constants as bufferConstants } from 'node:buffer'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
@@ -15,6 +16,7 @@ import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
 
 const temp = makeTempDir(test)
+const { MAX_STRING_LENGTH } = bufferConstants
 
 async function collect(iterable) {
   const items = []
@@ -119,6 +121,54 @@ test('without maxLineLength a 200 MB line is one string; with it, reading stops 
   await t.throwsAsync(limitedReader.next(), { code: 'ERR_LINE_TOO_LONG' })
   // It read about the limit plus one read, not the whole line.
   t.true(limitedReader.bytesRead <= MiB + 2 * 48 * 1024, `${limitedReader.bytesRead} bytes read`)
+})
+
+// A line longer than the engine's longest string
+
+/**
+ * A file whose third line is one character longer than the engine's longest string (a hole of
+ * NUL bytes, so it takes no disk: 512 MiB in V8, 2 GiB in Bun), with lines around it.
+ */
+const tooLongForTheEngine = (() => {
+  const file = temp.path('line-too-long-for-the-engine.txt')
+  const head = 'first\nsecond\r\n'
+  const fd = fs.openSync(file, 'w')
+  fs.writeSync(fd, head)
+  fs.writeSync(fd, '\nafter\n', head.length + MAX_STRING_LENGTH + 1)
+  fs.closeSync(fd)
+  return file
+})()
+
+test('a line longer than the engine can hold: the lines before it, then ERR_STRING_TOO_LONG, in every API', async (t) => {
+  const expected = {
+    code: 'ERR_STRING_TOO_LONG',
+    path: tooLongForTheEngine,
+    message: `A line in '${tooLongForTheEngine}' is longer than the longest string this engine can hold (0x${MAX_STRING_LENGTH.toString(16)} characters); pass maxLineLength to bound the lines read`,
+  }
+  const perLine = await linesUntilFailure(readLines(tooLongForTheEngine))
+  t.deepEqual(perLine.lines, ['first', 'second'])
+  t.like(perLine.error, expected)
+
+  const batches = []
+  const batchReader = readLines(tooLongForTheEngine).batches()
+  const batchError = await t.throwsAsync(async () => {
+    for await (const batch of batchReader) batches.push(...batch)
+  })
+  t.deepEqual(batches, ['first', 'second'])
+  t.like(batchError, expected)
+
+  const sync = []
+  const syncError = t.throws(() => {
+    for (const line of readLinesSync(tooLongForTheEngine)) sync.push(line)
+  })
+  t.deepEqual(sync, ['first', 'second'])
+  t.like(syncError, expected)
+  t.false(isOpen(tooLongForTheEngine))
+
+  // maxLineLength stops at the line early, as the message says.
+  const limited = await linesUntilFailure(readLines(tooLongForTheEngine, { maxLineLength: MiB }))
+  t.deepEqual(limited.lines, ['first', 'second'])
+  t.is(limited.error.code, 'ERR_LINE_TOO_LONG')
 })
 
 // Past 4 GiB

@@ -16,6 +16,7 @@ import fastlines, {
   type LineReadOptions,
   type LineTooLongError,
   type ReadOptions,
+  type StringTooLongError,
 } from 'fastlines'
 
 export async function typedUsage(): Promise<void> {
@@ -54,6 +55,8 @@ export async function typedUsage(): Promise<void> {
     const fields: [string, number, string, string] = [failed.code, failed.errno, failed.syscall, failed.path]
     const tooLong = error as LineTooLongError
     const limit: [string, number] = [tooLong.path, tooLong.maxLineLength]
+    const tooLongForTheEngine = error as StringTooLongError
+    const code: ['ERR_STRING_TOO_LONG', string] = [tooLongForTheEngine.code, tooLongForTheEngine.path]
   }
 
   // @ts-expect-error: an option name that does not exist
