@@ -105,6 +105,11 @@ export interface NativeLineOptions {
    * (`buffer.constants.MAX_STRING_LENGTH`).
    */
   maxStringLength: number
+  /**
+   * Hand batches to the engine as external strings rather than copies (`text.rs` says
+   * where that pays).
+   */
+  externalStrings: boolean
 }
 
 /** Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`. */

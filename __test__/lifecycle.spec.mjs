@@ -1,5 +1,6 @@
 // Closing, aborting and process lifetime: descriptors are closed when iteration stops, pending
 // steps always settle, and processes exit by themselves unless an iteration is still pending.
+import { createHash } from 'node:crypto'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -272,6 +273,40 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
   t.is(lines, 2 * 128 * 16_384)
   const growth = Math.max(...samples) - samples[0]
   t.true(growth < 64, `memory grew by ${growth} MiB while reading 256 MiB twice: ${samples}`)
+})
+
+test('lines kept after their batch was read stay intact while later reads reuse its memory', (t) => {
+  // Where batches are lent to the engine as external strings (Bun), their buffer goes back to a
+  // pool when the engine collects the string: a kept line must keep its memory from being reused.
+  const kept = temp.file(numberedLines(20_000))
+  const other = temp.file(numberedLines(20_000).replaceAll('x', 'y'))
+  const result = runScript(
+    'kept-lines',
+    `import { createHash } from 'node:crypto'
+     const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const churn = async () => {
+       for await (const batch of fastlines.readLines(${JSON.stringify(other)}).batches()) batch.length
+       for (const line of fastlines.readLinesSync(${JSON.stringify(other)})) line.length
+     }
+     const batches = [], lines = [], sync = []
+     let steps = 0
+     for await (const batch of fastlines.readLines(${JSON.stringify(kept)}).batches()) {
+       batches.push(...batch)
+       if (++steps % 5 === 0) (collect(), await churn())
+     }
+     for await (const line of fastlines.readLines(${JSON.stringify(kept)})) {
+       lines.push(line)
+       if (lines.length % 5000 === 0) (collect(), await churn())
+     }
+     for (const line of fastlines.readLinesSync(${JSON.stringify(kept)})) sync.push(line)
+     for (let round = 0; round < 3; round++) (collect(), await churn())
+     const sha256 = (lines) => createHash('sha256').update(lines.join('\\n')).digest('hex')
+     console.log(JSON.stringify([batches, lines, sync].map(sha256)))`,
+    60_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  const expected = createHash('sha256').update(numberedLines(20_000).trimEnd()).digest('hex')
+  t.deepEqual(JSON.parse(result.stdout), [expected, expected, expected])
 })
 
 test('a process whose iteration finished exits by itself', (t) => {

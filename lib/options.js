@@ -16,6 +16,14 @@ const DEFAULT_CHUNK_SIZE = 48 * 1024
 /** Reads larger than this would only make single batches absurdly large. */
 const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 
+/**
+ * Whether batches reach the engine as external strings (the native side lends its buffer until
+ * the string is collected) rather than copies. Bun adopts them as they are: logs-1g batches
+ * measured 290-350 ms against 400-530 ms copied. V8 (Node, Deno) puts external strings in its
+ * old generation, where they wait for a full collection: measured slower than copying.
+ */
+const EXTERNAL_STRINGS = process.versions.bun !== undefined
+
 /** Encoding names as users may give them, and the native encoding each stands for. */
 const ENCODINGS = new Map([
   ['utf8', 'utf8'],
@@ -87,7 +95,11 @@ function normalizeOptions(options) {
   }
   const read = { start, chunkSize: highWaterMark }
   if (end !== undefined && end !== Infinity) read.end = end
-  const lines = { encoding: nativeEncoding, maxStringLength: bufferConstants.MAX_STRING_LENGTH }
+  const lines = {
+    encoding: nativeEncoding,
+    maxStringLength: bufferConstants.MAX_STRING_LENGTH,
+    externalStrings: EXTERNAL_STRINGS,
+  }
   if (maxLineLength !== undefined && maxLineLength !== Infinity) {
     if (typeof maxLineLength !== 'number') {
       throw invalidArgType('options.maxLineLength', 'of type number', maxLineLength)

@@ -42,6 +42,9 @@ pub struct NativeLineOptions {
     /// The longest string the engine can make, in UTF-16 code units
     /// (`buffer.constants.MAX_STRING_LENGTH`).
     pub max_string_length: f64,
+    /// Hand batches to the engine as external strings rather than copies (`text.rs` says
+    /// where that pays).
+    pub external_strings: bool,
 }
 
 impl From<&NativeLineOptions> for LineFramer {

@@ -24,6 +24,7 @@ use crate::text::{JsChunk, JsText};
 #[napi]
 pub struct NativeLineStream {
     stream: Arc<ReadStream<Text>>,
+    external_strings: bool,
 }
 
 #[napi]
@@ -35,20 +36,24 @@ impl NativeLineStream {
         lines: NativeLineOptions,
     ) -> Result<Self> {
         let stream = spawn(&path, &options, LineFramer::from(&lines))?;
-        Ok(NativeLineStream { stream })
+        Ok(NativeLineStream {
+            stream,
+            external_strings: lines.external_strings,
+        })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let stream = Arc::clone(&self.stream);
-        spawn_promise(env, async move { step(stream.next().await, JsText) })
+        let js_text = JsText::maker(self.external_strings);
+        spawn_promise(env, async move { step(stream.next().await, js_text) })
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
     /// wait (then it calls `read()`).
     #[napi(ts_return_type = "string | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
-        ready(self.stream.try_next(), JsText)
+        ready(self.stream.try_next(), JsText::maker(self.external_strings))
     }
 
     #[napi(getter)]

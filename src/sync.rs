@@ -1,7 +1,7 @@
 //! The reader behind `readLinesSync`: batches of lines read on the calling (JS) thread.
 
 use fastlines_core::{open, LineFramer, Progress, ReadOptions, Reader};
-use napi::bindgen_prelude::Uint8Array;
+use napi::bindgen_prelude::{Either, Uint8Array};
 use napi_derive::napi;
 use std::path::PathBuf;
 
@@ -16,6 +16,7 @@ pub struct NativeLineReaderSync {
     state: SyncState,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
+    external_strings: bool,
 }
 
 enum SyncState {
@@ -32,6 +33,7 @@ impl NativeLineReaderSync {
         NativeLineReaderSync {
             state,
             progress: Progress::default(),
+            external_strings: lines.external_strings,
         }
     }
 
@@ -39,7 +41,7 @@ impl NativeLineReaderSync {
     pub fn read(&mut self) -> Step<JsText> {
         if let SyncState::Unopened(..) = self.state {
             if let Err(err) = self.open() {
-                return step(Some(Err(err.into())), JsText);
+                return Some(Either::B(err.into()));
             }
         }
         let SyncState::Reading(reader) = &mut self.state else {
@@ -49,7 +51,7 @@ impl NativeLineReaderSync {
         if !matches!(next, Some(Ok(_))) {
             self.state = SyncState::Closed;
         }
-        step(next, JsText)
+        step(next, JsText::maker(self.external_strings))
     }
 
     #[napi(getter)]
