@@ -9,7 +9,8 @@
 //! - `split`: finding complete lines in that buffer and normalizing their terminators;
 //! - `frame`: cutting what was read into items: batches of lines ([`LineFramer`], with the line
 //!   and string limits) or raw chunks ([`ChunkFramer`]);
-//! - `decode`: turning a batch into [`Text`] a JS engine adopts with a plain copy;
+//! - `decode`: turning a batch into [`Text`] a JS engine adopts with a plain copy, through
+//!   `transcode`, the one module that calls a native library (simdutf) through its FFI;
 //! - `reader`: the read loop that drives a source, the buffer and a framer ([`Reader`]);
 //! - `count`: counting lines without making them ([`count_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
@@ -28,6 +29,7 @@ mod reader;
 mod source;
 mod split;
 mod stream;
+mod transcode;
 
 pub use count::count_lines;
 pub use decode::{Encoding, Text};
@@ -44,4 +46,5 @@ pub mod internals {
     pub use crate::count::LineCounter;
     pub use crate::decode::decode;
     pub use crate::split::{join_lines, LineSplitter};
+    pub use crate::transcode::{is_ascii, utf8_to_utf16};
 }

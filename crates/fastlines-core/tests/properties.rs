@@ -19,6 +19,8 @@
 //!    subparts, as WHATWG decoders and so Node do) and byte-to-char for Latin-1, and picks the
 //!    one-byte form exactly for ASCII or Latin-1.
 //! 3. [`LineCounter`] counts the reference lines for every chunking.
+//! 4. The safe wrappers of simdutf's FFI ([`is_ascii`], [`utf8_to_utf16`]) agree with the
+//!    standard library on arbitrary bytes, in inputs long enough to cross its SIMD blocks.
 //!
 //! That nothing panics, whatever the input and the reads, is checked along the way. `start` is
 //! modelled by handing the reader the input from `start` on, as `open`'s seek does, and
@@ -28,7 +30,7 @@
 use std::io::{self, Read};
 
 use bytes::Bytes;
-use fastlines_core::internals::{decode, LineCounter};
+use fastlines_core::internals::{decode, is_ascii, utf8_to_utf16, LineCounter};
 use fastlines_core::{Encoding, LineFramer, Progress, ReadError, Reader, Source, Text};
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -328,6 +330,24 @@ fn input_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(fragment(), 0..80).prop_map(|fragments| fragments.concat())
 }
 
+/// Longer input, up to a few KiB: SIMD kernels work in blocks of 16 to 64 bytes and finish the
+/// tail apart, so a character or an invalid byte must land at every offset of a block. Half the
+/// inputs are valid UTF-8 throughout (the transcoder's path), half have invalid bytes in them.
+fn long_input_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let valid = prop_oneof![
+        4 => (b' '..=b'~').prop_map(|letter| vec![letter]),
+        1 => Just(b"\r\n".to_vec()),
+        2 => Just("\u{e9}".as_bytes().to_vec()),
+        2 => Just("\u{4e2d}".as_bytes().to_vec()),
+        1 => Just("\u{2028}".as_bytes().to_vec()),
+        1 => Just("\u{1f600}".as_bytes().to_vec()),
+    ];
+    prop_oneof![
+        prop::collection::vec(valid, 0..700).prop_map(|fragments| fragments.concat()),
+        prop::collection::vec(fragment(), 0..700).prop_map(|fragments| fragments.concat()),
+    ]
+}
+
 /// A plan of 1 to 16 reads of 1 to 64 bytes, weighted towards tiny reads, which put a
 /// boundary after nearly every byte; about one read in ten is interrupted first.
 fn read_plan() -> impl Strategy<Value = Vec<ReadStep>> {
@@ -430,6 +450,23 @@ proptest! {
     fn line_counter_matches_the_reference(input in input_bytes(), plan in read_plan()) {
         let expected = reference_lines(&input).len() as u64;
         prop_assert_eq!(counted_lines(&input, &plan), expected);
+    }
+}
+
+proptest! {
+    // Fewer cases than above: each input is a few KiB.
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Property 4: the SIMD wrappers say what the standard library says: ASCII or not, and the
+    /// UTF-16 of valid UTF-8 (or nothing for invalid input), also after any prefix is cut off.
+    #[test]
+    fn simd_transcoding_matches_the_standard_library(bytes in long_input_bytes(), cut in any::<Index>()) {
+        let bytes = &bytes[cut.index(bytes.len() + 1)..];
+        prop_assert_eq!(is_ascii(bytes), bytes.is_ascii());
+        let expected = std::str::from_utf8(bytes).ok().map(|text| text.encode_utf16().collect::<Vec<u16>>());
+        prop_assert_eq!(utf8_to_utf16(bytes), expected);
+        let ascii_run: Vec<u8> = bytes.iter().map(|&byte| byte & 0x7f).collect();
+        prop_assert!(is_ascii(&ascii_run));
     }
 }
 
