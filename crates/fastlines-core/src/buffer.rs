@@ -94,6 +94,11 @@ impl ReadBuf {
         &self.buffer[self.start..self.filled]
     }
 
+    /// The data, to rewrite in place before it is handed out.
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        &mut self.buffer[self.start..self.filled]
+    }
+
     pub fn len(&self) -> usize {
         self.filled - self.start
     }

@@ -4,7 +4,7 @@
 //! decoding and every cut is also a character boundary.
 
 use bytes::Bytes;
-use memchr::{memchr, memchr2, memchr2_iter, memrchr2};
+use memchr::{memchr, memchr2, memchr_iter, memrchr2};
 
 use crate::buffer::ReadBuf;
 
@@ -20,9 +20,10 @@ pub struct LineSplitter {
 }
 
 impl LineSplitter {
-    /// Removes and returns the complete lines at the front of `buf`, terminators included, or
-    /// `None` when no line is complete yet. The run is at most `max_run` bytes long unless its
-    /// single line is longer (see [`run_end_within`]).
+    /// Removes and returns the complete lines at the front of `buf`, each ending with `\n` (every
+    /// terminator rewritten in place, see [`normalize_terminators`]), or `None` when no line is
+    /// complete yet. The run is at most `max_run` bytes long unless its single line is longer
+    /// (see [`run_end_within`]).
     pub fn take_complete(&mut self, buf: &mut ReadBuf, max_run: usize) -> Option<Bytes> {
         self.skip_lf_of_split_crlf(buf);
         let data = buf.data();
@@ -36,7 +37,10 @@ impl LineSplitter {
         }
         self.skip_lf = data[end - 1] == b'\r';
         self.scanned = 0;
-        Some(buf.split_to(end))
+        let normalized_len = normalize_terminators(&mut buf.data_mut()[..end]);
+        let mut run = buf.split_to(end);
+        run.truncate(normalized_len);
+        Some(run)
     }
 
     /// At end of input: removes and returns the final line, which has no terminator, if any.
@@ -70,52 +74,49 @@ fn run_end_within(data: &[u8], max: usize) -> usize {
     }
 }
 
-/// Turns a run of lines into the lines joined by `\n`, without the final terminator, so that
-/// JS gets every line of the run from one `split('\n')`. A run without a terminator (the last
-/// line of a file) is returned as it is.
-pub fn join_lines(mut lines: Bytes) -> Bytes {
-    strip_final_terminator(&mut lines);
-    if memchr(b'\r', &lines).is_none() {
-        return lines;
+/// Rewrites every `\r\n` and lone `\r` in `run` as `\n`, in place, and returns the length of
+/// the rewritten run. Done in the read buffer itself, before the run is handed out: no second
+/// buffer, and a run without `\r` (most files) costs one `memchr`.
+fn normalize_terminators(run: &mut [u8]) -> usize {
+    let Some(first_cr) = memchr(b'\r', run) else {
+        return run.len();
+    };
+    let (mut read, mut write) = (first_cr, first_cr);
+    while read < run.len() {
+        // run[read] is a `\r`: it becomes the `\n`, and swallows the `\n` of a `\r\n`.
+        run[write] = b'\n';
+        write += 1;
+        read += 1;
+        if run.get(read) == Some(&b'\n') {
+            read += 1;
+        }
+        let next_cr = memchr(b'\r', &run[read..]).map_or(run.len(), |at| read + at);
+        run.copy_within(read..next_cr, write);
+        write += next_cr - read;
+        read = next_cr;
     }
-    normalize_terminators(&lines)
+    write
 }
 
-fn strip_final_terminator(lines: &mut Bytes) {
+/// Turns a run of lines from [`LineSplitter`] into the lines joined by `\n`, without the final
+/// terminator, so that JS gets every line of the run from one `split('\n')`. A run without a
+/// terminator (the last line of a file) is returned as it is.
+pub fn join_lines(mut lines: Bytes) -> Bytes {
     if lines.last() == Some(&b'\n') {
         lines.truncate(lines.len() - 1);
-        if lines.last() == Some(&b'\r') {
-            lines.truncate(lines.len() - 1);
-        }
-    } else if lines.last() == Some(&b'\r') {
-        lines.truncate(lines.len() - 1);
     }
+    lines
 }
 
-/// Rewrites every `\r\n` and lone `\r` as `\n`.
-fn normalize_terminators(lines: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut rest = lines;
-    while let Some(cr) = memchr(b'\r', rest) {
-        out.extend_from_slice(&rest[..cr]);
-        out.push(b'\n');
-        rest = &rest[cr + 1..];
-        if rest.first() == Some(&b'\n') {
-            rest = &rest[1..];
-        }
-    }
-    out.extend_from_slice(rest);
-    Bytes::from(out)
-}
-
-/// Where the first line of `lines` (complete lines, terminators included) that is longer than
-/// `max` bytes starts, if there is one. Only readers with a line length limit pay for this scan.
+/// Where the first line of `lines` (a run from [`LineSplitter`]: complete lines, each ending
+/// with `\n`) that is longer than `max` bytes starts, if there is one. Only readers with a line
+/// length limit pay for this scan.
 pub fn first_line_longer_than(lines: &[u8], max: usize) -> Option<usize> {
     if lines.len() <= max {
         return None;
     }
     let mut start = 0;
-    for end in memchr2_iter(b'\n', b'\r', lines) {
+    for end in memchr_iter(b'\n', lines) {
         if end - start > max {
             return Some(start);
         }
@@ -279,6 +280,23 @@ mod tests {
     }
 
     #[test]
+    fn terminators_are_rewritten_in_place() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"", b""),
+            (b"a\nb\n", b"a\nb\n"),
+            (b"a\r\nb\r\n", b"a\nb\n"),
+            (b"a\rb\r", b"a\nb\n"),
+            (b"\r\r\n\n\r", b"\n\n\n\n"),
+            (b"one\r\ntwo\rthree\nfour\r\n", b"one\ntwo\nthree\nfour\n"),
+        ];
+        for &(run, expected) in cases {
+            let mut run = run.to_vec();
+            let len = normalize_terminators(&mut run);
+            assert_eq!(&run[..len], expected);
+        }
+    }
+
+    #[test]
     fn a_trailing_cr_ends_its_line_at_once() {
         // readline emits a line at `\r` without waiting to see whether `\n` follows.
         let mut splitter = LineSplitter::default();
@@ -286,7 +304,7 @@ mod tests {
         push(&mut buf, b"a\r");
         assert_eq!(
             splitter.take_complete(&mut buf, usize::MAX).as_deref(),
-            Some(&b"a\r"[..])
+            Some(&b"a\n"[..])
         );
         push(&mut buf, b"\nb\n");
         assert_eq!(
