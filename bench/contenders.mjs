@@ -1,19 +1,35 @@
-// The contenders. Each `run(path, { prepared, onFirst })` reads the whole file and returns
+// The contenders. Each `run(path, { lib, prepared, onFirst })` reads the whole file and returns
 // `{ lines }`, plus `chars` (the sum of line lengths) for those that see each line as a string.
-// Counting and summing is the minimal per-line work that keeps every line live. `prepare(path)`,
-// where present, runs once before any timed run and its result is passed as `prepared`.
-// `onFirst`, when given, is called when the first line (or, for byte counters, the first chunk)
-// arrives; contenders that only return a count never call it.
+// Counting and summing is the minimal per-line work that keeps every line live. `library` names
+// the package a contender needs, loaded lazily by `loadLibrary` (so that the cold measurement can
+// time the load) and passed to it as `lib`; Node's built-in modules are imported here, as loaded.
+// `prepare(path, { lib })`, where present, runs once before any timed run and its result is
+// passed as `prepared`. `onFirst`, when given, is called when the first line (or, for byte
+// counters, the first chunk) arrives; contenders that only return a count never call it.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import readline from 'node:readline'
-import { countLines, readChunks, readLines, readLinesSync } from '../index.mjs'
 
 const LF = 10
 const CR = 13
 
 /** Thrown when a contender cannot run here (missing API, file too large for it, ...). */
 export class NotApplicable extends Error {}
+
+/** The packages contenders use, each loaded on first call; a contender names one as `library`. */
+const LIBRARIES = {
+  fastlines: () => import('../index.mjs'),
+}
+
+/** Loads the package a contender uses (its `lib`), or undefined if it uses only built-ins. */
+export function loadLibrary(contender) {
+  return contender.library === undefined ? undefined : LIBRARIES[contender.library]()
+}
+
+/** Loads every package any contender uses: the probe's processes all import the same modules. */
+export async function loadAllLibraries() {
+  await Promise.all(Object.values(LIBRARIES).map((load) => load()))
+}
 
 /** Counts lines and sums their lengths. */
 class Tally {
@@ -163,7 +179,7 @@ class ArrayAsyncIterator {
   }
 }
 
-function loadLines(path) {
+function loadLines(path, { lib: { readLinesSync } }) {
   const batches = []
   for (const batch of readLinesSync(path).batches()) batches.push(batch)
   return batches.flat()
@@ -174,8 +190,9 @@ function wcLines(path) {
 }
 
 /**
- * In table order; `note` is shown under tables that include the contender, `unprobed` says why
- * the probe (peak RSS, event-loop delay, first line) skips it.
+ * In table order. `note` is shown under tables that include the contender; `floor`, on contenders
+ * that read no file (their input is preloaded by `prepare`), says why the probe and the cold
+ * measurement skip them.
  */
 export const CONTENDERS = {
   readline: { run: (path, { onFirst }) => tallyLines(readlineInterface(path), onFirst) },
@@ -188,17 +205,28 @@ export const CONTENDERS = {
     note: 'counts `\\n` bytes in fs.createReadStream chunks (64 KiB), no decoding',
   },
   'for-await-floor': {
+    library: 'fastlines',
     prepare: loadLines,
     run: (path, { prepared, onFirst }) => tallyLines(new ArrayAsyncIterator(prepared), onFirst),
     note: 'lines preloaded into an array (not timed): the cost of the for-await protocol alone',
-    unprobed: 'reads no file: its lines are preloaded',
+    floor: 'reads no file: its lines are preloaded',
   },
   'wc -l': { run: wcLines, note: 'time includes spawning the `wc` process' },
-  'fastlines-lines': { run: (path, { onFirst }) => tallyLines(readLines(path), onFirst) },
-  'fastlines-batches': {
-    run: (path, { onFirst }) => tallyBatches(readLines(path).batches(), onFirst),
+  'fastlines-lines': {
+    library: 'fastlines',
+    run: (path, { lib, onFirst }) => tallyLines(lib.readLines(path), onFirst),
   },
-  'fastlines-sync': { run: (path, { onFirst }) => tallyLinesSync(readLinesSync(path), onFirst) },
-  'fastlines-count': { run: async (path) => ({ lines: await countLines(path) }) },
-  'fastlines-chunks': { run: (path, { onFirst }) => countNewlines(readChunks(path), onFirst) },
+  'fastlines-batches': {
+    library: 'fastlines',
+    run: (path, { lib, onFirst }) => tallyBatches(lib.readLines(path).batches(), onFirst),
+  },
+  'fastlines-sync': {
+    library: 'fastlines',
+    run: (path, { lib, onFirst }) => tallyLinesSync(lib.readLinesSync(path), onFirst),
+  },
+  'fastlines-count': { library: 'fastlines', run: async (path, { lib }) => ({ lines: await lib.countLines(path) }) },
+  'fastlines-chunks': {
+    library: 'fastlines',
+    run: (path, { lib, onFirst }) => countNewlines(lib.readChunks(path), onFirst),
+  },
 }

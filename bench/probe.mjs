@@ -2,10 +2,11 @@
 // script (Node or Bun): peak RSS, event-loop delay p99 while reading and time to the first line,
 // printed as one line of JSON on stdout.
 // Usage: <node|bun> bench/probe.mjs <contender|idle> <file>
-// `idle` imports the same modules and monitors the same way but reads nothing: the baseline that
-// peak RSS is reported above.
+// Every process, `idle` included, loads every package any contender uses (fastlines) before it
+// starts; `idle` then monitors the same way but reads nothing: the baseline that peak RSS is
+// reported above.
 import * as perfHooks from 'node:perf_hooks'
-import { CONTENDERS, NotApplicable } from './contenders.mjs'
+import { CONTENDERS, NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
 
 const IDLE = 'idle'
 /** Event-loop delay histogram resolution, ms. */
@@ -23,7 +24,7 @@ function contenderNamed(name) {
   if (name === IDLE) return idle
   const contender = CONTENDERS[name]
   if (contender === undefined) throw new Error(`unknown contender: ${name}`)
-  if (contender.unprobed !== undefined) throw new NotApplicable(contender.unprobed)
+  if (contender.floor !== undefined) throw new NotApplicable(contender.floor)
   return contender
 }
 
@@ -48,14 +49,16 @@ async function stopDelayMonitor(histogram) {
 
 async function probe(name, file) {
   const contender = contenderNamed(name)
-  const prepared = await contender.prepare?.(file)
+  await loadAllLibraries()
+  const lib = await loadLibrary(contender)
+  const prepared = await contender.prepare?.(file, { lib })
   let firstLineMs = null
   const histogram = await startDelayMonitor()
   const started = performance.now()
   const onFirst = () => {
     firstLineMs ??= performance.now() - started
   }
-  const { lines } = await contender.run(file, { prepared, onFirst })
+  const { lines } = await contender.run(file, { lib, prepared, onFirst })
   const totalMs = performance.now() - started
   const eldP99Ms = await stopDelayMonitor(histogram)
   const maxRssKiB = process.resourceUsage().maxRSS

@@ -2,7 +2,7 @@
 // warm-up run, then the measured runs, printed as one line of JSON on stdout.
 // Usage: <node|bun> bench/worker.mjs <contender> <file> <runs> <slow-runs> <slow-ms>
 // Measured runs are capped at <slow-runs> when the warm-up run took at least <slow-ms> ms.
-import { CONTENDERS, NotApplicable } from './contenders.mjs'
+import { CONTENDERS, NotApplicable, loadLibrary } from './contenders.mjs'
 
 function runtime() {
   const bun = process.versions.bun
@@ -16,21 +16,22 @@ function collectGarbage() {
   else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
 }
 
-async function timeRun(contender, file, prepared) {
+async function timeRun(contender, file, lib, prepared) {
   collectGarbage()
   const started = performance.now()
-  const { lines, chars } = await contender.run(file, { prepared })
+  const { lines, chars } = await contender.run(file, { lib, prepared })
   return { ms: performance.now() - started, lines, chars }
 }
 
 async function measure({ name, file, runs, slowRuns, slowMs }) {
   const contender = CONTENDERS[name]
   if (contender === undefined) throw new Error(`unknown contender: ${name}`)
-  const prepared = await contender.prepare?.(file)
-  const warmup = await timeRun(contender, file, prepared)
+  const lib = await loadLibrary(contender)
+  const prepared = await contender.prepare?.(file, { lib })
+  const warmup = await timeRun(contender, file, lib, prepared)
   const count = warmup.ms >= slowMs ? Math.min(runs, slowRuns) : runs
   const samples = []
-  for (let i = 0; i < count; i++) samples.push(await timeRun(contender, file, prepared))
+  for (let i = 0; i < count; i++) samples.push(await timeRun(contender, file, lib, prepared))
   return { warmup, samples, capped: count < runs }
 }
 
