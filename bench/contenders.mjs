@@ -19,6 +19,8 @@ export class NotApplicable extends Error {}
 /** The packages contenders use, each loaded on first call; a contender names one as `library`. */
 const LIBRARIES = {
   fastlines: () => import('../index.mjs'),
+  split2: async () => (await import('split2')).default,
+  'n-readlines': async () => (await import('n-readlines')).default,
 }
 
 /** Loads the package a contender uses (its `lib`), or undefined if it uses only built-ins. */
@@ -145,6 +147,23 @@ async function streamSplit(path, { onFirst }) {
   return tally
 }
 
+/** `fs.createReadStream(p).pipe(split2())`: split2's default matcher, `/\r?\n/`, strips `\r\n`. */
+function split2Lines(path, { lib: split2, onFirst }) {
+  return tallyLines(fs.createReadStream(path).pipe(split2()), onFirst)
+}
+
+/**
+ * n-readlines, synchronous: `next()` gives each line as a Buffer, without its terminator (`\n`,
+ * `\r\n` or a lone `\r`, even one split across its reads), and a falsy value (null in 3.x) at
+ * the end; each line is decoded as a user would.
+ */
+function nReadlines(path, { lib: LineByLine, onFirst }) {
+  const liner = new LineByLine(path)
+  const tally = newTally(onFirst)
+  for (let line = liner.next(); line; line = liner.next()) tally.add(line.toString())
+  return tally
+}
+
 function readFileSplit(path, { onFirst }) {
   let text
   try {
@@ -198,8 +217,10 @@ export const CONTENDERS = {
   readline: { run: (path, { onFirst }) => tallyLines(readlineInterface(path), onFirst) },
   'readline-event': { run: readlineEvents },
   'filehandle-readLines': { run: fileHandleReadLines },
+  split2: { library: 'split2', run: split2Lines },
   'stream-split': { run: streamSplit },
   'readFileSync-split': { run: readFileSplit },
+  'n-readlines': { library: 'n-readlines', run: nReadlines },
   'raw-stream': {
     run: (path, { onFirst }) => countNewlines(fs.createReadStream(path), onFirst),
     note: 'counts `\\n` bytes in fs.createReadStream chunks (64 KiB), no decoding',

@@ -2,9 +2,9 @@
 // script (Node or Bun): peak RSS, event-loop delay p99 while reading and time to the first line,
 // printed as one line of JSON on stdout.
 // Usage: <node|bun> bench/probe.mjs <contender|idle> <file>
-// Every process, `idle` included, loads every package any contender uses (fastlines) before it
-// starts; `idle` then monitors the same way but reads nothing: the baseline that peak RSS is
-// reported above.
+// Every process, `idle` included, loads every package any contender uses (fastlines, split2,
+// n-readlines) before it starts; `idle` then monitors the same way but reads nothing: the baseline
+// that peak RSS is reported above.
 import * as perfHooks from 'node:perf_hooks'
 import { CONTENDERS, NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
 
