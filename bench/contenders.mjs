@@ -12,6 +12,11 @@ import readline from 'node:readline'
 
 const LF = 10
 const CR = 13
+/**
+ * What fastlines asks of the OS per read by default (lib/options.js), and so the bytes behind each
+ * batch string its native side hands JS: batches-floor cuts its batches the same way.
+ */
+const FASTLINES_READ_BYTES = 48 * 1024
 
 /** Thrown when a contender cannot run here (missing API, file too large for it, ...). */
 export class NotApplicable extends Error {}
@@ -77,6 +82,13 @@ function tallyLinesSync(lines, onFirst) {
 async function tallyBatches(batches, onFirst) {
   const tally = newTally(onFirst)
   for await (const batch of batches) for (const line of batch) tally.add(line)
+  return tally
+}
+
+/** Like tallyBatches, for batches that are lines joined by `\n`, split here as fastlines does. */
+async function tallyJoinedBatches(batches, onFirst) {
+  const tally = newTally(onFirst)
+  for await (const batch of batches) for (const line of batch.split('\n')) tally.add(line)
   return tally
 }
 
@@ -204,6 +216,56 @@ function loadLines(path, { lib: { readLinesSync } }) {
   return batches.flat()
 }
 
+/** The index just past the last line terminator (`\n` or `\r`) in `bytes`, or 0 if none. */
+function endOfLastLine(bytes) {
+  return Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR)) + 1
+}
+
+/** Complete lines (terminators included) as fastlines' native side hands them to JS. */
+function joinLines(bytes) {
+  let end = bytes.length
+  if (bytes[end - 1] === LF) end--
+  if (bytes[end - 1] === CR) end--
+  const text = bytes.toString('utf8', 0, end)
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text
+}
+
+/**
+ * The strings fastlines' native side hands JS for this file, built here in JS: each
+ * FASTLINES_READ_BYTES read, with the partial line rolled over from the previous reads, is cut
+ * after its last line terminator; the complete lines are joined by `\n` (every `\r\n` and lone
+ * `\r` made `\n`), without the final terminator, and decoded as UTF-8. A read without a
+ * terminator only extends the partial line; a `\n` starting a read that follows one ending in
+ * `\r` is the rest of that `\r\n`. What is left at the end (a last line without terminator) is a batch of its own.
+ */
+function loadJoinedBatches(path) {
+  const batches = []
+  const read = Buffer.allocUnsafe(FASTLINES_READ_BYTES)
+  let partial = []
+  let skipLF = false
+  const fd = fs.openSync(path, 'r')
+  try {
+    for (let n; (n = fs.readSync(fd, read, 0, read.length, null)) > 0;) {
+      const start = skipLF && read[0] === LF ? 1 : 0
+      skipLF = false
+      const bytes = read.subarray(start, n)
+      const end = endOfLastLine(bytes)
+      if (end === 0) {
+        partial.push(Buffer.from(bytes))
+        continue
+      }
+      batches.push(joinLines(Buffer.concat([...partial, bytes.subarray(0, end)])))
+      partial = [Buffer.from(bytes.subarray(end))]
+      skipLF = end === bytes.length && bytes[end - 1] === CR
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+  const rest = Buffer.concat(partial)
+  if (rest.length > 0) batches.push(rest.toString('utf8'))
+  return batches
+}
+
 function wcLines(path) {
   return { lines: Number.parseInt(execFileSync('wc', ['-l', path], { encoding: 'utf8' }), 10) }
 }
@@ -231,6 +293,14 @@ export const CONTENDERS = {
     run: (path, { prepared, onFirst }) => tallyLines(new ArrayAsyncIterator(prepared), onFirst),
     note: 'lines preloaded into an array (not timed): the cost of the for-await protocol alone',
     floor: 'reads no file: its lines are preloaded',
+  },
+  'batches-floor': {
+    prepare: loadJoinedBatches,
+    run: (path, { prepared, onFirst }) => tallyJoinedBatches(new ArrayAsyncIterator(prepared), onFirst),
+    note:
+      "fastlines' batch strings (lines joined by `\\n`, one per 48 KiB read) preloaded (not " +
+      'timed), then split and iterated as fastlines-batches does: its JS-thread cost alone',
+    floor: 'reads no file: its batches are preloaded',
   },
   'wc -l': { run: wcLines, note: 'time includes spawning the `wc` process' },
   'fastlines-lines': {
