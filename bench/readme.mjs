@@ -1,11 +1,12 @@
 // The benchmark summary that goes between the README's `<!-- bench:start -->` and
-// `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, the probe
-// and the chart.
+// `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, warm and
+// cold, the probe and the chart.
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import {
   PROBE_COLUMNS,
   baselineOf,
+  coldSpeedup,
   formatAmount,
   formatRatio,
   formatSize,
@@ -42,6 +43,14 @@ function ratioCell(row, baseline) {
   return ratio === undefined ? 'n/a' : formatRatio(ratio)
 }
 
+/** A row's cold ratio; `–` where the cold read was not measured (floors, logs-1g). */
+function coldRatioCell(row, baseline) {
+  if (row === undefined || row.cold === undefined) return '–'
+  if (row.error !== undefined || row.cold.error !== undefined) return 'ERROR'
+  const ratio = coldSpeedup(row, baseline)
+  return ratio === undefined ? 'n/a' : formatRatio(ratio)
+}
+
 function measuredLine(results) {
   const { cpu, cores, memoryGiB, os } = results.machine
   const runtimes = results.runtimes.map(({ name, version }) => `${runtimeName(name)} ${version}`)
@@ -52,12 +61,16 @@ function measuredLine(results) {
   )
 }
 
-/** Contenders × corpora; each cell holds the runtimes' ratios to their own readline. */
-function ratioTable(results) {
-  const sections = groupSections(results.rows)
+/**
+ * Contenders × corpora; each cell holds the runtimes' ratios to their own readline, as
+ * `ratio(row, baseline)` gives them. Only the contenders that `keep` keeps of a section's rows, and
+ * the corpora where it keeps some, are shown.
+ */
+function ratioTable(results, { intro, ratio = ratioCell, keep = (rows) => rows }) {
+  const sections = groupSections(results.rows).filter((section) => keep(section.rows).length > 0)
   const corpora = unique(sections.map((section) => section.corpus))
   const runtimes = unique(sections.map((section) => section.runtime))
-  const contenders = unique(results.rows.map((row) => row.contender))
+  const contenders = unique(sections.flatMap((section) => keep(section.rows).map((row) => row.contender)))
   const sectionOf = (corpus, runtime) =>
     sections.find((section) => section.corpus === corpus && section.runtime === runtime)
   const cell = (contender, corpus) =>
@@ -65,7 +78,7 @@ function ratioTable(results) {
       runtimes.map((runtime) => {
         const rows = sectionOf(corpus, runtime)?.rows ?? []
         const row = rows.find((candidate) => candidate.contender === contender)
-        return ratioCell(row, baselineOf(rows))
+        return ratio(row, baselineOf(rows))
       }),
     )
   const header = corpora.map((corpus) => {
@@ -73,13 +86,24 @@ function ratioTable(results) {
     return `${corpus} (${formatSize(bytes)})`
   })
   const body = contenders.map((contender) => [`\`${contender}\``, ...corpora.map((corpus) => cell(contender, corpus))])
-  return [
-    `Speed relative to the same runtime's \`readline\` (median of the measured runs, higher is ` +
-      `faster); ${cellLegend(runtimes)}:`,
-    '',
-    markdownTable(['contender', ...header], body),
-  ].join('\n')
+  return [`${intro}; ${cellLegend(runtimes)}:`, '', markdownTable(['contender', ...header], body)].join('\n')
 }
+
+const WARM_INTRO = "Speed relative to the same runtime's `readline` (median of the measured runs, higher is faster)"
+
+/** The intro of the cold table, from the results' settings. */
+function coldIntro(results) {
+  const { coldRuns, noColdCorpus = 'logs-1g' } = results.settings ?? {}
+  const processes = coldRuns === undefined ? 'several fresh processes' : `${coldRuns} fresh processes`
+  return (
+    "Cold: each contender's first read in a fresh process, from loading its package until the read " +
+    `ends, relative to the same runtime's cold \`readline\` (median of ${processes}, higher is ` +
+    `faster; not measured on ${noColdCorpus}, nor for the floors, which read no file)`
+  )
+}
+
+/** The contenders with a cold read (measured or failed) among a section's rows. */
+const coldRows = (rows) => rows.filter((row) => row.cold !== undefined)
 
 /** A probe row's cells without the reasons, which the stdout tables give. */
 function compactProbeCells(row) {
@@ -114,7 +138,10 @@ function probeTable(probes) {
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
   if (results.rows.length === 0) throw new Error('the results hold no measurements')
-  const parts = [measuredLine(results), ratioTable(results)]
+  const parts = [measuredLine(results), ratioTable(results, { intro: WARM_INTRO })]
+  if (results.rows.some((row) => row.cold !== undefined)) {
+    parts.push(ratioTable(results, { intro: coldIntro(results), ratio: coldRatioCell, keep: coldRows }))
+  }
   if (results.probes?.length > 0) parts.push(probeTable(results.probes))
   parts.push(`![ratios](${CHART})`)
   return parts.join('\n\n')

@@ -3,6 +3,8 @@
 const MB = 1_000_000
 const KIB = 1024
 const COLUMNS = ['contender', 'median ms', 'min', 'max', 'MB/s', 'vs readline', 'lines']
+/** Shown after `vs readline` in the tables of corpora where the cold read was measured. */
+const COLD_COLUMNS = ['cold ms', 'cold vs readline']
 export const PROBE_COLUMNS = ['peak RSS above idle MB', 'ELD p99 ms', 'first line ms']
 
 function median(sorted) {
@@ -41,6 +43,18 @@ export function speedup(row, baseline) {
   return baseline.median / row.median
 }
 
+/** Whether a row holds a measured cold read (not skipped, not failed). */
+export const hasCold = (row) => row?.cold?.median !== undefined
+
+/**
+ * How many times faster than the baseline's a row's cold read is; undefined if either was not
+ * measured.
+ */
+export function coldSpeedup(row, baseline) {
+  if (!hasCold(row) || !hasCold(baseline)) return undefined
+  return baseline.cold.median / row.cold.median
+}
+
 /** Rows grouped by corpus × runtime, in run order: { corpus, runtime, version, bytes, rows }. */
 export function groupSections(rows) {
   const sections = new Map()
@@ -68,11 +82,36 @@ function countProblems(runs, corpus) {
   return [...problems]
 }
 
+/** Median, min and max of a list of times in ms, with the times themselves. */
+function timeStats(times) {
+  const sorted = times.toSorted((a, b) => a - b)
+  return { median: median(sorted), min: sorted[0], max: sorted[sorted.length - 1], times }
+}
+
+/**
+ * The cold part of a row, from the fresh processes' `{ samples }` (or `{ skipped }`, or
+ * `{ error }`); undefined if the cold read was not measured.
+ */
+function toCold(cold) {
+  if (cold === undefined) return undefined
+  if (cold.error !== undefined) return { error: cold.error }
+  if (cold.skipped !== undefined) return { skipped: cold.skipped }
+  return { runs: cold.samples.length, ...timeStats(cold.samples.map((sample) => sample.ms)), samples: cold.samples }
+}
+
+/** What went wrong in the cold processes, as row problems. */
+function coldProblems(cold, corpus) {
+  if (cold?.error !== undefined) return [`cold read: ${cold.error}`]
+  if (cold?.samples === undefined) return []
+  return countProblems(cold.samples, corpus).map((problem) => `cold read: ${problem}`)
+}
+
 /**
  * One result row: a worker's measurement (or its skip reason, or the failure `error`) reduced
- * to the statistics shown and saved.
+ * to the statistics shown and saved, with `cold`, the fresh processes' first reads, when they
+ * were measured.
  */
-export function toRow({ runtime, corpus, contender, measurement, error }) {
+export function toRow({ runtime, corpus, contender, measurement, error, cold }) {
   const row = {
     runtime: runtime.name,
     version: runtime.version,
@@ -83,18 +122,16 @@ export function toRow({ runtime, corpus, contender, measurement, error }) {
   if (error !== undefined) return { ...row, error }
   if (measurement.skipped !== undefined) return { ...row, skipped: measurement.skipped }
   const times = measurement.samples.map((sample) => sample.ms)
-  const sorted = times.toSorted((a, b) => a - b)
+  const problems = countProblems([measurement.warmup, ...measurement.samples], corpus)
   return {
     ...row,
     runs: times.length,
     capped: measurement.capped,
-    median: median(sorted),
-    min: sorted[0],
-    max: sorted[sorted.length - 1],
+    ...timeStats(times),
     lines: measurement.samples[0].lines,
-    times,
     warmupMs: measurement.warmup.ms,
-    problems: countProblems([measurement.warmup, ...measurement.samples], corpus),
+    cold: toCold(cold),
+    problems: [...problems, ...coldProblems(cold, corpus)],
   }
 }
 
@@ -102,10 +139,21 @@ export function isFailure(row) {
   return row.error !== undefined || row.problems?.length > 0
 }
 
-function cells(row, baseline) {
+/** The cold cells of a row: its median, and its ratio to the baseline's. */
+function coldCells(row, baseline) {
+  const { cold } = row
+  if (cold === undefined) return ['–', '–']
+  if (cold.error !== undefined) return ['ERROR', '']
+  if (cold.skipped !== undefined) return ['n/a', '']
+  return [formatMs(cold.median), hasCold(baseline) ? formatRatio(coldSpeedup(row, baseline)) : '–']
+}
+
+/** A row's cells, with the cold cells when `withCold`. */
+function cells(row, baseline, withCold) {
   const name = row.capped ? `${row.contender} †` : row.contender
-  if (row.error !== undefined) return [name, 'ERROR', '', '', '', '', '']
-  if (row.skipped !== undefined) return [name, `n/a (${row.skipped})`, '', '', '', '', '']
+  const blank = (first) => [name, first, ...Array(COLUMNS.length - 2 + (withCold ? 2 : 0)).fill('')]
+  if (row.error !== undefined) return blank('ERROR')
+  if (row.skipped !== undefined) return blank(`n/a (${row.skipped})`)
   const lines = formatCount(row.lines)
   return [
     name,
@@ -114,8 +162,16 @@ function cells(row, baseline) {
     formatMs(row.max),
     (row.bytes / MB / (row.median / 1000)).toFixed(0),
     baseline === undefined ? '–' : formatRatio(speedup(row, baseline)),
+    ...(withCold ? coldCells(row, baseline) : []),
     row.problems.length > 0 ? `${lines} ✗` : lines,
   ]
+}
+
+/** The table's columns: the cold ones after `vs readline` when `withCold`. */
+function columns(withCold) {
+  if (!withCold) return COLUMNS
+  const at = COLUMNS.indexOf('vs readline') + 1
+  return [...COLUMNS.slice(0, at), ...COLD_COLUMNS, ...COLUMNS.slice(at)]
 }
 
 const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
@@ -129,13 +185,21 @@ export function markdownTable(header, body) {
   return [line(header), `| ${rule.join(' | ')} |`, ...body.map(line)].join('\n')
 }
 
-function footer(rows, { runs, slowRuns, slowMs, notes }) {
+function footer(rows, { slowRuns, slowMs, coldRuns, notes }, withCold) {
   const lines = [
     'MB/s: 10^6 bytes per second at the median.',
     'vs readline: median of readline / median of the contender (higher is faster).',
   ]
+  if (withCold) {
+    lines.push(
+      `cold: the first read in a fresh process, from loading the contender's package until the read ` +
+        `ends, median of ${coldRuns} processes; cold vs readline: readline's / the contender's. ` +
+        'Not measured for the floors.',
+    )
+  }
   if (rows.some((row) => row.capped)) {
-    lines.push(`†: capped at ${slowRuns} measured runs (its warm-up run took >= ${slowMs} ms).`)
+    const what = withCold ? `${slowRuns} measured runs and cold processes` : `${slowRuns} measured runs`
+    lines.push(`†: capped at ${what} (its warm-up run took >= ${slowMs} ms).`)
   }
   for (const { contender } of rows) {
     if (notes[contender] !== undefined) lines.push(`${contender}: ${notes[contender]}.`)
@@ -158,14 +222,15 @@ function verdict(rows, corpus) {
 /** The markdown section for one runtime × corpus. */
 export function formatSection(rows, corpus, runtime, settings) {
   const baseline = baselineOf(rows)
+  const withCold = rows.some((row) => row.cold !== undefined)
   const size = `${formatSize(corpus.bytes)}, ${formatCount(corpus.lines)} lines`
-  const body = rows.map((row) => cells(row, baseline))
+  const body = rows.map((row) => cells(row, baseline, withCold))
   return [
     `### ${runtime.name} ${runtime.version} · ${corpus.name} (${size})`,
     '',
-    markdownTable(COLUMNS, body),
+    markdownTable(columns(withCold), body),
     '',
-    footer(rows, settings),
+    footer(rows, settings, withCold),
     '',
     verdict(rows, corpus),
     '',

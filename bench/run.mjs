@@ -1,7 +1,7 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
-// runtime × corpus, probes memory, event-loop delay and first-line latency on logs-1g, prints
-// markdown tables, writes bench/results/latest.json and chart.svg, and optionally the README
-// summary. See bench/README.md.
+// runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
+// and first-line latency on logs-1g, prints markdown tables, writes bench/results/latest.json and
+// chart.svg, and optionally the README summary. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -14,6 +14,7 @@ import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import {
   formatProbeSection,
   formatSection,
+  hasCold,
   isFailure,
   probeCells,
   summarizeProbes,
@@ -23,6 +24,7 @@ import {
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url))
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url))
+const COLD = fileURLToPath(new URL('./cold.mjs', import.meta.url))
 const RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 const CHART = fileURLToPath(new URL('./results/chart.svg', import.meta.url))
 /** The probe runs on this corpus only, in PROBE_RUNS fresh processes per contender. */
@@ -30,6 +32,11 @@ const PROBE_CORPUS = 'logs-1g'
 const PROBE_RUNS = 3
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
+/**
+ * The cold read is measured on every corpus but this one: a cold readline read of 1 GB costs
+ * seconds per process, and says nothing about start-up that the other corpora do not.
+ */
+const NO_COLD_CORPUS = 'logs-1g'
 /** A contender whose warm-up run takes at least SLOW_MS gets at most SLOW_RUNS measured runs. */
 const SLOW_MS = 2500
 const SLOW_RUNS = 3
@@ -47,7 +54,11 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --runtimes a,b     runtimes (default: ${Object.keys(RUNTIMES)})
   --contenders a,b   only these contenders (default: all)
   --runs n           measured runs after one warm-up run (default: 5)
-  --quick            logs-70k only, 3 runs, no probe (explicit options still win)
+  --cold-runs n      also time each contender's first read, from loading its package, in n
+                     fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
+                     for the floors
+  --no-cold          skip the cold measurement
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe (explicit options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
@@ -80,6 +91,8 @@ const OPTIONS = {
   runtimes: { type: 'string' },
   contenders: { type: 'string' },
   runs: { type: 'string' },
+  'cold-runs': { type: 'string' },
+  cold: { type: 'boolean' },
   quick: { type: 'boolean', default: false },
   probe: { type: 'boolean' },
   'update-readme': { type: 'boolean', default: false },
@@ -95,12 +108,18 @@ function parseFlags(args) {
   }
 }
 
+function positiveInteger(option, value) {
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError(`${option} must be a positive integer, got ${value}`)
+  }
+  return number
+}
+
 function parseOptions(args) {
   const values = parseFlags(args)
-  const runs = Number(values.runs ?? (values.quick ? 3 : 5))
-  if (!Number.isInteger(runs) || runs < 1) {
-    throw new UsageError(`--runs must be a positive integer, got ${values.runs}`)
-  }
+  const runs = positiveInteger('--runs', values.runs ?? (values.quick ? 3 : 5))
+  const coldRuns = positiveInteger('--cold-runs', values['cold-runs'] ?? (values.quick ? 3 : 5))
   const corpora = values.corpora ?? (values.quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
   return {
     help: values.help,
@@ -108,6 +127,7 @@ function parseOptions(args) {
     runtimes: parseList(values.runtimes, Object.keys(RUNTIMES), 'runtime'),
     contenders: parseList(values.contenders, Object.keys(CONTENDERS), 'contender'),
     runs,
+    coldRuns: values.cold === false ? 0 : coldRuns,
     probe: values.probe ?? !values.quick,
     updateReadme: values['update-readme'],
     readme: values.readme,
@@ -127,6 +147,7 @@ function checkReadmeOption({ updateReadme, readme }) {
 /** The command that repeats this run's measurements, for the record. */
 function commandLine(options) {
   const args = ['--corpora', options.corpora.join(','), '--runs', options.runs]
+  args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
   if (options.runtimes.length < Object.keys(RUNTIMES).length) {
     args.push('--runtimes', options.runtimes.join(','))
   }
@@ -210,6 +231,31 @@ function runWorker(runtime, corpus, contender, runs) {
 }
 
 /**
+ * Times one contender's first read in `runs` fresh processes: `{ samples }`, or `{ skipped }` or
+ * `{ error }` as soon as one process reports it.
+ */
+function runColds(runtime, corpus, contender, runs) {
+  const samples = []
+  for (let i = 0; i < runs; i++) {
+    const { output, error } = runScript(runtime, COLD, [contender, corpus.path])
+    if (error !== undefined) return { error }
+    if (output.skipped !== undefined) return { skipped: output.skipped }
+    samples.push(output)
+  }
+  return { samples }
+}
+
+/** Cold runs are capped with the measured runs (marked †), for contenders whose warm-up was slow. */
+const coldRunsFor = (measurement, options) =>
+  measurement.capped ? Math.min(options.coldRuns, SLOW_RUNS) : options.coldRuns
+
+/** Whether to time a contender's cold read after its warm measurement `outcome`. */
+function measuresCold(corpus, contender, outcome, options) {
+  const measured = outcome.measurement !== undefined && outcome.measurement.skipped === undefined
+  return measured && options.coldRuns > 0 && corpus.name !== NO_COLD_CORPUS && CONTENDERS[contender].floor === undefined
+}
+
+/**
  * Probes one contender (or IDLE) in PROBE_RUNS fresh processes: `{ samples }`, or `{ skipped }`
  * or `{ error }` as soon as one process reports it.
  */
@@ -248,8 +294,9 @@ function probeRuntime(runtime, corpus, contenders) {
 }
 
 function reportProgress(row) {
+  const cold = hasCold(row) ? `, cold ${row.cold.median.toFixed(1)} ms (median of ${row.cold.runs})` : ''
   const outcome =
-    row.error ?? (row.skipped === undefined ? `${row.median.toFixed(1)} ms (median of ${row.runs})` : 'n/a')
+    row.error ?? (row.skipped === undefined ? `${row.median.toFixed(1)} ms (median of ${row.runs})${cold}` : 'n/a')
   process.stderr.write(`  ${row.runtime} · ${row.corpus} · ${row.contender}: ${outcome}\n`)
 }
 
@@ -295,7 +342,13 @@ function newResults(host, runtimes, options) {
     command: commandLine(options),
     machine: host,
     runtimes: runtimes.map(({ name, version }) => ({ name, version })),
-    settings: { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS },
+    settings: {
+      runs: options.runs,
+      slowRuns: SLOW_RUNS,
+      slowMs: SLOW_MS,
+      coldRuns: options.coldRuns,
+      noColdCorpus: NO_COLD_CORPUS,
+    },
     corpora: [],
     rows: [],
     probes: [],
@@ -306,7 +359,10 @@ function newResults(host, runtimes, options) {
 function measureContenders(runtime, corpus, options, results) {
   const rows = options.contenders.map((contender) => {
     const outcome = runWorker(runtime, corpus, contender, options.runs)
-    const row = toRow({ runtime, corpus, contender, ...outcome })
+    const cold = measuresCold(corpus, contender, outcome, options)
+      ? runColds(runtime, corpus, contender, coldRunsFor(outcome.measurement, options))
+      : undefined
+    const row = toRow({ runtime, corpus, contender, ...outcome, cold })
     reportProgress(row)
     return row
   })
