@@ -176,12 +176,15 @@ function columns(withCold) {
 
 const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
 
-/** A markdown table padded to aligned columns: the first left-aligned, the others right. */
-export function markdownTable(header, body) {
+/**
+ * A markdown table padded to aligned columns: the first `left` (one unless told) left-aligned,
+ * the others right.
+ */
+export function markdownTable(header, body, { left = 1 } = {}) {
   const widths = header.map((title, i) => Math.max(title.length, ...body.map((row) => row[i].length)))
-  const pad = (text, i) => (i === 0 ? text.padEnd(widths[i]) : text.padStart(widths[i]))
+  const pad = (text, i) => (i < left ? text.padEnd(widths[i]) : text.padStart(widths[i]))
   const line = (values) => `| ${values.map(pad).join(' | ')} |`
-  const rule = widths.map((width, i) => (i === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))
+  const rule = widths.map((width, i) => (i < left ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))
   return [line(header), `| ${rule.join(' | ')} |`, ...body.map(line)].join('\n')
 }
 

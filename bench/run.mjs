@@ -1,7 +1,7 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
 // runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
 // and first-line latency on logs-1g, prints markdown tables, writes bench/results/latest.json and
-// chart.svg, and optionally the README summary. See bench/README.md.
+// chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,6 +11,7 @@ import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
+import { formatTargets } from './targets.mjs'
 import {
   formatProbeSection,
   formatSection,
@@ -379,12 +380,22 @@ function probeContenders(runtime, corpus, options, results) {
   console.log(formatProbeSection(probe, corpus))
 }
 
+/** Prints which targets hold; whatever happens here, the exit status stays as it is. */
+function printTargets(results) {
+  try {
+    console.log(`\n${formatTargets(results)}`)
+  } catch (error) {
+    process.stderr.write(`warning: the target check failed: ${error.stack}\n`)
+  }
+}
+
 /** Records the totals, prints the summary; returns the exit status. */
 function finish(results, started, options) {
   results.wallMs = performance.now() - started
   const probeRows = results.probes.flatMap((probe) => probe.rows)
   results.failures = [...results.rows, ...probeRows].filter(isFailure).length
   writeResults(results)
+  printTargets(results)
   const wall = formatDuration(results.wallMs)
   console.log(`Wall time: ${wall}. Full results: ${RESULTS}, chart: ${CHART}`)
   const readmeStatus = maybeUpdateReadme(results, options)

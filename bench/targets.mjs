@@ -1,0 +1,298 @@
+// Checks issue 10's performance targets against a results file: for each target, runtime and
+// corpus, the figure measured and whether it holds, as markdown. run.mjs prints it at the end of a
+// run; it never changes the exit status, except here, alone, on a results file it cannot read.
+// Usage: node bench/targets.mjs [--results <latest.json>]
+import fs from 'node:fs'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { CORPORA } from './corpora.mjs'
+import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
+
+const DEFAULT_RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
+const RUNTIMES = ['node', 'bun']
+const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
+const ALL_CORPORA = Object.keys(CORPORA)
+const PROBE_CORPUS = 'logs-1g'
+const COLD_CORPUS = 'logs-70k'
+const PURE_JS = ['stream-split', 'readFileSync-split', 'split2']
+const ASYNC_PER_LINE = ['readline', 'filehandle-readLines', 'split2']
+const PROBED = ['fastlines-lines', 'fastlines-batches', 'fastlines-chunks']
+const SHORT_NAMES = { 'fastlines-lines': 'lines', 'fastlines-batches': 'batches', 'fastlines-chunks': 'chunks' }
+
+const short = (name) => SHORT_NAMES[name] ?? name
+/** Ratios and times a digit finer than the tables, so that a figure next to its bound reads apart. */
+const times = (value) => `${value.toFixed(value < 10 ? 2 : 1)}x`
+const ms = (value) => `${value.toFixed(value < 10 ? 2 : value < 1000 ? 1 : 0)} ms`
+
+/**
+ * What one runtime × corpus measured: `row(name)` is a contender's row if it was measured and saw
+ * the right lines; `probe(name)` its probe row, likewise.
+ */
+function view(results, runtime, corpus) {
+  const usable = (row) => row !== undefined && row.median !== undefined && !isFailure(row) && row
+  const rows = results.rows.filter((row) => row.runtime === runtime && row.corpus === corpus)
+  const probe = (results.probes ?? []).find((item) => item.runtime === runtime && item.corpus === corpus)
+  return {
+    measured: rows.length > 0,
+    row: (name) => usable(rows.find((row) => row.contender === name)) || undefined,
+    probe: (name) => {
+      const row = probe?.rows.find((candidate) => candidate.contender === name)
+      return row !== undefined && row.runs !== undefined && !isFailure(row) ? row : undefined
+    },
+  }
+}
+
+/** `{ figure, holds }` for a ratio that must be at least `min`. */
+function atLeast(ratio, min, detail = '') {
+  return { figure: `${times(ratio)}${detail}`, holds: ratio >= min }
+}
+
+/** fastlines-batches vs readline: at least `min[runtime]` times as fast. */
+function batchesVsReadline(min) {
+  return {
+    check(v, runtime) {
+      const batches = v.row('fastlines-batches')
+      const readline = v.row('readline')
+      if (batches === undefined || readline === undefined) return undefined
+      return atLeast(readline.median / batches.median, min[runtime])
+    },
+  }
+}
+
+/** Each target: `id`, `text`, the corpora it is checked on, and `check(view, runtime)`. */
+const TARGETS = [
+  {
+    id: '1a',
+    text: '`fastlines-batches` at least 2x the fastest of `stream-split`, `readFileSync-split`, `split2` (ms ratio)',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const batches = v.row('fastlines-batches')
+      const fastest = PURE_JS.map(v.row)
+        .filter(Boolean)
+        .sort((a, b) => a.median - b.median)[0]
+      if (batches === undefined || fastest === undefined) return undefined
+      return atLeast(fastest.median / batches.median, 2, ` vs ${fastest.contender}`)
+    },
+  },
+  {
+    id: '1b',
+    text: '`fastlines-lines` faster than every per-line async contender (`readline`, `filehandle-readLines`, `split2`)',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const lines = v.row('fastlines-lines')
+      const fastest = ASYNC_PER_LINE.map(v.row)
+        .filter(Boolean)
+        .sort((a, b) => a.median - b.median)[0]
+      if (lines === undefined || fastest === undefined) return undefined
+      const ratio = fastest.median / lines.median
+      return { figure: `${times(ratio)} vs ${fastest.contender}`, holds: ratio > 1 }
+    },
+  },
+  {
+    id: '2',
+    text: '`fastlines-batches` vs `readline`: Node >= 10x, Bun >= 8x',
+    corpora: ['logs-1g'],
+    ...batchesVsReadline({ node: 10, bun: 8 }),
+  },
+  {
+    id: '3',
+    text: '`fastlines-batches` vs `readline`: Node >= 8x, Bun >= 5x',
+    corpora: ['utf8-heavy'],
+    ...batchesVsReadline({ node: 8, bun: 5 }),
+  },
+  {
+    id: '4',
+    text: '`fastlines-batches` vs `readline` >= 5x',
+    corpora: ['long-lines', 'crlf'],
+    ...batchesVsReadline({ node: 5, bun: 5 }),
+  },
+  {
+    id: '5a',
+    text: '`fastlines-batches` within 1.3x of `batches-floor` (ms ratio <= 1.3)',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const batches = v.row('fastlines-batches')
+      const floor = v.row('batches-floor')
+      if (batches === undefined || floor === undefined) return undefined
+      const ratio = batches.median / floor.median
+      return { figure: `${times(ratio)} the floor`, holds: ratio <= 1.3 }
+    },
+  },
+  {
+    id: '5b',
+    text: '`fastlines-lines` ms <= `fastlines-batches` ms + 1.1 × `for-await-floor` ms',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const [lines, batches, floor] = ['fastlines-lines', 'fastlines-batches', 'for-await-floor'].map(v.row)
+      if (lines === undefined || batches === undefined || floor === undefined) return undefined
+      const bound = batches.median + 1.1 * floor.median
+      return { figure: `${ms(lines.median)} vs ${ms(bound)}`, holds: lines.median <= bound }
+    },
+  },
+  {
+    id: '6a',
+    text: 'cold: `fastlines-batches` >= 4x `readline` (cold ratio)',
+    corpora: [COLD_CORPUS],
+    check(v) {
+      const batches = v.row('fastlines-batches')
+      const readline = v.row('readline')
+      if (!hasCold(batches) || !hasCold(readline)) return undefined
+      return atLeast(readline.cold.median / batches.cold.median, 4)
+    },
+  },
+  {
+    id: '6b',
+    text: 'cold: `fastlines-lines` faster than `stream-split`',
+    corpora: [COLD_CORPUS],
+    check(v) {
+      const lines = v.row('fastlines-lines')
+      const split = v.row('stream-split')
+      if (!hasCold(lines) || !hasCold(split)) return undefined
+      const figure = `${ms(lines.cold.median)} vs ${ms(split.cold.median)}`
+      return { figure, holds: lines.cold.median < split.cold.median }
+    },
+  },
+  {
+    id: '7a',
+    text: '`fastlines-count` ms <= `wc -l` ms',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const count = v.row('fastlines-count')
+      const wc = v.row('wc -l')
+      if (count === undefined || wc === undefined) return undefined
+      return { figure: `${ms(count.median)} vs ${ms(wc.median)}`, holds: count.median <= wc.median }
+    },
+  },
+  {
+    id: '7b',
+    text: '`fastlines-chunks` >= 1.5x `raw-stream`',
+    corpora: ALL_CORPORA,
+    check(v) {
+      const chunks = v.row('fastlines-chunks')
+      const raw = v.row('raw-stream')
+      if (chunks === undefined || raw === undefined) return undefined
+      return atLeast(raw.median / chunks.median, 1.5)
+    },
+  },
+  {
+    id: '7c',
+    text: 'probe: event-loop delay p99 < 10 ms for `fastlines-lines`, `-batches`, `-chunks`',
+    corpora: [PROBE_CORPUS],
+    check(v) {
+      const rows = PROBED.map(v.probe).filter((row) => row !== undefined && row.eldP99Ms !== null)
+      if (rows.length === 0) return undefined
+      const figure = rows.map((row) => `${short(row.contender)} ${formatAmount(row.eldP99Ms)}`).join(', ')
+      return { figure: `${figure} ms`, holds: rows.every((row) => row.eldP99Ms < 10) }
+    },
+  },
+  {
+    id: '7d',
+    text: "probe: first line sooner than `readline`'s for `fastlines-lines`, `-batches`, `-chunks`",
+    corpora: [PROBE_CORPUS],
+    check(v) {
+      const readline = v.probe('readline')
+      const rows = PROBED.map(v.probe).filter((row) => row !== undefined && row.firstLineMs !== null)
+      if (readline?.firstLineMs == null || rows.length === 0) return undefined
+      const figures = rows.map((row) => `${short(row.contender)} ${formatAmount(row.firstLineMs)}`)
+      const figure = `${figures.join(', ')} vs ${formatAmount(readline.firstLineMs)} ms`
+      return { figure, holds: rows.every((row) => row.firstLineMs < readline.firstLineMs) }
+    },
+  },
+  {
+    id: '7e',
+    text: "probe: peak RSS of `fastlines-lines` and `-batches` no higher than `readline`'s",
+    corpora: [PROBE_CORPUS],
+    check(v) {
+      const readline = v.probe('readline')
+      const rows = ['fastlines-lines', 'fastlines-batches'].map(v.probe).filter(Boolean)
+      if (readline === undefined || rows.length === 0) return undefined
+      const figures = rows.map((row) => `${short(row.contender)} ${formatAmount(row.rssAboveIdleMB)}`)
+      const figure = `${figures.join(', ')} vs ${formatAmount(readline.rssAboveIdleMB)} MB`
+      return { figure, holds: rows.every((row) => row.rssAboveIdleMB <= readline.rssAboveIdleMB) }
+    },
+  },
+]
+
+/** A cell: the figure with ✓ or ✗, or `not measured`. */
+function cell(outcome) {
+  if (outcome === undefined) return 'not measured'
+  return `${outcome.holds ? '✓' : '✗'} ${outcome.figure}`
+}
+
+/** Throws unless `results` looks like what run.mjs writes. */
+function checkShape(results) {
+  if (results === null || typeof results !== 'object' || !Array.isArray(results.rows)) {
+    throw new Error('not a results file: no `rows` array')
+  }
+  if (results.probes !== undefined && !Array.isArray(results.probes)) {
+    throw new Error('malformed results file: `probes` is not an array')
+  }
+}
+
+/** The table rows of one target: one per measured corpus, one for all the corpora not measured. */
+function targetRows(results, target, tally) {
+  const measured = new Set(results.rows.map((row) => row.corpus))
+  const body = []
+  const unmeasured = target.corpora.filter((corpus) => !measured.has(corpus))
+  for (const corpus of target.corpora.filter((name) => measured.has(name))) {
+    const outcomes = RUNTIMES.map((runtime) => target.check(view(results, runtime, corpus), runtime))
+    const missedOn = RUNTIMES.filter((_, i) => outcomes[i]?.holds === false).map((name) => RUNTIME_NAMES[name])
+    tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
+    tally.held += outcomes.filter((outcome) => outcome?.holds).length
+    tally.missed += missedOn.length
+    if (missedOn.length > 0) tally.misses.push(`${target.id} ${corpus} (${missedOn.join(', ')})`)
+    body.push([target.id, corpus, ...outcomes.map(cell)])
+  }
+  if (unmeasured.length > 0) {
+    tally.unmeasured += unmeasured.length * RUNTIMES.length
+    body.push([target.id, unmeasured.join(', '), ...RUNTIMES.map(() => 'not measured')])
+  }
+  return body
+}
+
+/** The target check as markdown: the targets, a table of their figures, and a count. */
+export function formatTargets(results) {
+  checkShape(results)
+  const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
+  const body = TARGETS.flatMap((target) => targetRows(results, target, tally))
+  const checked = tally.held + tally.missed
+  const missed = tally.misses.length === 0 ? '' : ` Missed: ${tally.misses.join('; ')}.`
+  return [
+    '## Targets',
+    '',
+    "Ratios and times are medians from this run; vs `readline` is the same runtime's `readline` median / " +
+      "the contender's. `✓` holds, `✗` does not.",
+    '',
+    ...TARGETS.map((target) => `- ${target.id}: ${target.text}`),
+    '',
+    markdownTable(['target', 'corpus', ...RUNTIMES.map((name) => RUNTIME_NAMES[name])], body, { left: 2 }),
+    '',
+    `${tally.held} of ${checked} checks hold (one per target × corpus × runtime measured; ` +
+      `${tally.unmeasured} not measured).${missed}`,
+    '',
+  ].join('\n')
+}
+
+function main() {
+  let values
+  try {
+    values = parseArgs({ options: { results: { type: 'string', default: DEFAULT_RESULTS } } }).values
+  } catch (error) {
+    console.error(`error: ${error.message}\nUsage: node bench/targets.mjs [--results <latest.json>]`)
+    return 2
+  }
+  let results
+  try {
+    results = JSON.parse(fs.readFileSync(values.results, 'utf8'))
+    checkShape(results)
+  } catch (error) {
+    console.error(`error: ${values.results}: ${error.message}`)
+    return 1
+  }
+  console.log(formatTargets(results))
+  return 0
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href) {
+  process.exitCode = main()
+}
