@@ -26,6 +26,10 @@ class ChunkReader extends ClosingAsyncIterator {
   }
 
   next() {
+    if (this.#queue.idle) {
+      const chunk = this.#source.takeReady()
+      if (chunk !== undefined) return Promise.resolve({ value: chunk, done: false })
+    }
     return this.#queue.run(async () => {
       const chunk = await this.#source.next()
       return chunk === null ? done() : { value: chunk, done: false }

@@ -34,7 +34,7 @@ class LineReader extends ClosingAsyncIterator {
    * step that needs the next batch goes through the queue.
    */
   next() {
-    if (this.#queue.idle && this.#cursor.hasLine) {
+    if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
       return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
     }
     return this.#queue.run(() => this.#nextLine())
@@ -42,7 +42,12 @@ class LineReader extends ClosingAsyncIterator {
 
   /** The same lines, many per step: each step gives the rest of the current native batch. */
   batches() {
-    return batchesOf(this, () => this.#queue.run(() => this.#nextBatch()))
+    return batchesOf(this, () => {
+      if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
+        return Promise.resolve({ value: this.#cursor.restOfBatch(), done: false })
+      }
+      return this.#queue.run(() => this.#nextBatch())
+    })
   }
 
   close() {
@@ -58,6 +63,14 @@ class LineReader extends ClosingAsyncIterator {
   async #nextBatch() {
     if (!this.#cursor.hasLine && !(await this.#fill())) return done()
     return { value: this.#cursor.restOfBatch(), done: false }
+  }
+
+  /** Loads a batch that is already read into the cursor, if there is one (see takeReady). */
+  #loadReady() {
+    const joined = this.#source.takeReady()
+    if (joined === undefined) return false
+    this.#cursor.load(joined)
+    return true
   }
 
   /** Loads the next native batch into the cursor; false at the end. */

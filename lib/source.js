@@ -30,6 +30,8 @@ class NativeSource {
   #rejectStep = null
   #closing = null
   #lastTurn = performance.now()
+  /** The end or a failure that takeReady() took from the native side, for next() to report. */
+  #final = undefined
 
   /**
    * `start(bytes, { read, lines })` makes the native stream from the path's bytes and the
@@ -58,21 +60,37 @@ class NativeSource {
    * read is taken at once; only when there is none does this wait for the native side.
    */
   async next() {
-    const now = this.#readyItem()
-    return now === undefined ? this.#waitForItem() : now
+    if (!this.#open()) return null
+    const now = this.takeReady()
+    if (now !== undefined) return now
+    if (this.#final !== undefined) {
+      const final = this.#final
+      this.#final = undefined
+      return this.#settle(final)
+    }
+    return this.#waitForItem()
   }
 
-  /** The next item if it has already been read; undefined when the caller has to wait. */
-  #readyItem() {
-    if (!this.#open()) return null
+  /**
+   * The next item, synchronously, if it is data that was already read and may be handed out
+   * now; undefined otherwise, and then next() takes it or waits for it. This saves the
+   * readers a promise per batch while they keep up. An abort, the end or a failure is left to
+   * next(), which reports it once the file is closed.
+   */
+  takeReady() {
+    if (this.#native === null || this.#closing !== null || this.#final !== undefined) return undefined
+    if (this.#signal !== undefined && this.#signal.aborted) return undefined
     if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
     const item = this.#native.tryRead()
-    return item === undefined ? undefined : this.#settle(item)
+    if (item === null || (item !== undefined && isNativeFailure(item))) {
+      this.#final = item
+      return undefined
+    }
+    return item
   }
 
   #waitForItem() {
     return new Promise((resolve, reject) => {
-      if (!this.#open()) return resolve(null)
       this.#rejectStep = reject
       this.#native
         .read()
