@@ -2,9 +2,6 @@
 // load, the error names the platform package that should have brought it and why it did not.
 'use strict'
 
-const fs = require('node:fs')
-
-const { optionalDependencies = {} } = require('../package.json')
 const { codedError } = require('./errors')
 
 /**
@@ -25,7 +22,7 @@ function platformPackageName() {
 /** Whether this Linux runs on musl: its `ldd` says so, or Node's process report lacks glibc. */
 function isMusl() {
   try {
-    return fs.readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+    return require('node:fs').readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
   } catch {
     try {
       return !process.report.getReport().header.glibcVersionRuntime
@@ -59,6 +56,8 @@ function probePlatformPackage(name) {
 function bindingError(loaderError) {
   const name = platformPackageName()
   const platform = `${process.platform}-${process.arch}`
+  // Read only now: loading package.json costs every process that loads fastlines fine.
+  const { optionalDependencies = {} } = require('../package.json')
   const prebuilt = Object.keys(optionalDependencies)
   if (!prebuilt.includes(name)) {
     const message =
