@@ -95,6 +95,12 @@ export declare const enum NativeErrorKind {
   StringTooLong = 'stringTooLong',
 }
 
+/** When the engine gets lent strings: see `text::Lending`. */
+export interface NativeLending {
+  fromBytes: number
+  reportMemory: boolean
+}
+
 /** How the line readers make lines. */
 export interface NativeLineOptions {
   encoding: NativeEncoding
@@ -106,10 +112,10 @@ export interface NativeLineOptions {
    */
   maxStringLength: number
   /**
-   * Hand batches to the engine as external strings rather than copies (`text.rs` says
-   * where that pays).
+   * When to hand batches to the engine as external strings rather than copies (`text.rs`
+   * says where that pays); absent: always copy.
    */
-  externalStrings: boolean
+  lendStrings?: NativeLending
 }
 
 /** Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`. */

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use fastlines_core::{Encoding, LineFramer, ReadOptions};
 use napi::bindgen_prelude::Uint8Array;
+
+use crate::text::Lending;
 use napi_derive::napi;
 
 /// Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`.
@@ -42,9 +44,25 @@ pub struct NativeLineOptions {
     /// The longest string the engine can make, in UTF-16 code units
     /// (`buffer.constants.MAX_STRING_LENGTH`).
     pub max_string_length: f64,
-    /// Hand batches to the engine as external strings rather than copies (`text.rs` says
-    /// where that pays).
-    pub external_strings: bool,
+    /// When to hand batches to the engine as external strings rather than copies (`text.rs`
+    /// says where that pays); absent: always copy.
+    pub lend_strings: Option<NativeLending>,
+}
+
+/// When the engine gets lent strings: see `text::Lending`.
+#[napi(object)]
+pub struct NativeLending {
+    pub from_bytes: u32,
+    pub report_memory: bool,
+}
+
+impl NativeLineOptions {
+    pub fn lending(&self) -> Option<Lending> {
+        self.lend_strings.as_ref().map(|lend| Lending {
+            from_bytes: lend.from_bytes as usize,
+            report_memory: lend.report_memory,
+        })
+    }
 }
 
 impl From<&NativeLineOptions> for LineFramer {

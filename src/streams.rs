@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
 use crate::runtime::{runtime, spawn_promise};
-use crate::text::{JsChunk, JsText};
+use crate::text::{JsChunk, JsText, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
@@ -24,7 +24,7 @@ use crate::text::{JsChunk, JsText};
 #[napi]
 pub struct NativeLineStream {
     stream: Arc<ReadStream<Text>>,
-    external_strings: bool,
+    lending: Option<Lending>,
 }
 
 #[napi]
@@ -38,14 +38,14 @@ impl NativeLineStream {
         let stream = spawn(&path, &options, LineFramer::from(&lines))?;
         Ok(NativeLineStream {
             stream,
-            external_strings: lines.external_strings,
+            lending: lines.lending(),
         })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let stream = Arc::clone(&self.stream);
-        let js_text = JsText::maker(self.external_strings);
+        let js_text = JsText::maker(self.lending);
         spawn_promise(env, async move { step(stream.next().await, js_text) })
     }
 
@@ -53,7 +53,7 @@ impl NativeLineStream {
     /// wait (then it calls `read()`).
     #[napi(ts_return_type = "string | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
-        ready(self.stream.try_next(), JsText::maker(self.external_strings))
+        ready(self.stream.try_next(), JsText::maker(self.lending))
     }
 
     #[napi(getter)]

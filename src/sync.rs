@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::{step, Step};
-use crate::text::JsText;
+use crate::text::{JsText, Lending};
 
 /// Batches of lines read on the calling thread. The file is opened by the first `read()` so
 /// that an open error surfaces where iteration starts.
@@ -16,7 +16,7 @@ pub struct NativeLineReaderSync {
     state: SyncState,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
-    external_strings: bool,
+    lending: Option<Lending>,
 }
 
 enum SyncState {
@@ -33,7 +33,7 @@ impl NativeLineReaderSync {
         NativeLineReaderSync {
             state,
             progress: Progress::default(),
-            external_strings: lines.external_strings,
+            lending: lines.lending(),
         }
     }
 
@@ -51,7 +51,7 @@ impl NativeLineReaderSync {
         if !matches!(next, Some(Ok(_))) {
             self.state = SyncState::Closed;
         }
-        step(next, JsText::maker(self.external_strings))
+        step(next, JsText::maker(self.lending))
     }
 
     #[napi(getter)]

@@ -11,18 +11,28 @@ use napi::bindgen_prelude::{
 };
 use napi::Env;
 
+/// When to lend text to the engine as an external string instead of copying it (see
+/// [`create_external`]): the JS layer picks the policy that measured fastest on its engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Lending {
+    /// Strings of at least this many bytes are lent; shorter ones are copied, since tracking
+    /// and finalizing an external string costs more than copying a short one.
+    pub from_bytes: usize,
+    /// Tell the engine about the memory it holds through lent strings, so that it collects
+    /// them as that memory grows (V8 otherwise waits for a full collection).
+    pub report_memory: bool,
+}
+
 /// A batch of lines joined by `\n`, becoming one JS string.
 pub struct JsText {
     pub text: Text,
-    /// Lend the text to the engine as an external string instead of copying it (see
-    /// [`create_external`]).
-    pub external: bool,
+    pub lending: Option<Lending>,
 }
 
 impl JsText {
-    /// How a stream makes its batches into JS text: `external` as its line options say.
-    pub fn maker(external: bool) -> impl Fn(Text) -> JsText {
-        move |text| JsText { text, external }
+    /// How a stream makes its batches into JS text, lending them as `lending` says.
+    pub fn maker(lending: Option<Lending>) -> impl Fn(Text) -> JsText {
+        move |text| JsText { text, lending }
     }
 }
 
@@ -36,22 +46,19 @@ impl TypeName for JsText {
     }
 }
 
-/// Batches shorter than this are copied even where external strings are asked for: tracking
-/// and finalizing an external string costs more than copying a short one.
-const MIN_EXTERNAL_LEN: usize = 1024;
-
 impl ToNapiValue for JsText {
     /// # Safety
     /// Called by napi on the JS thread with a live `env`, as the trait requires.
     unsafe fn to_napi_value(env: sys::napi_env, text: Self) -> Result<sys::napi_value> {
-        let text = if text.external && text.text.len() >= MIN_EXTERNAL_LEN {
-            // SAFETY: `env` is live (trait contract).
-            match unsafe { create_external(env, text.text) } {
-                Ok(value) => return Ok(value),
-                Err(refused) => refused,
+        let text = match text.lending {
+            Some(lending) if byte_len(&text.text) >= lending.from_bytes => {
+                // SAFETY: `env` is live (trait contract).
+                match unsafe { create_external(env, text.text, lending.report_memory) } {
+                    Ok(value) => return Ok(value),
+                    Err(refused) => refused,
+                }
             }
-        } else {
-            text.text
+            _ => text.text,
         };
         let mut value = ptr::null_mut();
         // SAFETY: `env` is live (trait contract); each pointer and length describe a slice that
@@ -78,75 +85,113 @@ impl ToNapiValue for JsText {
     }
 }
 
+/// The bytes `text` holds.
+fn byte_len(text: &Text) -> usize {
+    match text {
+        Text::OneByte(bytes) => bytes.len(),
+        Text::Utf16(units) => units.len() * 2,
+    }
+}
+
+/// Text lent to the engine, with the bytes reported to it for the text (0 when not reported).
+struct Lent {
+    text: Text,
+    reported: i64,
+}
+
 /// Lends `text` to the engine as an external string: no copy on the JS thread, and the text's
 /// memory (a pooled read buffer, or the transcoded UTF-16) goes back when the engine collects
-/// the string. Bun adopts such strings as they are; V8 allocates them in its old generation,
-/// where they wait for a full collection, which measured slower than copying, so the JS layer
-/// asks for them on Bun only. If the engine refuses, the text comes back for the caller to copy.
+/// the string. Bun adopts such strings at every size; V8 allocates them in its old generation,
+/// which pays only for strings that would land there anyway (above 128 KiB), and needs the
+/// memory reported (`report_memory`) to collect them in time. If the engine refuses, the text
+/// comes back for the caller to copy.
 ///
 /// # Safety
 /// `env` must be live, on the JS thread.
 unsafe fn create_external(
     env: sys::napi_env,
     text: Text,
+    report_memory: bool,
 ) -> std::result::Result<sys::napi_value, Text> {
-    let lent = Box::new(text);
+    let reported = if report_memory {
+        byte_len(&text) as i64
+    } else {
+        0
+    };
+    let lent = Box::new(Lent { text, reported });
     let mut value = ptr::null_mut();
     let mut copied = false;
-    // The text moves to the heap with the box, so its data pointer is the one the engine keeps.
-    let (data, len) = match &*lent {
-        Text::OneByte(bytes) => (bytes.as_ptr().cast::<c_void>(), bytes.len()),
-        Text::Utf16(units) => (units.as_ptr().cast::<c_void>(), units.len()),
-    };
-    let is_utf16 = matches!(&*lent, Text::Utf16(_));
-    let hint = Box::into_raw(lent).cast::<c_void>();
-    // SAFETY: `env` is live (caller's contract). `data` points at `len` code units owned by the
-    // boxed text behind `hint`, which stays alive and unmoved until `release_text` drops it:
-    // the engine calls it exactly once when it is done with the string (synchronously if it
-    // copied instead). The units are valid Latin-1, or valid UTF-16 from the transcoder.
+    // The text moved to the heap with the box; its data pointer is the one the engine keeps.
+    let hint = Box::into_raw(lent);
+    // SAFETY: `hint` is the box just leaked, alive until `release_text` or the failure path
+    // below takes it back.
+    let text = unsafe { &(*hint).text };
+    // SAFETY: `env` is live (caller's contract). The pointer and length describe the code
+    // units owned by the boxed text behind `hint`, which stays alive and unmoved until
+    // `release_text` drops it: the engine calls it exactly once when it is done with the
+    // string (synchronously if it copied instead). The units are valid Latin-1, or valid
+    // UTF-16 from the transcoder.
     let status = unsafe {
-        if is_utf16 {
-            sys::node_api_create_external_string_utf16(
+        match text {
+            Text::Utf16(units) => sys::node_api_create_external_string_utf16(
                 env,
-                data.cast::<u16>(),
-                len as isize,
+                units.as_ptr(),
+                units.len() as isize,
                 Some(release_text),
-                hint,
+                hint.cast(),
                 &mut value,
                 &mut copied,
-            )
-        } else {
-            sys::node_api_create_external_string_latin1(
+            ),
+            Text::OneByte(bytes) => sys::node_api_create_external_string_latin1(
                 env,
-                data.cast::<c_char>().cast_mut(),
-                len as isize,
+                bytes.as_ptr().cast::<c_char>().cast_mut(),
+                bytes.len() as isize,
                 Some(release_text),
-                hint,
+                hint.cast(),
                 &mut value,
                 &mut copied,
-            )
+            ),
         }
     };
     if status != sys::Status::napi_ok {
         // SAFETY: on failure the engine took nothing and never calls `release_text`, so the
         // box is still ours to take back, once.
-        return Err(*unsafe { Box::from_raw(hint.cast::<Text>()) });
+        return Err(unsafe { Box::from_raw(hint) }.text);
+    }
+    if reported != 0 {
+        // SAFETY: `env` is live (caller's contract).
+        unsafe { adjust_external_memory(env, reported) };
     }
     Ok(value)
 }
 
 /// The finalizer of an external string: gives the lent text back (its buffer returns to its
-/// reader's pool).
+/// reader's pool) and takes back what was reported for it.
 ///
 /// # Safety
 /// Called by the engine, once, with the `hint` that [`create_external`] passed.
 unsafe extern "C" fn release_text(
-    _env: sys::node_api_basic_env,
+    env: sys::node_api_basic_env,
     _data: *mut c_void,
     hint: *mut c_void,
 ) {
     // SAFETY: `hint` is the box leaked by `create_external`, and the engine calls this once.
-    drop(unsafe { Box::from_raw(hint.cast::<Text>()) });
+    let lent = unsafe { Box::from_raw(hint.cast::<Lent>()) };
+    if lent.reported != 0 && !env.is_null() {
+        // SAFETY: a finalizer's `env` is live unless it is null (the env is being torn down).
+        unsafe { adjust_external_memory(env.cast(), -lent.reported) };
+    }
+}
+
+/// Reports `change` bytes more (or fewer) held outside the engine's heap.
+///
+/// # Safety
+/// `env` must be live.
+unsafe fn adjust_external_memory(env: sys::napi_env, change: i64) {
+    let mut total = 0;
+    // SAFETY: `env` is live (caller's contract) and `total` is a valid place for the result.
+    // A failure only means the engine's estimate stays as it was.
+    let _ = unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
 /// Raw bytes of a chunk, becoming a JS `Buffer` that owns a copy of them.
