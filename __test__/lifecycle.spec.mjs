@@ -276,7 +276,7 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
 })
 
 test('lines kept after their batch was read stay intact while later reads reuse its memory', (t) => {
-  // Where batches are lent to the engine as external strings (Bun; V8 for those over 128 KiB),
+  // Where batches are lent to the engine as external strings (those over 128 KiB),
   // their buffer goes back to a pool when the engine collects the string: a kept line must keep
   // its memory from being reused.
   const kept = temp.file(numberedLines(20_000))

@@ -18,18 +18,19 @@ const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 
 /**
  * Which batches reach the engine as external strings (the native side lends its buffer until
- * the string is collected) rather than copies, per engine, as measured:
- * - Bun adopts them as they are: logs-1g batches (48 KiB strings) took 290-350 ms against
- *   400-530 ms copied. Reporting their memory to Bun slowed that down and was not needed.
- * - V8 (Node, Deno) puts external strings in its old generation, where 48 KiB batches waited
- *   for full collections (600-730 ms against 340-370 ms copied). Strings over 128 KiB go there
- *   anyway: lent, long-lines batches took 45-70 ms against 80-90 ms copied. V8 must be told
- *   of their memory, or it kept 600 MB of them where copies peaked at 180 MB.
+ * the string is collected) rather than copies: those over 128 KiB, on every engine, as
+ * measured. V8 (Node, Deno) allocates strings that large in their own pages in its old
+ * generation whether copied or lent, so lending saves the copy and the fresh pages: long-lines
+ * batches took 45-70 ms against 80-90 ms copied. V8 must be told of the memory behind them,
+ * or it kept 600 MB of them where copies peaked at 180 MB. Smaller batches stay copies:
+ * - in V8 an external string always lives in the old generation, where 48 KiB batches waited
+ *   for full collections (600-730 ms on logs-1g against 340-370 ms copied);
+ * - Bun adopts small external strings cheaply (logs-1g batches about 300 ms against 350 ms
+ *   copied), but collecting 20,000 of them held its event loop for 12-15 ms at a time (p99),
+ *   against 3-4 ms copied.
+ * readLinesSync never lends (see src/sync.rs).
  */
-const LEND_STRINGS =
-  process.versions.bun !== undefined
-    ? { fromBytes: 1024, reportMemory: false }
-    : { fromBytes: 128 * 1024, reportMemory: true }
+const LEND_STRINGS = { fromBytes: 128 * 1024, reportMemory: process.versions.bun === undefined }
 
 /** Encoding names as users may give them, and the native encoding each stands for. */
 const ENCODINGS = new Map([
