@@ -59,6 +59,14 @@ function batchesVsReadline(min) {
   }
 }
 
+/** The row with the lowest median among the `contenders` measured, if any was. */
+function fastestOf(v, contenders) {
+  return contenders
+    .map(v.row)
+    .filter(Boolean)
+    .sort((a, b) => a.median - b.median)[0]
+}
+
 /** Each target: `id`, `text`, the corpora it is checked on, and `check(view, runtime)`. */
 const TARGETS = [
   {
@@ -67,9 +75,7 @@ const TARGETS = [
     corpora: ALL_CORPORA,
     check(v) {
       const batches = v.row('fastlines-batches')
-      const fastest = PURE_JS.map(v.row)
-        .filter(Boolean)
-        .sort((a, b) => a.median - b.median)[0]
+      const fastest = fastestOf(v, PURE_JS)
       if (batches === undefined || fastest === undefined) return undefined
       return atLeast(fastest.median / batches.median, 2, ` vs ${fastest.contender}`)
     },
@@ -80,9 +86,7 @@ const TARGETS = [
     corpora: ALL_CORPORA,
     check(v) {
       const lines = v.row('fastlines-lines')
-      const fastest = ASYNC_PER_LINE.map(v.row)
-        .filter(Boolean)
-        .sort((a, b) => a.median - b.median)[0]
+      const fastest = fastestOf(v, ASYNC_PER_LINE)
       if (lines === undefined || fastest === undefined) return undefined
       const ratio = fastest.median / lines.median
       return { figure: `${times(ratio)} vs ${fastest.contender}`, holds: ratio > 1 }
