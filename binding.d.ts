@@ -47,10 +47,6 @@ export declare class NativeLineReaderSync {
 /**
  * Batches of lines read in the background; `read()` resolves with one batch (its lines joined
  * by newlines), `null` at the end, or a `NativeError`.
- *
- * The stream is shared with the futures that `read()` and `close()` start: when a worker
- * thread ends, its objects are finalized at once while those futures may still be running on
- * the process-wide runtime, so no future may borrow the object itself.
  */
 export declare class NativeLineStream {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)

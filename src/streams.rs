@@ -1,12 +1,12 @@
 //! The background readers JS iterates: batches of lines ([`NativeLineStream`]) and raw chunks
-//! ([`NativeChunkStream`]), each a [`ReadStream`] on fastlines' runtime. JS takes an item that
-//! is already read with `tryRead()`, and awaits `read()` only when none is.
+//! ([`NativeChunkStream`]), each a [`Background`] stream on fastlines' runtime. JS takes an item
+//! that is already read with `tryRead()`, and awaits `read()` only when none is.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
-use fastlines_core::{ChunkFramer, LineFramer, ReadStream, Text};
-use napi::bindgen_prelude::{Either, Object, Result, Uint8Array, Undefined};
+use fastlines_core::{ChunkFramer, Framer, LineFramer, ReadStream, Text};
+use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
 
@@ -17,13 +17,9 @@ use crate::text::{JsChunk, JsText, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
-///
-/// The stream is shared with the futures that `read()` and `close()` start: when a worker
-/// thread ends, its objects are finalized at once while those futures may still be running on
-/// the process-wide runtime, so no future may borrow the object itself.
 #[napi]
 pub struct NativeLineStream {
-    stream: Arc<ReadStream<Text>>,
+    background: Background<Text>,
     lending: Option<Lending>,
 }
 
@@ -35,110 +31,129 @@ impl NativeLineStream {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let stream = spawn(&path, &options, LineFramer::from(&lines))?;
+        let background = Background::spawn(&path, &options, LineFramer::from(&lines))?;
+        let lending = lines.lending();
         Ok(NativeLineStream {
-            stream,
-            lending: lines.lending(),
+            background,
+            lending,
         })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let stream = Arc::clone(&self.stream);
-        let js_text = JsText::maker(self.lending);
-        spawn_promise(env, async move { step(stream.next().await, js_text) })
+        self.background.read(env, JsText::maker(self.lending))
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
     /// wait (then it calls `read()`).
     #[napi(ts_return_type = "string | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
-        ready(self.stream.try_next(), JsText::maker(self.lending))
+        self.background.try_read(JsText::maker(self.lending))
     }
 
     #[napi(getter)]
     pub fn bytes_read(&self) -> f64 {
-        self.stream.bytes_read() as f64
+        self.background.bytes_read()
     }
 
     /// Stops reading; resolves once the file is closed.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        close(env, &self.stream)
-    }
-}
-
-impl Drop for NativeLineStream {
-    /// Finalized (collected, or its worker ended) with a `read()` still pending, which keeps
-    /// the stream alive: stop reading now all the same.
-    fn drop(&mut self) {
-        self.stream.cancel();
+        self.background.close(env)
     }
 }
 
 /// Raw chunks read in the background, each becoming a Buffer.
 #[napi]
 pub struct NativeChunkStream {
-    /// Shared with pending futures, as in [`NativeLineStream`].
-    stream: Arc<ReadStream<Bytes>>,
+    background: Background<Bytes>,
 }
 
 #[napi]
 impl NativeChunkStream {
     #[napi(constructor)]
     pub fn new(path: Uint8Array, options: NativeReadOptions) -> Result<Self> {
-        let stream = spawn(&path, &options, ChunkFramer)?;
-        Ok(NativeChunkStream { stream })
+        let background = Background::spawn(&path, &options, ChunkFramer)?;
+        Ok(NativeChunkStream { background })
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let stream = Arc::clone(&self.stream);
-        spawn_promise(env, async move { step(stream.next().await, JsChunk) })
+        self.background.read(env, JsChunk)
     }
 
     #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
     pub fn try_read(&self) -> Either<Step<JsChunk>, Undefined> {
-        ready(self.stream.try_next(), JsChunk)
+        self.background.try_read(JsChunk)
     }
 
     #[napi(getter)]
     pub fn bytes_read(&self) -> f64 {
-        self.stream.bytes_read() as f64
+        self.background.bytes_read()
     }
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        close(env, &self.stream)
+        self.background.close(env)
     }
 }
 
-impl Drop for NativeChunkStream {
+/// What both classes do with their stream: one place for reading, closing, and stopping when
+/// the JS object is finalized.
+///
+/// The stream is shared with the futures that `read()` and `close()` start: when a worker
+/// thread ends, its objects are finalized at once while those futures may still be running on
+/// the process-wide runtime, so no future may borrow the object itself.
+struct Background<T> {
+    stream: Arc<ReadStream<T>>,
+}
+
+impl<T: Send + 'static> Background<T> {
+    /// Starts reading `path` in the background on fastlines' runtime.
+    fn spawn<F>(path: &Uint8Array, options: &NativeReadOptions, framer: F) -> Result<Self>
+    where
+        F: Framer<Item = T> + Send + 'static,
+    {
+        let _runtime = runtime()?.enter();
+        let stream = ReadStream::spawn(path_from_bytes(path), options.into(), framer);
+        Ok(Background {
+            stream: Arc::new(stream),
+        })
+    }
+
+    /// A promise of the next item, made into its JS form by `into_js`.
+    fn read<'env, J>(
+        &self,
+        env: &'env Env,
+        into_js: impl FnOnce(T) -> J + Send + 'static,
+    ) -> Result<Object<'env>>
+    where
+        J: ToNapiValue + Send + 'static,
+    {
+        let stream = Arc::clone(&self.stream);
+        spawn_promise(env, async move { step(stream.next().await, into_js) })
+    }
+
+    /// The next item if it is already read.
+    fn try_read<J>(&self, into_js: impl FnOnce(T) -> J) -> Either<Step<J>, Undefined> {
+        ready(self.stream.try_next(), into_js)
+    }
+
+    fn bytes_read(&self) -> f64 {
+        self.stream.bytes_read() as f64
+    }
+
+    /// A promise that resolves once the stream is stopped and its file closed.
+    fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        let stream = Arc::clone(&self.stream);
+        spawn_promise(env, async move { stream.close().await })
+    }
+}
+
+impl<T> Drop for Background<T> {
+    /// Finalized (collected, or its worker ended) with a `read()` still pending, which keeps
+    /// the stream alive: stop reading now all the same.
     fn drop(&mut self) {
         self.stream.cancel();
     }
-}
-
-/// Starts reading `path` in the background on fastlines' runtime.
-fn spawn<F>(
-    path: &Uint8Array,
-    options: &NativeReadOptions,
-    framer: F,
-) -> Result<Arc<ReadStream<F::Item>>>
-where
-    F: fastlines_core::Framer + Send + 'static,
-    F::Item: Send + 'static,
-{
-    let _runtime = runtime()?.enter();
-    let stream = ReadStream::spawn(path_from_bytes(path), options.into(), framer);
-    Ok(Arc::new(stream))
-}
-
-/// A promise that resolves once `stream` is stopped and its file closed.
-fn close<'env, T: Send + 'static>(
-    env: &'env Env,
-    stream: &Arc<ReadStream<T>>,
-) -> Result<Object<'env>> {
-    let stream = Arc::clone(stream);
-    spawn_promise(env, async move { stream.close().await })
 }

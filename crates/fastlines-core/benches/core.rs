@@ -1,6 +1,6 @@
 //! Throughput of the core's hot paths, each against a naive byte loop doing the same job:
 //! - `splitter/*`: 64 KiB reads into a [`ReadBuf`], cut with [`LineSplitter::take_complete`]
-//!   and joined with [`join_lines`], the way `LineFramer` does before decoding;
+//!   and their final terminator dropped with [`without_final_terminator`], the way `LineFramer` does before decoding;
 //! - `counter/*`: [`LineCounter`] over 64 KiB chunks, the way `count_lines` does;
 //! - `decode/*`: [`decode`] on the batches the splitter hands out (ASCII, UTF-8-heavy text,
 //!   text with invalid bytes).
@@ -20,7 +20,9 @@ use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
 };
-use fastlines_core::internals::{decode, join_lines, LineCounter, LineSplitter, ReadBuf};
+use fastlines_core::internals::{
+    decode, without_final_terminator, LineCounter, LineSplitter, ReadBuf,
+};
 use fastlines_core::{Encoding, Text};
 
 /// Bytes per read (`fs.createReadStream`'s default; fastlines' own default was 48 KiB when this
@@ -144,11 +146,11 @@ fn fastlines_split(input: &[u8], mut sink: impl FnMut(&[u8])) {
         buf.spare(read.len()).copy_from_slice(read);
         buf.commit(read.len());
         if let Some(run) = splitter.take_complete(&mut buf, usize::MAX) {
-            sink(&join_lines(run));
+            sink(&without_final_terminator(run));
         }
     }
     if let Some(rest) = splitter.take_rest(&mut buf) {
-        sink(&join_lines(rest));
+        sink(&without_final_terminator(rest));
     }
 }
 

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
-use crate::split::{first_line_longer_than, join_lines, LineSplitter};
+use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
 pub trait Framer {
@@ -18,8 +18,9 @@ pub trait Framer {
     fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
 }
 
-/// Frames batches of complete lines, decoded and joined by `\n` (see [`join_lines`]), so that
-/// JS makes all the lines of a batch with one `split('\n')`.
+/// Frames batches of complete lines, decoded, their lines joined by `\n` (see
+/// [`without_final_terminator`]), so that JS makes all the lines of a batch with one
+/// `split('\n')`.
 #[derive(Debug)]
 pub struct LineFramer {
     splitter: LineSplitter,
@@ -80,7 +81,7 @@ impl Framer for LineFramer {
             return Ok(None);
         };
         match self.limit.keep(lines) {
-            Some(lines) => self.decode(join_lines(lines)).map(Some),
+            Some(lines) => self.decode(without_final_terminator(lines)).map(Some),
             // Nothing kept: the first line was over the limit.
             None => self.limit.check().map(|()| None),
         }

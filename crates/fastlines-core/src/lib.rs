@@ -45,6 +45,6 @@ pub mod internals {
     pub use crate::buffer::ReadBuf;
     pub use crate::count::LineCounter;
     pub use crate::decode::decode;
-    pub use crate::split::{join_lines, LineSplitter};
+    pub use crate::split::{without_final_terminator, LineSplitter};
     pub use crate::transcode::{is_ascii, utf8_to_utf16};
 }

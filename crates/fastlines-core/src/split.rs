@@ -98,10 +98,10 @@ fn normalize_terminators(run: &mut [u8]) -> usize {
     write
 }
 
-/// Turns a run of lines from [`LineSplitter`] into the lines joined by `\n`, without the final
-/// terminator, so that JS gets every line of the run from one `split('\n')`. A run without a
-/// terminator (the last line of a file) is returned as it is.
-pub fn join_lines(mut lines: Bytes) -> Bytes {
+/// A run of lines from [`LineSplitter`] (already joined by `\n`) without its final `\n`, so
+/// that JS gets every line of the run, and no empty one after them, from one `split('\n')`. A
+/// run without a terminator (the last line of a file) is returned as it is.
+pub fn without_final_terminator(mut lines: Bytes) -> Bytes {
     if lines.last() == Some(&b'\n') {
         lines.truncate(lines.len() - 1);
     }
@@ -143,7 +143,7 @@ mod tests {
         let mut lines = Vec::new();
         let mut collect = |run: Bytes| {
             let run_len = run.len();
-            let joined = join_lines(run);
+            let joined = without_final_terminator(run);
             let single_line = memchr(b'\n', &joined).is_none();
             assert!(
                 run_len <= max_run || single_line,
