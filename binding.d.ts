@@ -39,6 +39,8 @@ export declare class NativeLineCount {
 export declare class NativeLineReaderSync {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   read(): string | NativeError | null
+  /** Where the batch JS got last was in the file (see `position.rs`). */
+  get lastBatch(): NativeBatchPlace | null
   get bytesRead(): number
   /** Closes the file now. */
   close(): void
@@ -56,9 +58,24 @@ export declare class NativeLineStream {
    * wait (then it calls `read()`).
    */
   tryRead(): string | NativeError | null | undefined
+  /** Where the batch JS got last was in the file (see `position.rs`). */
+  get lastBatch(): NativeBatchPlace | null
   get bytesRead(): number
   /** Stops reading; resolves once the file is closed. */
   close(): Promise<void>
+}
+
+/**
+ * Where the batch JS holds was in the file: `start` and `end` (just past its last line), and
+ * either `terminatorLength` (every line took its measured text plus this many bytes) or
+ * `lineEnds` (where each line ended, from `start`).
+ */
+export interface NativeBatchPlace {
+  start: number
+  end: number
+  measure: NativeMeasure
+  terminatorLength?: number
+  lineEnds?: Float64Array
 }
 
 /** How bytes become characters. */
@@ -112,6 +129,14 @@ export interface NativeLineOptions {
    * says where that pays); absent: always copy.
    */
   lendStrings?: NativeLending
+}
+
+/** How JS measures a line's bytes from its text (see [`LineLayout::Uniform`]). */
+export declare const enum NativeMeasure {
+  /** One byte per character: ASCII, or Latin-1. */
+  Chars = 'chars',
+  /** The text's UTF-8 length. */
+  Utf8 = 'utf8',
 }
 
 /** Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`. */

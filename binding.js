@@ -841,3 +841,4 @@ module.exports.NativeLineReaderSync = nativeBinding.NativeLineReaderSync
 module.exports.NativeLineStream = nativeBinding.NativeLineStream
 module.exports.NativeEncoding = nativeBinding.NativeEncoding
 module.exports.NativeErrorKind = nativeBinding.NativeErrorKind
+module.exports.NativeMeasure = nativeBinding.NativeMeasure

@@ -99,6 +99,15 @@ export interface LineReader extends AsyncIterableIterator<string> {
   readonly bytesRead: number
   /** Lines handed out so far, by either iterator. */
   readonly linesRead: number
+  /**
+   * The byte offset, in the file being read, just past the last line handed out (and its
+   * terminator), by either iterator: `readLines(path, { start: reader.position })` resumes
+   * exactly after it, with no line lost or repeated. Before the first line, the `start` option
+   * (0 by default). A follower ({@link followLines}) starting at the end of the file has
+   * `undefined` here until its first step has opened the file; after a rotation, offsets are
+   * in the new file.
+   */
+  readonly position: number | undefined
 }
 
 /** Batches of lines from a {@link LineReaderSync}. */
@@ -117,6 +126,8 @@ export interface LineReaderSync extends IterableIterator<string> {
   throw(error?: any): IteratorResult<string>
   readonly bytesRead: number
   readonly linesRead: number
+  /** As {@link LineReader.position}. */
+  readonly position: number
 }
 
 /** The raw bytes of a file, in order, as Buffers of at most `highWaterMark` bytes. */

@@ -37,6 +37,11 @@ class LineReaderSync extends ClosingSyncIterator {
     return this.#cursor.linesRead
   }
 
+  /** The byte offset just past the last line handed out. */
+  get position() {
+    return this.#cursor.position(() => this.#native.lastBatch)
+  }
+
   next() {
     if (!this.#cursor.hasLine && !this.#fill()) return done()
     return { value: this.#cursor.nextLine(), done: false }

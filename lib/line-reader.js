@@ -15,10 +15,19 @@ class LineReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
   #cursor = new LineCursor()
+  /** The position when the reader was closed or aborted: a batch arriving after that never counts. */
+  #finalPosition = undefined
 
-  constructor(path, options) {
+  /** `start` makes the native stream (see NativeSource); followLines passes its own. */
+  constructor(path, options, start = startLineStream) {
     super()
-    this.#source = new NativeSource(startLineStream, path, options, () => this.#cursor.clear())
+    this.#source = new NativeSource(start, path, options, () => this.#stop())
+  }
+
+  /** The byte offset just past the last line handed out, in the file being read. */
+  get position() {
+    if (this.#finalPosition !== undefined) return this.#finalPosition
+    return this.#cursor.position(() => this.#source.lastBatch())
   }
 
   get bytesRead() {
@@ -51,8 +60,14 @@ class LineReader extends ClosingAsyncIterator {
   }
 
   close() {
-    this.#cursor.clear()
+    this.#stop()
     return this.#source.close()
+  }
+
+  /** Hands out no more lines, and keeps the position of the last one. */
+  #stop() {
+    if (this.#finalPosition === undefined) this.#finalPosition = this.position
+    this.#cursor.clear()
   }
 
   async #nextLine() {
@@ -86,4 +101,4 @@ function readLines(path, options) {
   return new LineReader(path, options)
 }
 
-module.exports = { readLines }
+module.exports = { LineReader, readLines }

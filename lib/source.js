@@ -56,6 +56,17 @@ class NativeSource {
   }
 
   /**
+   * Where the batch handed out last was in the file (NativeBatchPlace); before the first step,
+   * an empty batch at `start` if the options name it, else null (a follower starting at the
+   * end, not yet opened).
+   */
+  lastBatch() {
+    if (this.#native !== null) return this.#native.lastBatch
+    const { start } = this.#nativeOptions.read
+    return start === undefined ? null : { start, end: start }
+  }
+
+  /**
    * The next native item (a string of lines, or a Buffer), or null at the end. An item already
    * read is taken at once; only when there is none does this wait for the native side.
    */

@@ -6,6 +6,7 @@
 //! - `streams`, `sync`, `count`: the classes JS calls, a few lines each over the core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
 //! - `output`: what a step gives JS, failures as typed data;
+//! - `position`: where the batch JS holds was in the file, for `reader.position`;
 //! - `text`: batches and chunks made into JS strings and Buffers.
 
 #![deny(clippy::all)]
@@ -13,6 +14,7 @@
 mod count;
 mod input;
 mod output;
+mod position;
 mod runtime;
 mod streams;
 mod sync;

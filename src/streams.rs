@@ -5,22 +5,24 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use fastlines_core::{ChunkFramer, Framer, LineFramer, ReadStream, Text};
+use fastlines_core::{Batch, ChunkFramer, Framer, LineFramer, ReadStream};
 use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
+use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 use crate::runtime::{runtime, spawn_promise};
-use crate::text::{JsChunk, JsText, Lending};
+use crate::text::{JsChunk, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
 /// by newlines), `null` at the end, or a `NativeError`.
 #[napi]
 pub struct NativeLineStream {
-    background: Background<Text>,
+    background: Background<Batch>,
     lending: Option<Lending>,
+    last_batch: LastBatch,
 }
 
 #[napi]
@@ -31,24 +33,33 @@ impl NativeLineStream {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let background = Background::spawn(&path, &options, LineFramer::from(&lines))?;
-        let lending = lines.lending();
+        let framer = LineFramer::from(&lines).starting_at(options.start as u64);
+        let background = Background::spawn(&path, &options, framer)?;
         Ok(NativeLineStream {
             background,
-            lending,
+            lending: lines.lending(),
+            last_batch: LastBatch::starting_at(options.start as u64),
         })
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        self.background.read(env, JsText::maker(self.lending))
+        self.background
+            .read(env, self.last_batch.maker(self.lending))
     }
 
     /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
     /// wait (then it calls `read()`).
     #[napi(ts_return_type = "string | NativeError | null | undefined")]
-    pub fn try_read(&self) -> Either<Step<JsText>, Undefined> {
-        self.background.try_read(JsText::maker(self.lending))
+    pub fn try_read(&self) -> Either<Step<JsBatch>, Undefined> {
+        self.background
+            .try_read(self.last_batch.maker(self.lending))
+    }
+
+    /// Where the batch JS got last was in the file (see `position.rs`).
+    #[napi(getter)]
+    pub fn last_batch(&self) -> Option<NativeBatchPlace> {
+        self.last_batch.to_js()
     }
 
     #[napi(getter)]

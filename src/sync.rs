@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::{step, Step};
-use crate::text::JsText;
+use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 
 /// Batches of lines read on the calling thread. The file is opened by the first `read()` so
 /// that an open error surfaces where iteration starts.
@@ -16,6 +16,7 @@ pub struct NativeLineReaderSync {
     state: SyncState,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
+    last_batch: LastBatch,
 }
 
 enum SyncState {
@@ -28,15 +29,18 @@ enum SyncState {
 impl NativeLineReaderSync {
     #[napi(constructor)]
     pub fn new(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions) -> Self {
-        let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), (&lines).into());
+        let start = options.start as u64;
+        let framer = LineFramer::from(&lines).starting_at(start);
+        let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), framer);
         NativeLineReaderSync {
             state,
             progress: Progress::default(),
+            last_batch: LastBatch::starting_at(start),
         }
     }
 
     #[napi(ts_return_type = "string | NativeError | null")]
-    pub fn read(&mut self) -> Step<JsText> {
+    pub fn read(&mut self) -> Step<JsBatch> {
         if let SyncState::Unopened(..) = self.state {
             if let Err(err) = self.open() {
                 return Some(Either::B(err.into()));
@@ -52,7 +56,13 @@ impl NativeLineReaderSync {
         // Never lent strings here (whatever `lines` says): their memory comes back when the
         // engine runs their finalizers, which a synchronous loop does not let it do (on Bun, a
         // 1 GB file held 1 GB until the loop ended).
-        step(next, JsText::maker(None))
+        step(next, self.last_batch.maker(None))
+    }
+
+    /// Where the batch JS got last was in the file (see `position.rs`).
+    #[napi(getter)]
+    pub fn last_batch(&self) -> Option<NativeBatchPlace> {
+        self.last_batch.to_js()
     }
 
     #[napi(getter)]

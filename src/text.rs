@@ -29,13 +29,6 @@ pub struct JsText {
     pub lending: Option<Lending>,
 }
 
-impl JsText {
-    /// How a stream makes its batches into JS text, lending them as `lending` says.
-    pub fn maker(lending: Option<Lending>) -> impl Fn(Text) -> JsText {
-        move |text| JsText { text, lending }
-    }
-}
-
 impl TypeName for JsText {
     fn type_name() -> &'static str {
         "string"

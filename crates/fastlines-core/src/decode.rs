@@ -40,22 +40,37 @@ impl Text {
     }
 }
 
+/// Text decoded from bytes, and whether it encodes back to exactly those bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    pub text: Text,
+    /// No byte was replaced: each character stands for its bytes in the encoding (so a line's
+    /// length in bytes can be told from its text, see `LineLayout`).
+    pub exact: bool,
+}
+
 /// Decodes `bytes`, which never end inside a line. Invalid UTF-8 is replaced here, so every
 /// runtime gets the same lines whatever its own decoder would have done.
-pub fn decode(bytes: Bytes, encoding: Encoding) -> Text {
+pub fn decode(bytes: Bytes, encoding: Encoding) -> Decoded {
+    let exact = |text| Decoded { text, exact: true };
     match encoding {
-        Encoding::Latin1 => Text::OneByte(bytes),
-        Encoding::Utf8 if transcode::is_ascii(&bytes) => Text::OneByte(bytes),
-        Encoding::Utf8 => Text::Utf16(utf8_to_utf16(&bytes)),
+        Encoding::Latin1 => exact(Text::OneByte(bytes)),
+        Encoding::Utf8 if transcode::is_ascii(&bytes) => exact(Text::OneByte(bytes)),
+        Encoding::Utf8 => match transcode::utf8_to_utf16(&bytes) {
+            Some(units) => exact(Text::Utf16(units)),
+            None => Decoded {
+                text: Text::Utf16(replacing_invalid(&bytes)),
+                exact: false,
+            },
+        },
     }
 }
 
-/// Transcodes UTF-8, replacing each maximal invalid subpart with U+FFFD: the WHATWG Encoding
-/// Standard's rule, which V8, Node's `TextDecoder` and `String::from_utf8_lossy` all follow.
-/// Valid input, the usual case, takes simdutf's SIMD path; invalid input the standard library's.
-fn utf8_to_utf16(bytes: &[u8]) -> Vec<u16> {
-    transcode::utf8_to_utf16(bytes)
-        .unwrap_or_else(|| String::from_utf8_lossy(bytes).encode_utf16().collect())
+/// Transcodes invalid UTF-8, replacing each maximal invalid subpart with U+FFFD: the WHATWG
+/// Encoding Standard's rule, which V8, Node's `TextDecoder` and `String::from_utf8_lossy` all
+/// follow. Valid input, the usual case, takes simdutf's SIMD path instead.
+fn replacing_invalid(bytes: &[u8]) -> Vec<u16> {
+    String::from_utf8_lossy(bytes).encode_utf16().collect()
 }
 
 #[cfg(test)]
@@ -63,7 +78,7 @@ mod tests {
     use super::*;
 
     fn utf8(bytes: &[u8]) -> Text {
-        decode(Bytes::copy_from_slice(bytes), Encoding::Utf8)
+        decode(Bytes::copy_from_slice(bytes), Encoding::Utf8).text
     }
 
     fn utf16(text: &str) -> Text {
@@ -74,7 +89,8 @@ mod tests {
     fn ascii_and_latin1_stay_one_byte() {
         assert_eq!(utf8(b"plain"), Text::OneByte(Bytes::from_static(b"plain")));
         let latin1 = decode(Bytes::from_static(b"caf\xe9"), Encoding::Latin1);
-        assert_eq!(latin1, Text::OneByte(Bytes::from_static(b"caf\xe9")));
+        assert_eq!(latin1.text, Text::OneByte(Bytes::from_static(b"caf\xe9")));
+        assert!(latin1.exact);
     }
 
     #[test]
@@ -87,6 +103,7 @@ mod tests {
     fn invalid_utf8_becomes_one_replacement_per_maximal_subpart() {
         // A truncated 3-byte sequence is one subpart; a surrogate encoding is three.
         assert_eq!(utf8(b"caf\xe9"), utf16("caf\u{fffd}"));
+        assert!(!decode(Bytes::from_static(b"caf\xe9"), Encoding::Utf8).exact);
         assert_eq!(utf8(b"\xe4\xb8x"), utf16("\u{fffd}x"));
         assert_eq!(utf8(b"\xed\xa0\x80"), utf16("\u{fffd}\u{fffd}\u{fffd}"));
         assert_eq!(utf8(b"\xff\xfe"), utf16("\u{fffd}\u{fffd}"));

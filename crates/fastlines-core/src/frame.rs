@@ -3,11 +3,12 @@
 //! [`ChunkFramer`] raw chunks; both run inside a [`Reader`](crate::Reader).
 
 use bytes::Bytes;
+use memchr::memchr_iter;
 
 use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
-use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter};
+use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter, Run};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
 pub trait Framer {
@@ -18,12 +19,57 @@ pub trait Framer {
     fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
 }
 
-/// Frames batches of complete lines, decoded, their lines joined by `\n` (see
-/// [`without_final_terminator`]), so that JS makes all the lines of a batch with one
-/// `split('\n')`.
+/// A batch of complete lines, decoded and joined by `\n` (see [`without_final_terminator`]),
+/// so that JS makes all of them with one `split('\n')`; and where they were in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub text: Text,
+    /// Offset in the input of the batch's first byte.
+    pub start: u64,
+    /// Offset in the input just past the batch's last line and its terminator: where reading
+    /// resumes with the next line.
+    pub end: u64,
+    /// How to find where each line of the batch ended in the input.
+    pub layout: LineLayout,
+}
+
+/// Where the lines of a [`Batch`] ended in the input, kept cheap for the usual files: JS works
+/// out a line's end from its text only when asked for a position inside a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineLayout {
+    /// Every line took its text's bytes in the input (one per character for [`Text::OneByte`],
+    /// its UTF-8 length for [`Text::Utf16`]) plus a terminator of this many bytes (`\n`: 1,
+    /// `\r\n`: 2).
+    Uniform { terminator_len: u8 },
+    /// Where each line ended, past its terminator, counted from the batch's start (the last
+    /// line's end may be left out: it is the batch's `end`): for mixed terminators, lone `\r`,
+    /// or replaced bytes.
+    Ends(Vec<u64>),
+}
+
+impl LineLayout {
+    /// The layout of `run`, decoded exactly or not.
+    fn of(run: Run, exact: bool) -> LineLayout {
+        let crlf_only = |ends: &Vec<u64>| run.raw_len - run.lines.len() == ends.len();
+        match run.raw_ends {
+            None if exact => LineLayout::Uniform { terminator_len: 1 },
+            None => LineLayout::Ends(
+                memchr_iter(b'\n', &run.lines)
+                    .map(|at| at as u64 + 1)
+                    .collect(),
+            ),
+            Some(ends) if exact && crlf_only(&ends) => LineLayout::Uniform { terminator_len: 2 },
+            Some(ends) => LineLayout::Ends(ends),
+        }
+    }
+}
+
+/// Frames batches of complete lines ([`Batch`]).
 #[derive(Debug)]
 pub struct LineFramer {
     splitter: LineSplitter,
+    /// Offset in the input of the first byte not yet framed.
+    offset: u64,
     encoding: Encoding,
     limit: LineLimit,
     /// The longest string, in UTF-16 code units, the consumer's engine can make. A batch is
@@ -37,6 +83,7 @@ impl LineFramer {
     pub fn new(encoding: Encoding) -> Self {
         LineFramer {
             splitter: LineSplitter::default(),
+            offset: 0,
             encoding,
             limit: LineLimit::None,
             max_string_length: usize::MAX,
@@ -58,43 +105,59 @@ impl LineFramer {
         self
     }
 
-    fn decode(&self, bytes: Bytes) -> Result<Text, ReadError> {
-        let text = decode(bytes, self.encoding);
-        if text.len() > self.max_string_length {
+    /// Counts offsets from `offset`: where in the input the first byte read is.
+    pub fn starting_at(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Decodes `run` into the next batch.
+    fn batch(&mut self, run: Run) -> Result<Batch, ReadError> {
+        let decoded = decode(without_final_terminator(run.lines.clone()), self.encoding);
+        if decoded.text.len() > self.max_string_length {
             return Err(ReadError::StringTooLong {
                 max_string_length: self.max_string_length,
             });
         }
-        Ok(text)
+        let start = self.offset;
+        self.offset += run.raw_len as u64;
+        Ok(Batch {
+            text: decoded.text,
+            start,
+            end: self.offset,
+            layout: LineLayout::of(run, decoded.exact),
+        })
     }
 }
 
 impl Framer for LineFramer {
-    type Item = Text;
+    type Item = Batch;
 
-    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Batch>, ReadError> {
         self.limit.check()?;
-        let Some(lines) = self.splitter.take_complete(buf, self.max_string_length) else {
+        let Some(mut run) = self.splitter.take_complete(buf, self.max_string_length) else {
             // No terminator yet: the line being collected may already be over the limit.
-            self.limit.collect(buf.len());
+            self.limit.collect(LineSplitter::pending_line_len(buf));
             self.limit.check()?;
             return Ok(None);
         };
-        match self.limit.keep(lines) {
-            Some(lines) => self.decode(without_final_terminator(lines)).map(Some),
-            // Nothing kept: the first line was over the limit.
-            None => self.limit.check().map(|()| None),
+        match self.limit.keep(&run.lines) {
+            0 => self.limit.check().map(|()| None), // the first line was over the limit
+            kept => {
+                run.keep_first(kept);
+                self.batch(run).map(Some)
+            }
         }
     }
 
-    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Text>, ReadError> {
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Batch>, ReadError> {
         self.limit.check()?;
         let Some(last_line) = self.splitter.take_rest(buf) else {
             return Ok(None);
         };
-        self.limit.collect(last_line.len());
+        self.limit.collect(last_line.lines.len());
         self.limit.check()?;
-        self.decode(last_line).map(Some)
+        self.batch(last_line).map(Some)
     }
 }
 
@@ -112,16 +175,17 @@ enum LineLimit {
 }
 
 impl LineLimit {
-    /// The lines of `lines` (complete, terminators included) before the first one over the
-    /// limit, if any are; meeting such a line makes the limit [`LineLimit::Exceeded`].
-    fn keep(&mut self, mut lines: Bytes) -> Option<Bytes> {
+    /// How many bytes of `lines` (complete, terminators included) the lines before the first
+    /// one over the limit take: all of them unless a line is over it, which makes the limit
+    /// [`LineLimit::Exceeded`].
+    fn keep(&mut self, lines: &[u8]) -> usize {
         if let LineLimit::Max(max) = *self {
-            if let Some(start) = first_line_longer_than(&lines, max) {
-                lines.truncate(start);
+            if let Some(start) = first_line_longer_than(lines, max) {
                 *self = LineLimit::Exceeded(max);
+                return start;
             }
         }
-        (!lines.is_empty()).then_some(lines)
+        lines.len()
     }
 
     /// Notes a line of `len` bytes so far (collected, or the last one of the input).
@@ -177,7 +241,10 @@ mod tests {
         let mut reader = Reader::new(source, framer, Progress::default());
         let mut batches = Vec::new();
         loop {
-            match reader.next_blocking() {
+            match reader
+                .next_blocking()
+                .map(|batch| batch.map(|batch| batch.text))
+            {
                 Ok(Some(Text::OneByte(bytes))) => {
                     batches.push(String::from_utf8_lossy(&bytes).into())
                 }

@@ -13,6 +13,7 @@
 //!   `transcode`, the one module that calls a native library (simdutf) through its FFI;
 //! - `reader`: the read loop that drives a source, the buffer and a framer ([`Reader`]);
 //! - `count`: counting lines without making them ([`count_lines`]);
+//! - `last_lines`: where the last lines of a file start, read backward ([`last_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
 //!   ([`ReadStream`]);
 //! - `error`: why reading failed, as data ([`ReadError`]).
@@ -25,6 +26,7 @@ mod count;
 mod decode;
 mod error;
 mod frame;
+mod last_lines;
 mod reader;
 mod source;
 mod split;
@@ -34,7 +36,8 @@ mod transcode;
 pub use count::count_lines;
 pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
-pub use frame::{ChunkFramer, Framer, LineFramer};
+pub use frame::{Batch, ChunkFramer, Framer, LineFramer, LineLayout};
+pub use last_lines::{last_lines, LastLines};
 pub use reader::{Progress, Reader};
 pub use source::{open, ReadOptions, Source};
 pub use stream::ReadStream;

@@ -4,16 +4,19 @@
 //! decoding and every cut is also a character boundary.
 
 use bytes::Bytes;
-use memchr::{memchr, memchr2, memchr_iter, memrchr2};
+use memchr::{memchr, memchr2, memchr2_iter, memchr_iter, memrchr2};
 
 use crate::buffer::ReadBuf;
 
 /// Cuts complete lines off the front of a read buffer, leaving the partial last line in place
 /// for the next read to extend (the roll-over).
+///
+/// A line ending in `\r` at the very end of what was read is partial too, until the next byte
+/// shows whether the `\r` is half of a `\r\n`. So a cut never falls inside a `\r\n`, and the
+/// offset after each cut is where reading can resume with no line repeated (a follower waiting
+/// for appends, or a `position` given back as `start`).
 #[derive(Debug, Default)]
 pub struct LineSplitter {
-    /// The previous cut ended with `\r`; a `\n` arriving next is the second half of that `\r\n`.
-    skip_lf: bool,
     /// How much of the buffer is known to hold no terminator, so a long line is scanned once
     /// rather than once per read.
     scanned: usize,
@@ -21,56 +24,130 @@ pub struct LineSplitter {
 
 impl LineSplitter {
     /// Removes and returns the complete lines at the front of `buf`, each ending with `\n` (every
-    /// terminator rewritten in place, see [`normalize_terminators`]), or `None` when no line is
-    /// complete yet. The run is at most `max_run` bytes long unless its single line is longer
-    /// (see [`run_end_within`]).
-    pub fn take_complete(&mut self, buf: &mut ReadBuf, max_run: usize) -> Option<Bytes> {
-        self.skip_lf_of_split_crlf(buf);
+    /// terminator rewritten in place, see [`normalize_terminators`]), with how many bytes they
+    /// took in `buf`; `None` when no line is complete yet. The run is at most `max_run` bytes
+    /// long unless its single line is longer (see [`run_end_within`]).
+    pub fn take_complete(&mut self, buf: &mut ReadBuf, max_run: usize) -> Option<Run> {
         let data = buf.data();
-        let Some(last) = memrchr2(b'\n', b'\r', &data[self.scanned..]) else {
-            self.scanned = buf.len();
+        let Some(mut end) = complete_end(data, self.scanned) else {
+            // Rescan a trailing `\r` next time, when the byte after it is known.
+            self.scanned = data.len() - usize::from(data.last() == Some(&b'\r'));
             return None;
         };
-        let mut end = self.scanned + last + 1;
         if end > max_run {
             end = run_end_within(data, max_run);
         }
-        self.skip_lf = data[end - 1] == b'\r';
         self.scanned = 0;
-        let normalized_len = normalize_terminators(&mut buf.data_mut()[..end]);
-        let mut run = buf.split_to(end);
-        run.truncate(normalized_len);
-        Some(run)
+        let raw = &mut buf.data_mut()[..end];
+        let raw_ends = memchr(b'\r', raw).map(|_| line_ends(raw));
+        let normalized_len = normalize_terminators(raw);
+        let mut lines = buf.split_to(end);
+        lines.truncate(normalized_len);
+        Some(Run {
+            lines,
+            raw_len: end,
+            raw_ends,
+        })
     }
 
-    /// At end of input: removes and returns the final line, which has no terminator, if any.
-    pub fn take_rest(&mut self, buf: &mut ReadBuf) -> Option<Bytes> {
-        self.skip_lf_of_split_crlf(buf);
-        self.scanned = 0;
-        (!buf.is_empty()).then(|| buf.split_to(buf.len()))
+    /// How long the partial line waiting in `buf` is, without a `\r` that may end it.
+    pub fn pending_line_len(buf: &ReadBuf) -> usize {
+        let data = buf.data();
+        data.len() - usize::from(data.last() == Some(&b'\r'))
     }
 
-    fn skip_lf_of_split_crlf(&mut self, buf: &mut ReadBuf) {
-        if self.skip_lf && !buf.is_empty() {
-            self.skip_lf = false;
-            if buf.data()[0] == b'\n' {
-                buf.advance(1);
+    /// At end of input: removes and returns the final line, without a `\r` that ends it, if
+    /// any is left.
+    pub fn take_rest(&mut self, buf: &mut ReadBuf) -> Option<Run> {
+        self.scanned = 0;
+        if buf.is_empty() {
+            return None;
+        }
+        let raw_len = buf.len();
+        let mut lines = buf.split_to(raw_len);
+        if lines.last() == Some(&b'\r') {
+            lines.truncate(raw_len - 1);
+        }
+        Some(Run {
+            lines,
+            raw_len,
+            raw_ends: None,
+        })
+    }
+
+    /// Forgets what was scanned: the buffer was emptied to read the input again from elsewhere.
+    pub fn reset(&mut self) {
+        self.scanned = 0;
+    }
+}
+
+/// Complete lines cut from the read buffer, and how many bytes of the input they took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The lines, each ending with `\n` (the last line of the input may have none).
+    pub lines: Bytes,
+    /// Bytes of input the lines took, original terminators included.
+    pub raw_len: usize,
+    /// Where each line ended in the input, past its terminator, counted from the run's start:
+    /// kept only when some terminator was not `\n` (so ends in `lines` and in the input differ).
+    /// `None`: every terminator was a `\n`, or the run is the input's last line.
+    pub raw_ends: Option<Vec<u64>>,
+}
+
+impl Run {
+    /// The first lines of the run, `len` bytes of `lines` (a whole number of lines), with how
+    /// many bytes of input those took.
+    pub fn keep_first(&mut self, len: usize) {
+        self.lines.truncate(len);
+        match &mut self.raw_ends {
+            None => self.raw_len = len,
+            Some(raw_ends) => {
+                let kept = memchr_iter(b'\n', &self.lines).count();
+                raw_ends.truncate(kept);
+                self.raw_len = raw_ends.last().map_or(0, |&end| end as usize);
             }
         }
     }
 }
 
+/// Where each line of `raw` (complete lines with their original terminators) ends, past its
+/// terminator.
+fn line_ends(raw: &[u8]) -> Vec<u64> {
+    memchr2_iter(b'\n', b'\r', raw)
+        .filter(|&at| !(raw[at] == b'\r' && raw.get(at + 1) == Some(&b'\n')))
+        .map(|at| at as u64 + 1)
+        .collect()
+}
+
+/// Where the complete lines at the front of `data` end: after its last terminator, unless that
+/// is a `\r` with nothing after it yet; then after the terminator before it. `None` when no
+/// line is complete. Bytes before `scanned` are known to hold no terminator.
+fn complete_end(data: &[u8], scanned: usize) -> Option<usize> {
+    let last = scanned + memrchr2(b'\n', b'\r', &data[scanned..])?;
+    if last + 1 < data.len() || data[last] == b'\n' {
+        return Some(last + 1);
+    }
+    // A trailing `\r`: the lines before it, if any.
+    memrchr2(b'\n', b'\r', &data[scanned..last]).map(|before| scanned + before + 1)
+}
+
 /// Where a run of complete lines at the front of `data` ends if it may hold at most `max` bytes:
 /// after the last terminator among the first `max` bytes, or, when the first line alone is
-/// longer, right after that line. `data` holds a terminator somewhere. A `\r\n` cut in two
-/// here is one terminator still: the splitter skips its `\n` next time.
+/// longer, right after that line. `data` holds a complete line. A `\r\n` cut in two here is
+/// kept whole: the run takes its `\n` too, one byte more than `max` that normalizing takes
+/// back.
 fn run_end_within(data: &[u8], max: usize) -> usize {
-    match memrchr2(b'\n', b'\r', &data[..max]) {
+    let end = match memrchr2(b'\n', b'\r', &data[..max]) {
         Some(last) => last + 1,
         None => {
             let first = memchr2(b'\n', b'\r', &data[max..]).expect("a complete line");
             max + first + 1
         }
+    };
+    if data[end - 1] == b'\r' && data.get(end) == Some(&b'\n') {
+        end + 1
+    } else {
+        end
     }
 }
 
@@ -126,7 +203,7 @@ pub fn first_line_longer_than(lines: &[u8], max: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::count::LineCounter;
 
@@ -141,9 +218,9 @@ mod tests {
         let mut splitter = LineSplitter::default();
         let mut buf = ReadBuf::new(read_size);
         let mut lines = Vec::new();
-        let mut collect = |run: Bytes| {
-            let run_len = run.len();
-            let joined = without_final_terminator(run);
+        let mut collect = |run: Run| {
+            let run_len = run.lines.len();
+            let joined = without_final_terminator(run.lines);
             let single_line = memchr(b'\n', &joined).is_none();
             assert!(
                 run_len <= max_run || single_line,
@@ -164,7 +241,7 @@ mod tests {
     }
 
     /// A plain reference: scan byte by byte.
-    fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
+    pub(crate) fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
         let mut line = Vec::new();
         let mut i = 0;
@@ -275,7 +352,7 @@ mod tests {
         }
         push(&mut buf, b"\nnext");
         let run = splitter.take_complete(&mut buf, usize::MAX).unwrap();
-        assert_eq!(run.len(), 10_001);
+        assert_eq!(run.raw_len, 10_001);
         assert_eq!(buf.data(), b"next");
     }
 
@@ -297,19 +374,30 @@ mod tests {
     }
 
     #[test]
-    fn a_trailing_cr_ends_its_line_at_once() {
-        // readline emits a line at `\r` without waiting to see whether `\n` follows.
+    fn a_trailing_cr_waits_for_the_next_byte() {
+        // Whether `a\r` ends with `\r` or `\r\n` shows only with the next byte; the cut after
+        // it is then past the whole terminator.
         let mut splitter = LineSplitter::default();
         let mut buf = ReadBuf::new(4);
-        push(&mut buf, b"a\r");
-        assert_eq!(
-            splitter.take_complete(&mut buf, usize::MAX).as_deref(),
-            Some(&b"a\n"[..])
-        );
-        push(&mut buf, b"\nb\n");
-        assert_eq!(
-            splitter.take_complete(&mut buf, usize::MAX).as_deref(),
-            Some(&b"b\n"[..])
-        );
+        push(&mut buf, b"x\na\r");
+        let run = splitter.take_complete(&mut buf, usize::MAX).unwrap();
+        assert_eq!((&run.lines[..], run.raw_len), (&b"x\n"[..], 2));
+        assert_eq!(splitter.take_complete(&mut buf, usize::MAX), None);
+        assert_eq!(LineSplitter::pending_line_len(&buf), 1);
+        push(&mut buf, b"\nb\r");
+        let run = splitter.take_complete(&mut buf, usize::MAX).unwrap();
+        assert_eq!((&run.lines[..], run.raw_len), (&b"a\n"[..], 3));
+        let rest = splitter.take_rest(&mut buf).unwrap();
+        assert_eq!((&rest.lines[..], rest.raw_len), (&b"b"[..], 2));
+    }
+
+    #[test]
+    fn a_run_cut_at_its_limit_keeps_a_crlf_whole() {
+        let mut splitter = LineSplitter::default();
+        let mut buf = ReadBuf::new(16);
+        push(&mut buf, b"ab\r\ncd\r\n");
+        let run = splitter.take_complete(&mut buf, 3).unwrap();
+        assert_eq!((&run.lines[..], run.raw_len), (&b"ab\n"[..], 4));
+        assert_eq!(buf.data(), b"cd\r\n");
     }
 }

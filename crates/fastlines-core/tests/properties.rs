@@ -31,7 +31,9 @@ use std::io::{self, Read};
 
 use bytes::Bytes;
 use fastlines_core::internals::{decode, is_ascii, utf8_to_utf16, LineCounter};
-use fastlines_core::{Encoding, LineFramer, Progress, ReadError, Reader, Source, Text};
+use fastlines_core::{
+    Batch, Encoding, LineFramer, LineLayout, Progress, ReadError, Reader, Source, Text,
+};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -65,6 +67,56 @@ fn reference_lines(bytes: &[u8]) -> Vec<&[u8]> {
         lines.push(&bytes[line_start..]);
     }
     lines
+}
+
+/// Where each of the reference lines of `bytes` ends, past its terminator (the last line, if it
+/// has none, at the end of `bytes`).
+fn reference_line_ends(bytes: &[u8]) -> Vec<u64> {
+    let mut ends = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            i += 1;
+        }
+        if matches!(bytes[i], b'\n' | b'\r') {
+            ends.push(i as u64 + 1);
+        }
+        i += 1;
+    }
+    if ends.last().map_or(0, |&end| end as usize) < bytes.len() {
+        ends.push(bytes.len() as u64);
+    }
+    ends
+}
+
+/// Where each line of `batch` ended in the input, worked out the way `lib/cursor.js` does: from
+/// the layout, and for a uniform one from each line's text, measured in bytes.
+fn batch_line_ends(batch: &Batch) -> Vec<u64> {
+    let text = text_to_string(&batch.text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut ends: Vec<u64> = match &batch.layout {
+        LineLayout::Ends(ends) => ends.iter().map(|end| batch.start + end).collect(),
+        LineLayout::Uniform { terminator_len } => {
+            let one_byte = matches!(batch.text, Text::OneByte(_));
+            let mut end = batch.start;
+            lines
+                .iter()
+                .map(|line| {
+                    let len = if one_byte {
+                        line.chars().count()
+                    } else {
+                        line.len()
+                    };
+                    end += (len + usize::from(*terminator_len)) as u64;
+                    end
+                })
+                .collect()
+        }
+    };
+    // The last line ends where the batch does (it may have had no terminator).
+    ends.truncate(lines.len() - 1);
+    ends.push(batch.end);
+    ends
 }
 
 /// `bytes` decoded the way a JS runtime would: UTF-8 with maximal subparts replaced by U+FFFD,
@@ -271,7 +323,9 @@ fn reader_output(input: &[u8], setup: &ReaderSetup) -> (Vec<String>, Option<Read
     let mut lines = Vec::new();
     loop {
         match reader.next_blocking() {
-            Ok(Some(batch)) => lines.extend(text_to_string(&batch).split('\n').map(str::to_owned)),
+            Ok(Some(batch)) => {
+                lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned))
+            }
             Ok(None) => return (lines, None),
             Err(err) => return (lines, Some(err)),
         }
@@ -400,6 +454,27 @@ proptest! {
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
 
+    /// Property 1 (positions): every line of every batch ends, by its batch's layout, where the
+    /// reference line ends in the input; so `position` resumes reading exactly after a line.
+    #[test]
+    fn batch_layouts_place_every_line_where_it_ended(
+        input in input_bytes(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        encoding in encoding(),
+    ) {
+        let source = Source::new(ChunkedSource::new(input.clone(), plan), None, chunk_size);
+        let mut reader = Reader::new(source, LineFramer::new(encoding), Progress::default());
+        let mut ends = Vec::new();
+        let mut batch_start = 0;
+        while let Some(batch) = reader.next_blocking().unwrap() {
+            prop_assert_eq!(batch.start, batch_start);
+            batch_start = batch.end;
+            ends.extend(batch_line_ends(&batch));
+        }
+        prop_assert_eq!(ends, reference_line_ends(&input));
+    }
+
     /// Property 1b (the `max_line_length` option): the reader gives the reference lines up to
     /// the first line over the limit, then fails; small limits, so that happens often.
     #[test]
@@ -439,7 +514,7 @@ proptest! {
     #[test]
     fn decode_matches_the_reference(bytes in input_bytes()) {
         for encoding in [Encoding::Utf8, Encoding::Latin1] {
-            let text = decode(Bytes::copy_from_slice(&bytes), encoding);
+            let text = decode(Bytes::copy_from_slice(&bytes), encoding).text;
             prop_assert_eq!(text_to_string(&text), reference_decode(&bytes, encoding));
             prop_assert_eq!(text, expected_text(&bytes, encoding));
         }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fastlines_core::{Encoding, LineFramer, ReadError, ReadOptions, ReadStream, Text};
+use fastlines_core::{Batch, Encoding, LineFramer, ReadError, ReadOptions, ReadStream};
 
 /// A file in the temp directory, removed when dropped.
 struct TempFile(PathBuf);
@@ -44,7 +44,7 @@ async fn an_error_sent_into_a_full_channel_still_closes_the_file() {
         chunk_size: 512 * 1024,
     };
     let framer = LineFramer::new(Encoding::Utf8).with_max_line_length(Some(100_000));
-    let stream: ReadStream<Text> = ReadStream::spawn(file.0.clone(), options, framer);
+    let stream: ReadStream<Batch> = ReadStream::spawn(file.0.clone(), options, framer);
     // Let the reads run ahead until the channel is full before taking anything.
     std::thread::sleep(std::time::Duration::from_millis(300));
     let mut batches = 0;

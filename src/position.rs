@@ -1,0 +1,145 @@
+//! Where the lines JS holds were in the file, told only when JS asks (`reader.position`): the
+//! place of the batch last handed to JS, recorded as it becomes a JS value, so a batch read
+//! ahead does not count until JS has it.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use fastlines_core::{Batch, LineLayout, Text};
+use napi::bindgen_prelude::{sys, Float64Array, Result, ToNapiValue, TypeName, ValueType};
+use napi_derive::napi;
+
+use crate::text::{JsText, Lending};
+
+/// How JS measures a line's bytes from its text (see [`LineLayout::Uniform`]).
+#[napi(string_enum = "lowercase")]
+pub enum NativeMeasure {
+    /// One byte per character: ASCII, or Latin-1.
+    Chars,
+    /// The text's UTF-8 length.
+    Utf8,
+}
+
+/// Where the batch JS holds was in the file: `start` and `end` (just past its last line), and
+/// either `terminatorLength` (every line took its measured text plus this many bytes) or
+/// `lineEnds` (where each line ended, from `start`).
+#[napi(object)]
+pub struct NativeBatchPlace {
+    pub start: f64,
+    pub end: f64,
+    pub measure: NativeMeasure,
+    pub terminator_length: Option<u32>,
+    pub line_ends: Option<Float64Array>,
+}
+
+/// A batch's place, kept natively until JS asks for it.
+#[derive(Debug, Clone)]
+struct Place {
+    start: u64,
+    end: u64,
+    one_byte: bool,
+    layout: LineLayout,
+}
+
+impl Place {
+    fn to_js(&self) -> NativeBatchPlace {
+        let (terminator_length, line_ends) = match &self.layout {
+            LineLayout::Uniform { terminator_len } => (Some(u32::from(*terminator_len)), None),
+            LineLayout::Ends(ends) => {
+                let ends: Vec<f64> = ends.iter().map(|&end| end as f64).collect();
+                (None, Some(Float64Array::new(ends)))
+            }
+        };
+        NativeBatchPlace {
+            start: self.start as f64,
+            end: self.end as f64,
+            measure: if self.one_byte {
+                NativeMeasure::Chars
+            } else {
+                NativeMeasure::Utf8
+            },
+            terminator_length,
+            line_ends,
+        }
+    }
+}
+
+/// The place of the batch a reader last handed to JS; before any, where reading starts (an
+/// empty batch there), once that is known.
+#[derive(Debug, Clone, Default)]
+pub struct LastBatch(Arc<Mutex<Option<Place>>>);
+
+impl LastBatch {
+    /// Nothing handed out yet, reading starting at `offset`.
+    pub fn starting_at(offset: u64) -> Self {
+        let last = LastBatch::default();
+        last.set_start(offset);
+        last
+    }
+
+    /// Reading starts (or, after a rotation, starts again) at `offset`.
+    pub fn set_start(&self, offset: u64) {
+        self.set(Place {
+            start: offset,
+            end: offset,
+            one_byte: true,
+            layout: LineLayout::Uniform { terminator_len: 1 },
+        });
+    }
+
+    pub fn to_js(&self) -> Option<NativeBatchPlace> {
+        self.slot().as_ref().map(Place::to_js)
+    }
+
+    fn set(&self, place: Place) {
+        *self.slot() = Some(place);
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Place>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How a reader makes its batches into JS strings that record their place here.
+    pub fn maker(&self, lending: Option<Lending>) -> impl Fn(Batch) -> JsBatch {
+        let last = self.clone();
+        move |batch| JsBatch {
+            place: Place {
+                start: batch.start,
+                end: batch.end,
+                one_byte: matches!(batch.text, Text::OneByte(_)),
+                layout: batch.layout,
+            },
+            text: JsText {
+                text: batch.text,
+                lending,
+            },
+            last: last.clone(),
+        }
+    }
+}
+
+/// A batch on its way to JS: a string, whose place becomes the reader's last once JS gets it.
+pub struct JsBatch {
+    text: JsText,
+    place: Place,
+    last: LastBatch,
+}
+
+impl TypeName for JsBatch {
+    fn type_name() -> &'static str {
+        JsText::type_name()
+    }
+
+    fn value_type() -> ValueType {
+        JsText::value_type()
+    }
+}
+
+impl ToNapiValue for JsBatch {
+    /// # Safety
+    /// Called by napi on the JS thread with a live `env`, as the trait requires.
+    unsafe fn to_napi_value(env: sys::napi_env, batch: Self) -> Result<sys::napi_value> {
+        batch.last.set(batch.place);
+        // SAFETY: the same call, with the same `env` (trait contract).
+        unsafe { JsText::to_napi_value(env, batch.text) }
+    }
+}
