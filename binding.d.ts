@@ -19,6 +19,18 @@ export declare class NativeChunkStream {
 }
 
 /**
+ * A backward scan for where the last `n` lines of a file start, which `cancel()` (or
+ * finalizing this object) stops between reads.
+ */
+export declare class NativeLastLinesScan {
+  /** `end`: the inclusive offset the file is taken to end at, if before its end. */
+  constructor(path: Uint8Array, n: number, end: number | undefined | null, chunkSize: number)
+  /** Resolves with where the lines start, a `NativeError`, or `null` if cancelled. */
+  scan(): Promise<NativeLastLines | NativeError | null>
+  cancel(): void
+}
+
+/**
  * A line count run on the blocking pool, which `cancel()` stops between reads, as does
  * finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
  */
@@ -48,17 +60,21 @@ export declare class NativeLineReaderSync {
 
 /**
  * Batches of lines read in the background; `read()` resolves with one batch (its lines joined
- * by newlines), `null` at the end, or a `NativeError`.
+ * by newlines), `null` at the end, or a `NativeError`. With `follow`, a follower: it never
+ * ends by itself, reading what is appended to the file (see `fastlines_core::follow`).
  */
 export declare class NativeLineStream {
-  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions, follow?: NativeFollowOptions | undefined | null)
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
    * wait (then it calls `read()`).
    */
   tryRead(): string | NativeError | null | undefined
-  /** Where the batch JS got last was in the file (see `position.rs`). */
+  /**
+   * Where the batch JS got last was in the file (see `position.rs`); before any, an empty
+   * batch where reading started, once that is known.
+   */
   get lastBatch(): NativeBatchPlace | null
   get bytesRead(): number
   /** Stops reading; resolves once the file is closed. */
@@ -106,6 +122,21 @@ export declare const enum NativeErrorKind {
   LineTooLong = 'lineTooLong',
   /** A line is longer than the engine's longest string: `limit` is that many UTF-16 units. */
   StringTooLong = 'stringTooLong',
+}
+
+/**
+ * Where a follower starts: at the end of the file (`atEnd`), with its last `lastLines` lines,
+ * or else at the read options' `start`.
+ */
+export interface NativeFollowOptions {
+  atEnd: boolean
+  lastLines?: number
+}
+
+/** Where the last lines start, and where the bytes they were counted in end (exclusive). */
+export interface NativeLastLines {
+  start: number
+  end: number
 }
 
 /** When the engine gets lent strings: see `text::Lending`. */

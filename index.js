@@ -4,7 +4,9 @@
 
 const { readChunks } = require('./lib/chunk-reader')
 const { countLines } = require('./lib/count')
+const { followLines } = require('./lib/follow')
+const { readLastLines } = require('./lib/last-lines')
 const { readLines } = require('./lib/line-reader')
 const { readLinesSync } = require('./lib/line-reader-sync')
 
-module.exports = { readLines, readLinesSync, readChunks, countLines }
+module.exports = { readLines, readLinesSync, readChunks, countLines, readLastLines, followLines }

@@ -6,5 +6,5 @@ import { createRequire } from 'node:module'
 
 const fastlines = createRequire(import.meta.url)('./index.js')
 
-export const { readLines, readLinesSync, readChunks, countLines } = fastlines
+export const { readLines, readLinesSync, readChunks, countLines, readLastLines, followLines } = fastlines
 export default fastlines

@@ -54,4 +54,17 @@ function untilAborted(promise, signal, cancel) {
   })
 }
 
-module.exports = { abortError, addAbortListener, throwIfAborted, untilAborted }
+/**
+ * The result of a one-shot native task (`task.cancel()` stops it; `promise` is its result),
+ * rejecting with an AbortError as soon as `signal` aborts. `task` is kept alive until then:
+ * collecting it cancels it (so that a worker that ends stops its tasks).
+ */
+async function untilNativeDone(task, promise, signal) {
+  const result = await untilAborted(promise, signal, () => task.cancel())
+  keepAlive(task)
+  return result
+}
+
+function keepAlive(_value) {}
+
+module.exports = { abortError, addAbortListener, throwIfAborted, untilNativeDone }

@@ -3,7 +3,7 @@
 'use strict'
 
 const binding = require('./native')
-const { throwIfAborted, untilAborted } = require('./abort')
+const { throwIfAborted, untilNativeDone } = require('./abort')
 const { isNativeFailure, nativeError } = require('./errors')
 const { normalizeOptions, normalizePath, refuseLineOptions } = require('./options')
 
@@ -13,13 +13,9 @@ async function countLines(path, options) {
   const { read, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const count = new binding.NativeLineCount(bytes, read)
-  const result = await untilAborted(count.count(), signal, () => count.cancel())
-  // Collecting `count` cancels it (so a worker that ends stops its counts): keep it until here.
-  keepAlive(count)
+  const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw nativeError(result, display)
   return result
 }
-
-function keepAlive(_value) {}
 
 module.exports = { countLines }

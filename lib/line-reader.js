@@ -18,10 +18,10 @@ class LineReader extends ClosingAsyncIterator {
   /** The position when the reader was closed or aborted: a batch arriving after that never counts. */
   #finalPosition = undefined
 
-  /** `start` makes the native stream (see NativeSource); followLines passes its own. */
-  constructor(path, options, start = startLineStream) {
+  /** `start` and `firstPlace` as NativeSource takes them: followLines passes its own. */
+  constructor(path, options, start = startLineStream, firstPlace = undefined) {
     super()
-    this.#source = new NativeSource(start, path, options, () => this.#stop())
+    this.#source = new NativeSource(start, path, options, () => this.#stop(), firstPlace)
   }
 
   /** The byte offset just past the last line handed out, in the file being read. */

@@ -22,6 +22,7 @@ const MAX_MS_WITHOUT_A_TURN = 2
  */
 class NativeSource {
   #start
+  #firstPlace
   #native = null
   #path
   #nativeOptions
@@ -36,12 +37,14 @@ class NativeSource {
   /**
    * `start(bytes, { read, lines })` makes the native stream from the path's bytes and the
    * normalized options (see options.js). `onAbort` lets the owner drop what it has already
-   * taken, so the abort shows at its next step.
+   * taken, so the abort shows at its next step. `firstPlace(read)` is where reading starts, as
+   * lastBatch() gives it before the stream is made: by default, at `start`.
    */
-  constructor(start, path, options, onAbort = () => {}) {
+  constructor(start, path, options, onAbort = () => {}, firstPlace = startsAtStart) {
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
     this.#start = start
+    this.#firstPlace = firstPlace
     this.#path = { bytes, display }
     this.#nativeOptions = { read, lines }
     this.#signal = signal
@@ -57,13 +60,11 @@ class NativeSource {
 
   /**
    * Where the batch handed out last was in the file (NativeBatchPlace); before the first step,
-   * an empty batch at `start` if the options name it, else null (a follower starting at the
-   * end, not yet opened).
+   * an empty batch where reading starts, or null where that is not known yet.
    */
   lastBatch() {
     if (this.#native !== null) return this.#native.lastBatch
-    const { start } = this.#nativeOptions.read
-    return start === undefined ? null : { start, end: start }
+    return this.#firstPlace(this.#nativeOptions.read)
   }
 
   /**
@@ -149,6 +150,11 @@ class NativeSource {
     if (this.#rejectStep !== null) this.#rejectStep(abortError(this.#signal))
     this.close()
   }
+}
+
+/** An empty batch at the `start` option: where a reader of a byte range starts. */
+function startsAtStart({ start }) {
+  return { start, end: start }
 }
 
 module.exports = { NativeSource }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use fastlines_core::{Encoding, LineFramer, ReadOptions};
+use fastlines_core::{Encoding, FollowFrom, LineFramer, ReadOptions};
 use napi::bindgen_prelude::Uint8Array;
 
 use crate::text::Lending;
@@ -24,6 +24,24 @@ impl From<&NativeReadOptions> for ReadOptions {
             start: options.start as u64,
             end: options.end.map(|end| end as u64),
             chunk_size: options.chunk_size as usize,
+        }
+    }
+}
+
+/// Where a follower starts: at the end of the file (`atEnd`), with its last `lastLines` lines,
+/// or else at the read options' `start`.
+#[napi(object)]
+pub struct NativeFollowOptions {
+    pub at_end: bool,
+    pub last_lines: Option<f64>,
+}
+
+impl From<&NativeFollowOptions> for FollowFrom {
+    fn from(options: &NativeFollowOptions) -> Self {
+        match (options.at_end, options.last_lines) {
+            (true, _) => FollowFrom::End,
+            (false, Some(n)) => FollowFrom::LastLines(n as u64),
+            (false, None) => FollowFrom::Start,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! layer (`lib/`) turns batches into lines and failures into Node-style errors.
 //!
 //! - `input`: options and paths from JS, as core types;
-//! - `streams`, `sync`, `count`: the classes JS calls, a few lines each over the core;
+//! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
+//!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
 //! - `output`: what a step gives JS, failures as typed data;
 //! - `position`: where the batch JS holds was in the file, for `reader.position`;
@@ -13,6 +14,7 @@
 
 mod count;
 mod input;
+mod last_lines;
 mod output;
 mod position;
 mod runtime;
@@ -21,5 +23,6 @@ mod sync;
 mod text;
 
 pub use count::NativeLineCount;
+pub use last_lines::NativeLastLinesScan;
 pub use streams::{NativeChunkStream, NativeLineStream};
 pub use sync::NativeLineReaderSync;

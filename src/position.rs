@@ -90,6 +90,12 @@ impl LastBatch {
         self.slot().as_ref().map(Place::to_js)
     }
 
+    /// As [`Self::to_js`], or, before any batch, what `before` gives.
+    pub fn to_js_or(&self, before: impl FnOnce() -> Option<LastBatch>) -> Option<NativeBatchPlace> {
+        self.to_js()
+            .or_else(|| before().and_then(|first| first.to_js()))
+    }
+
     fn set(&self, place: Place) {
         *self.slot() = Some(place);
     }

@@ -5,19 +5,20 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use fastlines_core::{Batch, ChunkFramer, Framer, LineFramer, ReadStream};
+use fastlines_core::{Batch, ChunkFramer, FollowFrom, Framer, LineFramer, ReadStream};
 use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
+use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 use crate::runtime::{runtime, spawn_promise};
 use crate::text::{JsChunk, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
-/// by newlines), `null` at the end, or a `NativeError`.
+/// by newlines), `null` at the end, or a `NativeError`. With `follow`, a follower: it never
+/// ends by itself, reading what is appended to the file (see `fastlines_core::follow`).
 #[napi]
 pub struct NativeLineStream {
     background: Background<Batch>,
@@ -32,13 +33,17 @@ impl NativeLineStream {
         path: Uint8Array,
         options: NativeReadOptions,
         lines: NativeLineOptions,
+        follow: Option<NativeFollowOptions>,
     ) -> Result<Self> {
         let framer = LineFramer::from(&lines).starting_at(options.start as u64);
-        let background = Background::spawn(&path, &options, framer)?;
+        let background = match follow {
+            None => Background::spawn(&path, &options, framer)?,
+            Some(follow) => Background::follow(&path, &options, framer, FollowFrom::from(&follow))?,
+        };
         Ok(NativeLineStream {
             background,
             lending: lines.lending(),
-            last_batch: LastBatch::starting_at(options.start as u64),
+            last_batch: LastBatch::default(),
         })
     }
 
@@ -56,10 +61,13 @@ impl NativeLineStream {
             .try_read(self.last_batch.maker(self.lending))
     }
 
-    /// Where the batch JS got last was in the file (see `position.rs`).
+    /// Where the batch JS got last was in the file (see `position.rs`); before any, an empty
+    /// batch where reading started, once that is known.
     #[napi(getter)]
     pub fn last_batch(&self) -> Option<NativeBatchPlace> {
-        self.last_batch.to_js()
+        let started_at = self.background.stream.started_at();
+        self.last_batch
+            .to_js_or(|| started_at.map(LastBatch::starting_at))
     }
 
     #[napi(getter)]
@@ -117,6 +125,22 @@ impl NativeChunkStream {
 /// the process-wide runtime, so no future may borrow the object itself.
 struct Background<T> {
     stream: Arc<ReadStream<T>>,
+}
+
+impl Background<Batch> {
+    /// Starts following `path` in the background on fastlines' runtime.
+    fn follow(
+        path: &Uint8Array,
+        options: &NativeReadOptions,
+        framer: LineFramer,
+        from: FollowFrom,
+    ) -> Result<Self> {
+        let _runtime = runtime()?.enter();
+        let stream = ReadStream::follow(path_from_bytes(path), options.into(), framer, from);
+        Ok(Background {
+            stream: Arc::new(stream),
+        })
+    }
 }
 
 impl<T: Send + 'static> Background<T> {

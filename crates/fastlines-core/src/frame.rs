@@ -111,6 +111,13 @@ impl LineFramer {
         self
     }
 
+    /// Frames another input from its start (a followed file was replaced or truncated): what
+    /// was left of a line is the caller's to drop, and offsets count from 0 again.
+    pub(crate) fn restart(&mut self) {
+        self.splitter.reset();
+        self.offset = 0;
+    }
+
     /// Decodes `run` into the next batch.
     fn batch(&mut self, run: Run) -> Result<Batch, ReadError> {
         let decoded = decode(without_final_terminator(run.lines.clone()), self.encoding);

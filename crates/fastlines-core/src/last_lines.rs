@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::memrchr2_iter;
 
@@ -20,34 +21,60 @@ pub struct LastLines {
 
 /// Where the last `n` lines of `path` start, the file taken as ending at `end` (inclusive) if
 /// that is before its end; read backward `chunk_size` bytes at a time. Lines are `readline`'s:
-/// a terminator at the very end starts no empty line.
+/// a terminator at the very end starts no empty line. `None` once `cancelled` is set (checked
+/// between reads).
 pub fn last_lines(
     path: &Path,
     n: u64,
     end: Option<u64>,
     chunk_size: usize,
-) -> Result<LastLines, OsError> {
+    cancelled: &AtomicBool,
+) -> Result<Option<LastLines>, OsError> {
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let size = file
         .metadata()
         .map_err(|err| OsError::new(&err, "fstat"))?
         .len();
     let len = end.map_or(size, |end| size.min(end.saturating_add(1)));
+    last_lines_in(&file, n, len, chunk_size, cancelled)
+}
+
+/// Where the last `n` lines of the first `len` bytes of `file` start, as [`last_lines`].
+pub(crate) fn last_lines_in(
+    file: &File,
+    n: u64,
+    len: u64,
+    chunk_size: usize,
+    cancelled: &AtomicBool,
+) -> Result<Option<LastLines>, OsError> {
     let start = start_of_last(n, len, chunk_size, |buf, offset| {
-        read_at(&file, buf, offset)
-    })?;
-    Ok(LastLines { start, len })
+        if cancelled.load(Ordering::Relaxed) {
+            return Err(Cancelled::Yes);
+        }
+        read_at(file, buf, offset).map_err(Cancelled::No)
+    });
+    match start {
+        Ok(start) => Ok(Some(LastLines { start, len })),
+        Err(Cancelled::Yes) => Ok(None),
+        Err(Cancelled::No(err)) => Err(err),
+    }
+}
+
+/// Why a backward scan stopped early.
+enum Cancelled {
+    Yes,
+    No(OsError),
 }
 
 /// Where the last `n` lines of the first `len` bytes start, given `read_at`, which fills its
 /// buffer from an offset. Scans backward for line starts: after a `\n`, and after a `\r` not
 /// followed by `\n`; the byte after each chunk's last is remembered for that `\r` check.
-fn start_of_last(
+fn start_of_last<E>(
     n: u64,
     len: u64,
     chunk_size: usize,
-    mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), OsError>,
-) -> Result<u64, OsError> {
+    mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), E>,
+) -> Result<u64, E> {
     if n == 0 {
         return Ok(len);
     }
@@ -118,7 +145,7 @@ mod tests {
             bytes_read += buf.len();
             let offset = offset as usize;
             buf.copy_from_slice(&input[offset..offset + buf.len()]);
-            Ok(())
+            Ok::<_, ()>(())
         })
         .unwrap() as usize;
         assert!(bytes_read <= input.len() - start + chunk_size);

@@ -16,6 +16,8 @@
 //! - `last_lines`: where the last lines of a file start, read backward ([`last_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
 //!   ([`ReadStream`]);
+//! - `follow` and `watch`: a stream that follows a file as it grows and rotates, woken by the
+//!   OS's file notifications ([`ReadStream::follow`]);
 //! - `error`: why reading failed, as data ([`ReadError`]).
 //!
 //! The modules are private; this root is the API. Benchmarks and property tests reach the
@@ -25,6 +27,7 @@ mod buffer;
 mod count;
 mod decode;
 mod error;
+mod follow;
 mod frame;
 mod last_lines;
 mod reader;
@@ -32,10 +35,12 @@ mod source;
 mod split;
 mod stream;
 mod transcode;
+mod watch;
 
 pub use count::count_lines;
 pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
+pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, LineFramer, LineLayout};
 pub use last_lines::{last_lines, LastLines};
 pub use reader::{Progress, Reader};

@@ -84,7 +84,49 @@ impl<F: Framer, I> Reader<F, I> {
     }
 }
 
+impl<F, I> Reader<F, I> {
+    pub(crate) fn input(&self) -> &I {
+        &self.input
+    }
+
+    pub(crate) fn framer_mut(&mut self) -> &mut F {
+        &mut self.framer
+    }
+
+    /// Reads `input` from where it stands from now on, dropping what was read of the old one
+    /// and not yet framed.
+    pub(crate) fn replace_input(&mut self, input: I) {
+        self.input = input;
+        self.drop_unframed();
+    }
+
+    /// Drops what was read and not yet framed: the input is read again from elsewhere.
+    pub(crate) fn drop_unframed(&mut self) {
+        let unframed = self.buf.len();
+        self.buf.advance(unframed);
+        self.eof = false;
+    }
+}
+
 impl<F: Framer, I: std::io::Read> Reader<F, I> {
+    /// The next item from what the input holds now; `None` when it is all read, leaving a
+    /// partial last line buffered for the bytes still to come (a followed file). Unlike
+    /// [`Reader::next_blocking`], the end of the input is not the end of the last line.
+    pub(crate) fn next_appended(&mut self) -> Result<Option<F::Item>, ReadError> {
+        loop {
+            if let Some(item) = self.framer.take(&mut self.buf)? {
+                return Ok(Some(item));
+            }
+            let len = self.next_read_len();
+            let n = read_retrying(&mut self.input, self.buf.spare(len))?;
+            self.record_read(n);
+            if n == 0 {
+                self.eof = false;
+                return Ok(None);
+            }
+        }
+    }
+
     /// The next item, reading as much as it takes; `None` once the input is exhausted.
     pub fn next_blocking(&mut self) -> Result<Option<F::Item>, ReadError> {
         loop {

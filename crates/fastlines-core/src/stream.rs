@@ -8,9 +8,10 @@
 //! blocking pool or the channel.
 
 use std::fs::File;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::Poll;
 
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
@@ -18,18 +19,20 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::error::ReadError;
-use crate::frame::Framer;
+use crate::follow::{follow, FollowFrom};
+use crate::frame::{Batch, Framer, LineFramer};
 use crate::reader::{Progress, Reader};
 use crate::source::{open, ReadOptions};
+use crate::watch::Watch;
 
-type Item<T> = Result<T, ReadError>;
+pub(crate) type Item<T> = Result<T, ReadError>;
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
 pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
-const ITEMS_PER_TRIP: usize = 64;
+pub(crate) const ITEMS_PER_TRIP: usize = 64;
 
 /// Items read from one file by a background task, handed out in order.
 #[derive(Debug)]
@@ -39,6 +42,8 @@ pub struct ReadStream<T> {
     /// Completes (with an error: the sender is only ever dropped) once the file is closed.
     file_closed: Mutex<Option<oneshot::Receiver<()>>>,
     progress: Progress,
+    /// Where reading started in the file, once it is open.
+    started_at: Arc<OnceLock<u64>>,
     /// Shared with the producer, which reads no more once it is cancelled.
     stop: Arc<dyn Cancel>,
 }
@@ -51,23 +56,43 @@ impl<T: Send + 'static> ReadStream<T> {
     where
         F: Framer<Item = T> + Send + 'static,
     {
+        let started_at = Arc::new(OnceLock::from(options.start));
+        Self::start(&options, framer, started_at, |producer| {
+            producer.run(path, options)
+        })
+    }
+
+    /// A stream and its producer, which `run` starts: everything both kinds of stream share.
+    fn start<F, R, Fut>(
+        options: &ReadOptions,
+        framer: F,
+        started_at: Arc<OnceLock<u64>>,
+        run: impl FnOnce(Producer<F, R>) -> Fut,
+    ) -> Self
+    where
+        F: Framer<Item = T> + Send + 'static,
+        R: Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
         let read_ahead = (READ_AHEAD_BYTES / options.chunk_size.max(1)).clamp(2, 64);
         let (items_sender, items) = mpsc::channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
-        let stop = Arc::new(Stop::default());
+        let stop = Arc::new(Stop::<R>::default());
         let producer = Producer {
             framer,
             items: items_sender,
             progress: Progress::default(),
             stop: Arc::clone(&stop),
             file_closed: file_closed_sender,
+            started_at: Arc::clone(&started_at),
         };
         let progress = producer.progress.clone();
         ReadStream {
             items: tokio::sync::Mutex::new(items),
-            producer: tokio::spawn(producer.run(path, options)),
+            producer: tokio::spawn(run(producer)),
             file_closed: Mutex::new(Some(file_closed)),
             progress,
+            started_at,
             stop,
         }
     }
@@ -100,6 +125,12 @@ impl<T: Send + 'static> ReadStream<T> {
         self.progress.bytes()
     }
 
+    /// Where reading started in the file: `start`, or for a follower, where it found the lines
+    /// to start with once it opened the file; `None` until then.
+    pub fn started_at(&self) -> Option<u64> {
+        self.started_at.get().copied()
+    }
+
     /// Stops reading and waits until the file is closed, then frees what was read ahead. A
     /// pending [`Self::next`] returns `None`, and so does every later one. Calling it again
     /// returns at once.
@@ -121,6 +152,21 @@ impl<T: Send + 'static> ReadStream<T> {
     }
 }
 
+impl ReadStream<Batch> {
+    /// Opens `path` and follows it as it grows, starting `from` where it says: see
+    /// [`crate::follow`]. Must be called inside a Tokio runtime; bounded like [`Self::spawn`].
+    pub fn follow(
+        path: PathBuf,
+        options: ReadOptions,
+        framer: LineFramer,
+        from: FollowFrom,
+    ) -> Self {
+        Self::start(&options, framer, Arc::default(), |producer| {
+            follow(producer, path, options, from)
+        })
+    }
+}
+
 impl<T> ReadStream<T> {
     /// Stops reading without waiting: a read already running finishes, nothing more is read or
     /// handed out, and the file is closed as soon as that read returns.
@@ -138,7 +184,7 @@ impl<T> Drop for ReadStream<T> {
 }
 
 /// The stream's side of a [`Stop`], whatever the reader type parked in it.
-trait Cancel: Send + Sync + std::fmt::Debug {
+pub(crate) trait Cancel: Send + Sync + std::fmt::Debug {
     fn cancel(&self);
     fn is_cancelled(&self) -> bool;
 }
@@ -151,7 +197,7 @@ trait Cancel: Send + Sync + std::fmt::Debug {
 ///   A trip takes it out and puts it back, and `cancel` empties it. So a reader whose next trip
 ///   is still queued for a thread (all of them busy: Tokio cannot drop a queued blocking task
 ///   before a thread picks it up) is dropped, and its file closed, at once.
-struct Stop<R> {
+pub(crate) struct Stop<R> {
     cancelled: AtomicBool,
     parked: Mutex<Option<R>>,
 }
@@ -192,13 +238,13 @@ impl<R> Stop<R> {
     }
 
     /// Takes the reader out for a trip; `None` once the stream is cancelled.
-    fn take(&self) -> Option<R> {
+    pub(crate) fn take(&self) -> Option<R> {
         self.slot().take()
     }
 
     /// Puts `reader` back for the next trip, unless the stream was cancelled meanwhile: then it
     /// is dropped here.
-    fn park(&self, reader: R)
+    pub(crate) fn park(&self, reader: R)
     where
         R: Send,
     {
@@ -225,13 +271,15 @@ impl<R> Drop for ClearOnDrop<R> {
     }
 }
 
-/// Everything the background task of one stream owns before the file is open.
-struct Producer<F: Framer> {
-    framer: F,
-    items: mpsc::Sender<Item<F::Item>>,
-    progress: Progress,
-    stop: Arc<Stop<Trip<F>>>,
-    file_closed: oneshot::Sender<()>,
+/// Everything the background task of one stream owns before the file is open; `R` is what it
+/// parks between trips to the blocking pool.
+pub(crate) struct Producer<F: Framer, R> {
+    pub(crate) framer: F,
+    pub(crate) items: mpsc::Sender<Item<F::Item>>,
+    pub(crate) progress: Progress,
+    pub(crate) stop: Arc<Stop<R>>,
+    pub(crate) file_closed: oneshot::Sender<()>,
+    pub(crate) started_at: Arc<OnceLock<u64>>,
 }
 
 /// A reader with the channel it fills. Fields drop in order, so `file_closed` tells the stream
@@ -242,7 +290,7 @@ struct Trip<F: Framer, I = File> {
     _file_closed: oneshot::Sender<()>,
 }
 
-impl<F> Producer<F>
+impl<F> Producer<F, Trip<F>>
 where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
@@ -267,6 +315,7 @@ where
             progress,
             stop,
             file_closed,
+            ..
         } = self;
         let trip = Trip {
             reader: Reader::new(source, framer, progress),
@@ -308,8 +357,31 @@ where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
-    let _clear = ClearOnDrop(Arc::clone(&stop));
     let items = trip.items.clone();
+    run_trips(
+        trip,
+        stop,
+        items,
+        |trip, stop| fill_channel(trip, stop),
+        None,
+    )
+    .await;
+}
+
+/// Runs `fill` on the blocking pool, trip after trip, with the reader `trip` parked between
+/// them; waits without a thread when the channel is full, and, when `fill` has read all there
+/// is for now ([`TripEnd::CaughtUp`]), until `watch` sees the file change.
+pub(crate) async fn run_trips<R, T>(
+    trip: R,
+    stop: Arc<Stop<R>>,
+    items: mpsc::Sender<Item<T>>,
+    fill: fn(&mut R, &dyn Cancel) -> TripEnd<T>,
+    watch: Option<&Watch>,
+) where
+    R: Send + 'static,
+    T: Send + 'static,
+{
+    let _clear = ClearOnDrop(Arc::clone(&stop));
     stop.park(trip);
     loop {
         let stop = Arc::clone(&stop);
@@ -318,16 +390,20 @@ where
             let Some(mut trip) = stop.take() else {
                 return TripEnd::StreamDone;
             };
-            let end = fill_channel(&mut trip, &*stop);
+            let end = fill(&mut trip, &*stop);
             if !matches!(end, TripEnd::StreamDone) {
                 stop.park(trip);
             }
             end
         });
-        let more = match trip.await {
-            Ok(TripEnd::ChannelFull(item)) => forward(&items, item.map(Some)).await,
-            Ok(TripEnd::TripDone) => true,
-            Ok(TripEnd::StreamDone) | Err(_) => false,
+        let more = match (trip.await, watch) {
+            (Ok(TripEnd::ChannelFull(item)), _) => forward(&items, item.map(Some)).await,
+            (Ok(TripEnd::TripDone), _) => true,
+            (Ok(TripEnd::CaughtUp), Some(watch)) => {
+                watch.changed().await;
+                true
+            }
+            (Ok(TripEnd::StreamDone | TripEnd::CaughtUp) | Err(_), _) => false,
         };
         if !more {
             return;
@@ -335,13 +411,15 @@ where
     }
 }
 
-enum TripEnd<T> {
+pub(crate) enum TripEnd<T> {
     /// The channel filled up; this item is still to be sent.
     ChannelFull(Item<T>),
     /// Enough for one trip; more to read.
     TripDone,
     /// End of input, an error (sent), or nobody listening.
     StreamDone,
+    /// A follower read all there is for now.
+    CaughtUp,
 }
 
 /// Reads items and puts them into the channel without waiting, until it is full, or until the
@@ -356,20 +434,31 @@ fn fill_channel<F: Framer>(trip: &mut Trip<F>, stop: &dyn Cancel) -> TripEnd<F::
             Ok(None) => return TripEnd::StreamDone,
             Err(err) => Err(err),
         };
-        let failed = item.is_err();
-        match trip.items.try_send(item) {
-            Ok(()) if failed => return TripEnd::StreamDone,
-            Ok(()) => {}
-            Err(TrySendError::Full(item)) => return TripEnd::ChannelFull(item),
-            Err(TrySendError::Closed(_)) => return TripEnd::StreamDone,
+        if let Some(end) = offer(&trip.items, item) {
+            return end;
         }
     }
     TripEnd::TripDone
 }
 
+/// Puts `item` into the channel without waiting; `None` when it went in and reading goes on,
+/// else how the trip ends (full, or over: an error was sent, or nobody listens).
+pub(crate) fn offer<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> Option<TripEnd<T>> {
+    let failed = item.is_err();
+    match items.try_send(item) {
+        Ok(()) if failed => Some(TripEnd::StreamDone),
+        Ok(()) => None,
+        Err(TrySendError::Full(item)) => Some(TripEnd::ChannelFull(item)),
+        Err(TrySendError::Closed(_)) => Some(TripEnd::StreamDone),
+    }
+}
+
 /// Passes one read's outcome on; `false` when the stream is over (end, error, or nobody
 /// listening any more).
-async fn forward<T>(items: &mpsc::Sender<Item<T>>, next: Result<Option<T>, ReadError>) -> bool {
+pub(crate) async fn forward<T>(
+    items: &mpsc::Sender<Item<T>>,
+    next: Result<Option<T>, ReadError>,
+) -> bool {
     match next {
         Ok(Some(item)) => items.send(Ok(item)).await.is_ok(),
         Ok(None) => false,

@@ -1,0 +1,227 @@
+//! Following a file as it grows, as `tail -F` does: reading what is appended, woken by the OS
+//! (see [`crate::watch`]), never by a timer; and going on through the file's rotations.
+//!
+//! After each wake-up the follower reads everything there is (one notification can stand for
+//! many writes, and a write can land between the notification and the read), then, having
+//! caught up, looks at the path once:
+//! - the same file, no shorter than what was read: wait for the next change;
+//! - another file at the path (renamed away and recreated, logrotate's default): read the old
+//!   file to its end, its last line included even without a terminator, then the new one from
+//!   its start;
+//! - the same file, shorter than what was read (truncated in place, logrotate's `copytruncate`):
+//!   read it again from its start, dropping the partial line held from before;
+//! - nothing at the path (deleted, or renamed and not yet recreated): wait for it to reappear.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use tokio::sync::mpsc;
+use tokio::task::spawn_blocking;
+
+use crate::error::{OsError, ReadError};
+use crate::frame::{Batch, LineFramer};
+use crate::last_lines::last_lines_in;
+use crate::reader::Reader;
+use crate::source::{ReadOptions, Source};
+use crate::stream::{offer, run_trips, Cancel, Item, Producer, TripEnd, ITEMS_PER_TRIP};
+use crate::watch::Watch;
+
+/// Where a follower starts reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowFrom {
+    /// At the end of the file as it is when opened: only lines appended after that.
+    End,
+    /// At `options.start`, a byte offset (a saved position, say).
+    Start,
+    /// With the last this many lines.
+    LastLines(u64),
+}
+
+/// A follower's reader and what it needs between trips to the blocking pool. Fields drop in
+/// order: the file is closed before the stream hears that it is.
+pub(crate) struct FollowTrip {
+    reader: Reader<LineFramer>,
+    items: mpsc::Sender<Item<Batch>>,
+    /// The followed path, absolute.
+    path: PathBuf,
+    /// The file found at the path in place of the one being read, opened at once: read from its
+    /// start once the old one is read to its end.
+    next_file: Option<File>,
+    _file_closed: tokio::sync::oneshot::Sender<()>,
+}
+
+/// The background task of a follower: opens the file, watches its path, then reads on the
+/// blocking pool whenever the path changes, until the stream is closed.
+pub(crate) async fn follow(
+    producer: Producer<LineFramer, FollowTrip>,
+    path: PathBuf,
+    options: ReadOptions,
+    from: FollowFrom,
+) {
+    let Producer {
+        framer,
+        items,
+        progress,
+        stop,
+        file_closed,
+        started_at,
+    } = producer;
+    let opened = spawn_blocking(move || {
+        let path = std::path::absolute(&path).map_err(|err| OsError::new(&err, "open"))?;
+        let (source, offset) = open_following(&path, &options, from)?;
+        let watch = Watch::new(&path).map_err(|err| OsError::new(&err, "watch"))?;
+        Ok::<_, OsError>((path, source, offset, watch))
+    });
+    let (path, source, offset, watch) = match opened.await {
+        Ok(Ok(opened)) => opened,
+        Ok(Err(err)) => {
+            let _ = items.send(Err(err.into())).await;
+            return;
+        }
+        Err(_) => return, // the runtime is shutting down
+    };
+    let _ = started_at.set(offset);
+    let trip = FollowTrip {
+        reader: Reader::new(source, framer.starting_at(offset), progress),
+        items: items.clone(),
+        path,
+        next_file: None,
+        _file_closed: file_closed,
+    };
+    // `watch` lives in this task: cancelling the stream aborts the task and drops the watch.
+    run_trips(trip, stop, items, drain, Some(&watch)).await;
+}
+
+/// Opens `path` and positions it where `from` says; also gives that offset.
+fn open_following(
+    path: &Path,
+    options: &ReadOptions,
+    from: FollowFrom,
+) -> Result<(Source, u64), OsError> {
+    let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+    let size = || {
+        file.metadata()
+            .map(|meta| meta.len())
+            .map_err(|err| OsError::new(&err, "fstat"))
+    };
+    let offset = match from {
+        FollowFrom::Start => options.start,
+        FollowFrom::End => size()?,
+        FollowFrom::LastLines(n) => {
+            let len = size()?;
+            let never = AtomicBool::new(false);
+            last_lines_in(&file, n, len, options.chunk_size, &never)?.map_or(len, |l| l.start)
+        }
+    };
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|err| OsError::new(&err, "read"))?;
+    Ok((Source::new(file, None, options.chunk_size), offset))
+}
+
+/// One trip: batches into the channel until it is full, the follower has caught up, or the
+/// stream is cancelled.
+fn drain(trip: &mut FollowTrip, stop: &dyn Cancel) -> TripEnd<Batch> {
+    for _ in 0..ITEMS_PER_TRIP {
+        if stop.is_cancelled() {
+            return TripEnd::StreamDone;
+        }
+        let item = match trip.next() {
+            Ok(Some(batch)) => Ok(batch),
+            Ok(None) => return TripEnd::CaughtUp,
+            Err(err) => Err(err),
+        };
+        if let Some(end) = offer(&trip.items, item) {
+            return end;
+        }
+    }
+    TripEnd::TripDone
+}
+
+impl FollowTrip {
+    /// The next batch there is, going on to the next file when the path was rotated; `None`
+    /// once everything is read and the path still names the file being read (or nothing).
+    fn next(&mut self) -> Result<Option<Batch>, ReadError> {
+        loop {
+            if self.next_file.is_some() {
+                if let Some(batch) = self.reader.next_blocking()? {
+                    return Ok(Some(batch));
+                }
+                let next_file = self.next_file.take().expect("a next file");
+                self.restart(next_file);
+                continue;
+            }
+            if let Some(batch) = self.reader.next_appended()? {
+                return Ok(Some(batch));
+            }
+            match path_change(&self.path, self.reader.input())
+                .map_err(|err| OsError::new(&err, "stat"))?
+            {
+                PathChange::None | PathChange::Gone => return Ok(None),
+                PathChange::Replaced(next_file) => self.next_file = Some(next_file),
+                PathChange::Truncated => {
+                    self.reader
+                        .input()
+                        .seek(SeekFrom::Start(0))
+                        .map_err(|err| OsError::new(&err, "read"))?;
+                    self.reader.drop_unframed();
+                    self.reader.framer_mut().restart();
+                }
+            }
+        }
+    }
+
+    /// Reads `file` from its start, as a new input: offsets from 0, nothing carried over.
+    fn restart(&mut self, file: File) {
+        self.reader.replace_input(file);
+        self.reader.framer_mut().restart();
+    }
+}
+
+/// What became of the followed path, seen after reading `file` (opened from it) to its end.
+enum PathChange {
+    /// It still names `file`, which is no shorter than what was read.
+    None,
+    /// It names nothing now.
+    Gone,
+    /// It names another file, opened here.
+    Replaced(File),
+    /// It names `file`, which is now shorter than what was read of it.
+    Truncated,
+}
+
+fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
+    let reading = file.metadata()?;
+    let at_path = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(PathChange::Gone),
+        Err(err) => return Err(err),
+    };
+    if !same_file(&reading, &at_path) {
+        return match File::open(path) {
+            Ok(next_file) => Ok(PathChange::Replaced(next_file)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(PathChange::Gone),
+            Err(err) => Err(err),
+        };
+    }
+    let read_to = file.stream_position()?;
+    Ok(if reading.len() < read_to {
+        PathChange::Truncated
+    } else {
+        PathChange::None
+    })
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+/// Without stable file ids in std on other systems, a file is told from its successor by its
+/// creation time.
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.created().ok() == b.created().ok()
+}

@@ -1,0 +1,179 @@
+//! Waking followers when their files change: one OS watcher for the whole process (Linux allows
+//! 128 inotify instances per user, and a process may follow thousands of files), watching the
+//! directory of each followed path once, however many followers it has. A directory watch sees
+//! what a follower must react to: writes to the file, its truncation, and its name being
+//! renamed away, deleted or created again.
+//!
+//! Each follower holds a [`Watch`]: a [`Notify`] that the watcher's thread wakes on every event
+//! naming its path. A wake-up that comes while the follower is busy is kept (one permit), so a
+//! change between the follower's last read and its wait is never missed.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use notify::event::{EventKind, ModifyKind};
+use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
+use tokio::sync::Notify;
+
+/// A follower's registration: woken while it lives, unregistered when dropped (and the
+/// directory unwatched with its last follower).
+#[derive(Debug)]
+pub struct Watch {
+    dir: PathBuf,
+    name: OsString,
+    wake: Arc<Notify>,
+}
+
+impl Watch {
+    /// Starts waking the returned watch on every change to `path` (absolute, with a file name).
+    pub fn new(path: &Path) -> io::Result<Watch> {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
+        let watch = Watch {
+            dir: dir.to_owned(),
+            name: name.to_owned(),
+            wake: Arc::new(Notify::new()),
+        };
+        watchers().add(&watch)?;
+        Ok(watch)
+    }
+
+    /// Resolves at the next change to the path since the last call (at once if there was one).
+    pub async fn changed(&self) {
+        self.wake.notified().await;
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        watchers().remove(self);
+    }
+}
+
+/// The process's watcher and who listens to what. Two locks, never held together by the
+/// watcher's thread: it takes only `listeners`, while adding or removing a directory holds
+/// `watcher` across the OS call, which waits for that thread.
+struct Watchers {
+    watcher: Mutex<Option<RecommendedWatcher>>,
+    listeners: Arc<Mutex<Listeners>>,
+}
+
+/// Directory → file name → the watches of that path.
+type Listeners = HashMap<PathBuf, HashMap<OsString, Vec<Arc<Notify>>>>;
+
+fn watchers() -> &'static Watchers {
+    static WATCHERS: OnceLock<Watchers> = OnceLock::new();
+    WATCHERS.get_or_init(|| Watchers {
+        watcher: Mutex::new(None),
+        listeners: Arc::default(),
+    })
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Watchers {
+    fn add(&self, watch: &Watch) -> io::Result<()> {
+        let mut watcher = lock(&self.watcher);
+        let first_in_dir = {
+            let mut listeners = lock(&self.listeners);
+            let files = listeners.entry(watch.dir.clone()).or_default();
+            let first = files.is_empty();
+            files
+                .entry(watch.name.clone())
+                .or_default()
+                .push(Arc::clone(&watch.wake));
+            first
+        };
+        if !first_in_dir {
+            return Ok(());
+        }
+        let watched = match &mut *watcher {
+            Some(watcher) => watcher.watch(&watch.dir, RecursiveMode::NonRecursive),
+            None => self.start().and_then(|mut started| {
+                let watched = started.watch(&watch.dir, RecursiveMode::NonRecursive);
+                *watcher = Some(started);
+                watched
+            }),
+        };
+        watched.map_err(|err| {
+            lock(&self.listeners).remove(&watch.dir);
+            into_io_error(err)
+        })
+    }
+
+    fn remove(&self, watch: &Watch) {
+        let mut watcher = lock(&self.watcher);
+        let last_in_dir = {
+            let mut listeners = lock(&self.listeners);
+            let Some(files) = listeners.get_mut(&watch.dir) else {
+                return;
+            };
+            if let Some(wakes) = files.get_mut(&watch.name) {
+                wakes.retain(|wake| !Arc::ptr_eq(wake, &watch.wake));
+                if wakes.is_empty() {
+                    files.remove(&watch.name);
+                }
+            }
+            let last = files.is_empty();
+            if last {
+                listeners.remove(&watch.dir);
+            }
+            last
+        };
+        if let (true, Some(watcher)) = (last_in_dir, &mut *watcher) {
+            // The directory may be gone already, and its watch with it.
+            let _ = watcher.unwatch(&watch.dir);
+        }
+    }
+
+    /// The OS watcher, delivering events on its own thread to [`wake_listeners`].
+    fn start(&self) -> notify::Result<RecommendedWatcher> {
+        let listeners = Arc::clone(&self.listeners);
+        notify::recommended_watcher(move |event: notify::Result<Event>| {
+            wake_listeners(&lock(&listeners), event.ok());
+        })
+    }
+}
+
+/// Wakes the watches of every path `event` names, or every watch when the event is lost or
+/// stands for changes it cannot name (the OS's queue overflowed). Reads and opens (a
+/// follower's own included) and metadata changes wake nobody: they change no line.
+fn wake_listeners(listeners: &Listeners, event: Option<Event>) {
+    let named = event.filter(|event| !event.need_rescan());
+    let Some(event) = named else {
+        listeners
+            .values()
+            .flat_map(HashMap::values)
+            .flatten()
+            .for_each(|wake| wake.notify_one());
+        return;
+    };
+    if matches!(
+        event.kind,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
+    ) {
+        return;
+    }
+    for path in &event.paths {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            continue;
+        };
+        if let Some(wakes) = listeners.get(dir).and_then(|files| files.get(name)) {
+            wakes.iter().for_each(|wake| wake.notify_one());
+        }
+    }
+}
+
+fn into_io_error(err: notify::Error) -> io::Error {
+    match err.kind {
+        notify::ErrorKind::Io(err) => err,
+        notify::ErrorKind::PathNotFound => io::Error::from(io::ErrorKind::NotFound),
+        _ => io::Error::other(err.to_string()),
+    }
+}
