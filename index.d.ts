@@ -162,5 +162,58 @@ export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOp
 /** The number of lines {@link readLines} would yield, counted without making any strings. */
 export function countLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): Promise<number>
 
+/** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
+export interface LastLinesOptions extends Omit<LineReadOptions, 'start'> {
+  /** Not supported: the lines are the last ones before `end` (or the end of the file). */
+  start?: never
+}
+
+/**
+ * The last `n` lines {@link readLines} would yield, in order (fewer if the file has fewer).
+ * Found by reading the file backward from its end (or from `end`), so the bytes read are those
+ * lines plus at most one read, however large the file.
+ *
+ * @example
+ * const last = await readLastLines('app.log', 100)
+ */
+export function readLastLines(
+  path: PathLike,
+  n: number,
+  options?: LastLinesOptions | ReadOptions['encoding'],
+): Promise<string[]>
+
+/** Options of {@link followLines}. */
+export interface FollowOptions extends Omit<LineReadOptions, 'end'> {
+  /**
+   * Offset to start at, for example a saved {@link LineReader.position}. Default: the end of the
+   * file when the first step opens it.
+   */
+  start?: number
+  /** Start with the last this many lines of the file. Not with `start`. */
+  lastLines?: number
+  /** Not supported: a follower has no end. */
+  end?: never
+}
+
+/**
+ * Follows a file as it grows, like `tail -F`: the same reader as {@link readLines} (per line,
+ * `batches()`, `close()`, `position`), which never ends by itself. Each line is yielded once its
+ * terminator is written (a line ending in `\r` once the next byte shows whether it is `\r\n`).
+ *
+ * Woken by the OS's file notifications (inotify, FSEvents, ReadDirectoryChangesW), never by a
+ * timer; one watcher per process, watching each followed file's directory. Rotations are
+ * followed: when the path is renamed away and recreated, the old file is read to its end (its
+ * last line even without a terminator), then the new one from its start; when the file is
+ * truncated in place (`copytruncate`), reading starts again at offset 0, as `tail -F` does (lines
+ * written after the copy and before the truncation are lost there too, and a truncation
+ * followed by more than was read before it, before the follower wakes, looks like growth); when
+ * the path is deleted, the follower waits for it to reappear. A path that does not exist at the
+ * first step rejects it with `ENOENT`.
+ *
+ * @example
+ * for await (const line of followLines('app.log', { lastLines: 10, signal })) console.log(line)
+ */
+export function followLines(path: PathLike, options?: FollowOptions | ReadOptions['encoding']): LineReader
+
 /** The raw bytes of a file, read ahead natively: for hashing, uploading or piping. */
 export function readChunks(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): ChunkReader

@@ -5,10 +5,14 @@ import { pipeline } from 'node:stream/promises'
 
 import fastlines, {
   countLines,
+  followLines,
+  readLastLines,
   readChunks,
   readLines,
   readLinesSync,
   type ChunkReader,
+  type FollowOptions,
+  type LastLinesOptions,
   type FsError,
   type LineBatches,
   type LineReader,
@@ -86,4 +90,20 @@ export async function typedUsage(): Promise<void> {
   readLinesSync('app.log', { maxLineLength: '1MB' })
   // @ts-expect-error: chunks are Buffers, not strings
   for await (const chunk of readChunks('app.log')) chunk.toUpperCase()
+
+  const last: string[] = await readLastLines('app.log', 100, { maxLineLength: 1 << 20 })
+  const lastOptions: LastLinesOptions = { end: 1023, encoding: 'latin1' }
+  const follow: FollowOptions = { lastLines: 10, signal: AbortSignal.timeout(1000) }
+  const follower: LineReader = followLines('app.log', follow)
+  for await (const line of follower) last.push(line)
+  const saved: number | undefined = follower.position
+  if (saved !== undefined) followLines('app.log', { start: saved })
+  const resumed: number = readLinesSync('app.log', { start: 10 }).position
+  // @ts-expect-error: readLastLines takes the end, not the start
+  readLastLines('app.log', 10, { start: 0 })
+  // @ts-expect-error: a follower has no end
+  followLines('app.log', { end: 100 })
+  // @ts-expect-error: position is read-only
+  follower.position = 0
+  await readLastLines('app.log', 1, lastOptions).then((lines) => lines.length + resumed)
 }
