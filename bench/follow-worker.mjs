@@ -1,0 +1,176 @@
+// Follows one file with one follower (followers.mjs) in the runtime running this script (Node or
+// Bun), tallies the numbered lines that arrive, and prints what it saw as one line of JSON.
+// Usage: <node|bun> bench/follow-worker.mjs <follower> <file> <count> <paced|idle|flood> <catch-up-ms>
+//
+// It talks to the driver (follow.mjs) in lines. On stdout: `following` once the follower has
+// started; `ready` when the first `hello` line arrives (the driver appends one every 50 ms until
+// then: the follower starts at the file's end, as users start it, so this is how the driver knows
+// it is following); `ack <command>` for each command; then the JSON. On stdin: `mark` (the idle
+// measurement starts) and `done` (the writer has finished). After `done` it stops the follower
+// once the last line, number <count> - 1, arrived SETTLE_MS ago (duplicates would still show), or
+// once no line arrived for QUIET_MS (lines were lost), or <catch-up-ms> after `done` at the latest.
+//
+// `paced` records when each line arrives on the clock of clock.mjs; `flood` only when the last
+// one did; `idle` reports the CPU time from `mark` to `done`. Each also reports the CPU time from
+// `ready` to `done`. `process.cpuUsage()` counts every thread of the process: fastlines' native
+// threads too, not `tail -F`'s child process.
+import readline from 'node:readline'
+import { fromPerformanceNow, monotonicNs } from './clock.mjs'
+import { FOLLOWERS, HELLO, lineNumber, loadLibrary } from './followers.mjs'
+
+const SETTLE_MS = 300
+const QUIET_MS = 3000
+const CHECK_MS = 100
+/** Error messages kept in the output, of all that are counted. */
+const KEPT_ERRORS = 20
+
+const say = (text) => process.stdout.write(`${text}\n`)
+const describe = (error) => (error.code === undefined ? error.message : `${error.code}: ${error.message}`)
+const cpuMs = (usage) => (usage.user + usage.system) / 1000
+
+function runtime() {
+  const bun = process.versions.bun
+  return bun === undefined ? { runtime: 'node', version: process.versions.node } : { runtime: 'bun', version: bun }
+}
+
+/** The tally of the numbered lines that arrived. */
+class Tally {
+  lines = 0
+  distinct = 0
+  duplicates = 0
+  outOfOrder = 0
+  garbled = 0
+  hellos = 0
+  maxSeq = -1
+  lastSeq = -1
+  lastAt = undefined
+  #seen
+  #arrivals
+
+  constructor(count, recordArrivals) {
+    this.#seen = new Uint8Array(count)
+    this.#arrivals = recordArrivals ? new Array(count).fill(null) : undefined
+  }
+
+  add(line) {
+    const seq = lineNumber(line)
+    this.lastAt = performance.now()
+    if (seq === undefined || seq >= this.#seen.length) {
+      if (line === HELLO) this.hellos++
+      else this.garbled++
+      return
+    }
+    this.lines++
+    if (this.#arrivals !== undefined) this.#arrivals[seq] ??= monotonicNs()
+    if (this.#seen[seq] === 1) {
+      this.duplicates++
+    } else {
+      this.#seen[seq] = 1
+      this.distinct++
+      if (seq < this.maxSeq) this.outOfOrder++
+    }
+    if (seq > this.maxSeq) this.maxSeq = seq
+    this.lastSeq = seq
+  }
+
+  toJSON() {
+    const { lines, distinct, duplicates, outOfOrder, garbled, hellos, maxSeq, lastSeq } = this
+    const lastArrivalNs = this.lastAt === undefined ? null : fromPerformanceNow(this.lastAt)
+    return {
+      lines,
+      distinct,
+      duplicates,
+      outOfOrder,
+      garbled,
+      hellos,
+      maxSeq,
+      lastSeq,
+      lastArrivalNs,
+      arrivals: this.#arrivals,
+    }
+  }
+}
+
+async function main([name, file, countArg, scenario, catchUpMs]) {
+  const follower = FOLLOWERS[name]
+  if (follower === undefined) throw new Error(`unknown follower: ${name}`)
+  const count = Number(countArg)
+  const tally = new Tally(count, scenario === 'paced')
+  const errors = []
+  let errorCount = 0
+  const cpu = {}
+  let ready = false
+  let doneAt
+
+  const onError = (message) => {
+    errorCount++
+    if (errors.length < KEPT_ERRORS) errors.push(message)
+  }
+  const onLine = (line) => {
+    if (ready) return tally.add(line)
+    if (line !== HELLO) return tally.add(line)
+    ready = true
+    cpu.ready = process.cpuUsage()
+    say('ready')
+  }
+
+  let following
+  try {
+    const lib = await loadLibrary(follower)
+    following = await follower.follow(file, { lib, onLine, onError })
+  } catch (error) {
+    say(`error ${describe(error)}`)
+    return undefined
+  }
+  say('following')
+
+  const finished = new Promise((resolve) => {
+    const commands = readline.createInterface({ input: process.stdin })
+    let timer
+    const finish = async (timedOut) => {
+      clearInterval(timer)
+      commands.close()
+      process.stdin.destroy()
+      await following.stop()
+      cpu.end = process.cpuUsage()
+      resolve(timedOut)
+    }
+    const check = () => {
+      const now = performance.now()
+      if (now - doneAt >= Number(catchUpMs)) return finish(true)
+      const sinceLine = now - Math.max(doneAt, tally.lastAt ?? doneAt)
+      if (sinceLine >= (tally.maxSeq === count - 1 ? SETTLE_MS : QUIET_MS)) finish(false)
+    }
+    commands.on('line', (command) => {
+      if (command === 'mark') {
+        cpu.mark = process.cpuUsage()
+      } else if (command === 'done' && doneAt === undefined) {
+        cpu.done = process.cpuUsage()
+        doneAt = performance.now()
+        timer = setInterval(check, CHECK_MS)
+      }
+      say(`ack ${command}`)
+    })
+  })
+  const timedOut = await finished
+
+  const between = (from, to) => (cpu[from] && cpu[to] ? cpuMs(cpu[to]) - cpuMs(cpu[from]) : null)
+  return {
+    ...runtime(),
+    follower: name,
+    scenario,
+    count,
+    ...tally.toJSON(),
+    cpuMs: {
+      idle: between('mark', 'done'),
+      readyToDone: between('ready', 'done'),
+      readyToEnd: between('ready', 'end'),
+    },
+    timedOut,
+    errorCount,
+    errors,
+  }
+}
+
+const result = await main(process.argv.slice(2))
+if (result !== undefined) say(JSON.stringify(result))
