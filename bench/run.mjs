@@ -1,6 +1,7 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
 // runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
-// and first-line latency on logs-1g, prints markdown tables, writes bench/results/latest.json and
+// and first-line latency on logs-1g, runs the follow section (follow.mjs: following a growing
+// file, and its last lines), prints markdown tables, writes bench/results/latest.json and
 // chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -10,6 +11,8 @@ import { parseArgs } from 'node:util'
 import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
+import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
+import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import { formatTargets } from './targets.mjs'
 import {
@@ -31,6 +34,8 @@ const CHART = fileURLToPath(new URL('./results/chart.svg', import.meta.url))
 /** The probe runs on this corpus only, in PROBE_RUNS fresh processes per contender. */
 const PROBE_CORPUS = 'logs-1g'
 const PROBE_RUNS = 3
+/** The follow section reads the last lines of this corpus. */
+const LAST_LINES_CORPUS = 'logs-1g'
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
 /**
@@ -59,10 +64,17 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
                      for the floors
   --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe (explicit options still win)
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, no follow section (explicit
+                     options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
+  --[no-]follow      after the corpora, run the follow section: follow latency, idle CPU, no
+                     loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~4 min
+                     (default: on, off with --quick)
+  --follow-only      run the follow section and nothing else
+  --follow-parts a,b parts of the follow section, or all (default: ${FOLLOW_PARTS})
+  --followers a,b    followers in the follow section (default: ${FOLLOWER_NAMES.join(',')})
   --update-readme    when every contender passed, write the summary between the
                      <!-- bench:start --> and <!-- bench:end --> markers of the README
   --readme path      the README for --update-readme (default: README.md)
@@ -96,6 +108,10 @@ const OPTIONS = {
   cold: { type: 'boolean' },
   quick: { type: 'boolean', default: false },
   probe: { type: 'boolean' },
+  follow: { type: 'boolean' },
+  'follow-only': { type: 'boolean', default: false },
+  'follow-parts': { type: 'string' },
+  followers: { type: 'string' },
   'update-readme': { type: 'boolean', default: false },
   readme: { type: 'string', default: DEFAULT_README },
   help: { type: 'boolean', short: 'h', default: false },
@@ -122,14 +138,22 @@ function parseOptions(args) {
   const runs = positiveInteger('--runs', values.runs ?? (values.quick ? 3 : 5))
   const coldRuns = positiveInteger('--cold-runs', values['cold-runs'] ?? (values.quick ? 3 : 5))
   const corpora = values.corpora ?? (values.quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
+  const followOnly = values['follow-only']
+  if (followOnly && (values.corpora !== undefined || values.follow === false)) {
+    throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
+  }
   return {
     help: values.help,
-    corpora: parseList(corpora, Object.keys(CORPORA), 'corpus'),
+    corpora: followOnly ? [] : parseList(corpora, Object.keys(CORPORA), 'corpus'),
     runtimes: parseList(values.runtimes, Object.keys(RUNTIMES), 'runtime'),
     contenders: parseList(values.contenders, Object.keys(CONTENDERS), 'contender'),
     runs,
     coldRuns: values.cold === false ? 0 : coldRuns,
     probe: values.probe ?? !values.quick,
+    follow: followOnly || (values.follow ?? !values.quick),
+    followOnly,
+    followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
+    followers: parseList(values.followers, FOLLOWER_NAMES, 'follower'),
     updateReadme: values['update-readme'],
     readme: values.readme,
   }
@@ -147,15 +171,27 @@ function checkReadmeOption({ updateReadme, readme }) {
 
 /** The command that repeats this run's measurements, for the record. */
 function commandLine(options) {
-  const args = ['--corpora', options.corpora.join(','), '--runs', options.runs]
-  args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
+  const args = []
+  if (options.followOnly) {
+    args.push('--follow-only')
+  } else {
+    args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
+    args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
+  }
   if (options.runtimes.length < Object.keys(RUNTIMES).length) {
     args.push('--runtimes', options.runtimes.join(','))
   }
-  if (options.contenders.length < Object.keys(CONTENDERS).length) {
+  if (!options.followOnly && options.contenders.length < Object.keys(CONTENDERS).length) {
     args.push('--contenders', options.contenders.join(','))
   }
-  if (!options.probe) args.push('--no-probe')
+  if (!options.followOnly && !options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
+  if (!options.follow) args.push('--no-follow')
+  if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
+    args.push('--follow-parts', options.followParts.join(','))
+  }
+  if (options.follow && options.followers.length < FOLLOWER_NAMES.length) {
+    args.push('--followers', options.followers.join(','))
+  }
   const quote = (arg) => (/^[\w.,=/-]+$/.test(arg) ? arg : `'${arg}'`)
   return ['node', 'bench/run.mjs', ...args.map(String)].map(quote).join(' ')
 }
@@ -315,7 +351,7 @@ function writeResults(results) {
 }
 
 function warnIfProbeSkipped(options) {
-  if (options.probe && !options.corpora.includes(PROBE_CORPUS)) {
+  if (options.probe && !options.followOnly && !options.corpora.includes(PROBE_CORPUS)) {
     process.stderr.write(`note: the probe runs on ${PROBE_CORPUS} only, which is not selected\n`)
   }
 }
@@ -353,6 +389,7 @@ function newResults(host, runtimes, options) {
     corpora: [],
     rows: [],
     probes: [],
+    follow: undefined,
   }
 }
 
@@ -380,6 +417,35 @@ function probeContenders(runtime, corpus, options, results) {
   console.log(formatProbeSection(probe, corpus))
 }
 
+function reportFollowProgress(kind, rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · follow ${kind} · ${row.follower ?? row.contender}${row.n === undefined ? '' : ` · last ${row.n}`}`
+    const part = row.part === undefined ? '' : ` (${row.part})`
+    let outcome
+    if (row.error !== undefined) outcome = `ERROR ${row.error}`
+    else if (kind === 'latency') outcome = `median ${row.median?.toFixed(2)} ms, p99 ${row.p99?.toFixed(2)} ms`
+    else if (kind === 'idle') outcome = `${row.cpuMs.toFixed(1)} ms CPU in ${row.idleMs / 1000} s`
+    else if (kind === 'flood')
+      outcome = `${row.received} lines, ${row.lost} missing, last after ${row.lagMs?.toFixed(0)} ms`
+    else outcome = `${row.median.toFixed(3)} ms (median of ${row.runs})${row.same ? '' : ', WRONG LINES'}`
+    process.stderr.write(`  ${name}${part}: ${outcome}\n`)
+  }
+}
+
+/** Runs the follow section after the corpora, and prints its tables. */
+async function measureFollow(runtimes, options, results) {
+  const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
+  const onRows = (kind, rows, follow) => {
+    reportFollowProgress(kind, rows)
+    results.follow = follow
+    writeResults(results)
+  }
+  const { followers, followParts: parts } = options
+  results.follow = await runFollowSection({ runtimes, followers, parts, corpus, settings: FOLLOW_SETTINGS, onRows })
+  writeResults(results)
+  console.log(formatFollowSection(results.follow))
+}
+
 /** Prints which targets hold; whatever happens here, the exit status stays as it is. */
 function printTargets(results) {
   try {
@@ -393,7 +459,7 @@ function printTargets(results) {
 function finish(results, started, options) {
   results.wallMs = performance.now() - started
   const probeRows = results.probes.flatMap((probe) => probe.rows)
-  results.failures = [...results.rows, ...probeRows].filter(isFailure).length
+  results.failures = [...results.rows, ...probeRows].filter(isFailure).length + followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
   const wall = formatDuration(results.wallMs)
@@ -404,7 +470,7 @@ function finish(results, started, options) {
   return 1
 }
 
-function main() {
+async function main() {
   const options = parseOptions(process.argv.slice(2))
   if (options.help) {
     console.log(USAGE)
@@ -427,11 +493,12 @@ function main() {
       }
     }
   }
+  if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }
 
 try {
-  process.exitCode = main()
+  process.exitCode = await main()
 } catch (error) {
   if (!(error instanceof UsageError)) throw error
   const usage = error.showUsage ? `\n\n${USAGE}` : ''

@@ -1,0 +1,326 @@
+// Turns the follow section's results (follow.mjs) into markdown: the tables printed after a run,
+// the compact "Following" part of the README summary, and the figures the targets check.
+import { FOLLOWERS, LAST_LINES } from './followers.mjs'
+import { formatAmount, formatCount, formatSize, markdownTable } from './report.mjs'
+
+const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
+/** The flood parts, as the tables name them. */
+export const FLOOD_PARTS = { 'no-loss': 'no rotation', rename: 'rename', copytruncate: 'copytruncate' }
+
+const runtimeName = (name) => RUNTIME_NAMES[name] ?? name
+const unique = (values) => [...new Set(values)]
+const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
+const amount = (value) => (value === null || value === undefined ? 'n/a' : formatAmount(value))
+const seconds = (ms) => (ms === null || ms === undefined ? 'n/a' : (ms / 1000).toFixed(2))
+
+/** A ratio with thousands separated: `52,310x`, `12x`, `3.4x`, `0.52x`. */
+export function formatBigRatio(ratio) {
+  return ratio >= 100 ? `${formatCount(Math.round(ratio))}x` : `${formatAmount(ratio)}x`
+}
+
+/** Whether a flood row saw every line once, in order, nothing garbled. */
+export const everyLineOnce = (row) =>
+  row.lost === 0 && row.duplicates === 0 && row.outOfOrder === 0 && row.garbled === 0
+
+/** What went wrong with a row's lines, as short phrases: `3 lost`, `12 duplicated`, ... */
+function lineFaults(row) {
+  const faults = []
+  if (row.lost > 0) faults.push(row.timedOut ? `${formatCount(row.lost)} not yet in` : `${formatCount(row.lost)} lost`)
+  if (row.duplicates > 0) faults.push(`${formatCount(row.duplicates)} duplicated`)
+  if (row.outOfOrder > 0) faults.push(`${formatCount(row.outOfOrder)} out of order`)
+  if (row.garbled > 0) faults.push(`${formatCount(row.garbled)} garbled`)
+  return faults
+}
+
+/** The rows of `kind` for one follower (or contender) on one runtime, with `extra` matching. */
+function find(rows, runtime, name, extra = {}) {
+  return rows.find(
+    (row) =>
+      row.runtime === runtime &&
+      (row.follower ?? row.contender) === name &&
+      Object.entries(extra).every(([key, value]) => row[key] === value),
+  )
+}
+
+/** fastlines' readLastLines median against another contender's: `{ ratio, same }`, if both ran. */
+export function lastLinesRatio(follow, runtime, n, other) {
+  const mine = find(follow.lastLines, runtime, 'fastlines', { n })
+  const theirs = find(follow.lastLines, runtime, other, { n })
+  if (mine?.median === undefined || theirs?.median === undefined) return undefined
+  return { ratio: theirs.median / mine.median, same: mine.same && theirs.same, mine, theirs }
+}
+
+/** Rows that failed (a worker error) or, for the last lines, returned other lines than expected. */
+export function followFailures(follow) {
+  if (follow === undefined) return []
+  const { latency, idle, flood, lastLines } = follow
+  return [...latency, ...idle, ...flood, ...lastLines].filter((row) => row.error !== undefined || row.same === false)
+}
+
+/** Errors and notices the followers reported, one bullet each (first few per row). */
+function followerNotices(rows, label) {
+  return rows
+    .filter((row) => row.errorCount > 0)
+    .map((row) => {
+      const shown = row.errors.slice(0, 3).map((message) => `\`${message}\``)
+      const more = row.errorCount > shown.length ? ` (${row.errorCount} in all)` : ''
+      return `${row.follower} · ${runtimeName(row.runtime)} · ${label(row)}: ${shown.join('; ')}${more}`
+    })
+}
+
+/** The failures among `rows`, one bullet each. */
+function failureNotices(rows, label) {
+  return rows.filter((row) => row.error !== undefined).map((row) => `**ERROR** ${label(row)}: ${row.error}`)
+}
+
+const followerNotes = (rows) =>
+  unique(rows.map((row) => row.follower)).map((name) => `${name}: ${FOLLOWERS[name].note}.`)
+
+function latencySection(follow) {
+  const { pacedLines, intervalMs } = follow.settings
+  const rows = follow.latency
+  const body = rows.map((row) => {
+    const head = [row.follower, runtimeName(row.runtime)]
+    if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '']
+    const lines = `${formatCount(row.received)}${row.received < row.count ? ' ✗' : ''}`
+    return [...head, amount(row.median), amount(row.p99), amount(row.max), lines, amount(row.cpuMs)]
+  })
+  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)}`
+  return [
+    `### Follow latency: a line every ${intervalMs} ms, ${formatCount(pacedLines)} lines`,
+    '',
+    markdownTable(['follower', 'runtime', 'median ms', 'p99 ms', 'max ms', 'lines', 'CPU ms'], body, { left: 2 }),
+    '',
+    bullets([
+      "latency: from the writer's `writeSync` returning to the line reaching the follower's loop body " +
+        '(CLOCK_MONOTONIC, read in both processes); a follower woken by the write can beat the ' +
+        "writer's clock read by a few µs.",
+      'CPU ms: the follower process, every thread, from following to the end of the writes.',
+      ...followerNotes(rows),
+      ...failureNotices(rows, label),
+      ...followerNotices(rows, () => 'latency'),
+    ]),
+    '',
+  ].join('\n')
+}
+
+function idleSection(follow) {
+  const rows = follow.idle
+  const body = rows.map((row) => {
+    const head = [row.follower, runtimeName(row.runtime)]
+    if (row.error !== undefined) return [...head, 'ERROR', '']
+    const follows = row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗'
+    return [...head, amount(row.cpuMs), follows]
+  })
+  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)}`
+  return [
+    `### Follow idle: ${follow.settings.idleMs / 1000} s with nothing written`,
+    '',
+    markdownTable(['follower', 'runtime', 'CPU ms', 'then sees a line'], body, { left: 2 }),
+    '',
+    bullets([
+      "CPU ms: `process.cpuUsage()` of the follower's process (every thread) over the idle time; the " +
+        'followers of a runtime idle at once, each on its own file.',
+      'then sees a line: one line appended after the idle time arrived.',
+      ...followerNotes(rows),
+      ...failureNotices(rows, label),
+      ...followerNotices(rows, () => 'idle'),
+    ]),
+    '',
+  ].join('\n')
+}
+
+function floodSection(follow) {
+  const rows = follow.flood
+  const writerMs = rows.filter((row) => row.writerMs !== undefined).map((row) => row.writerMs)
+  const writer =
+    writerMs.length === 0
+      ? ''
+      : `; the writer took ${seconds(Math.min(...writerMs))}-${seconds(Math.max(...writerMs))} s`
+  const body = rows.map((row) => {
+    const head = [row.follower, runtimeName(row.runtime), FLOOD_PARTS[row.part]]
+    if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '']
+    const lag = row.gotLast ? seconds(row.lagMs) : '–'
+    const cells = [row.lost, row.duplicates, row.outOfOrder, row.garbled].map(formatCount)
+    const verdict = everyLineOnce(row) ? '✓' : row.timedOut ? 'behind' : '✗'
+    return [...head, formatCount(row.received), ...cells, lag, seconds(row.cpuMs), verdict]
+  })
+  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)} · ${FLOOD_PARTS[row.part]}`
+  const header = ['follower', 'runtime', 'rotation', 'lines', 'missing', 'duplicated', 'out of order', 'garbled']
+  return [
+    `### Follow without loss: ${formatCount(follow.settings.floodLines)} lines as fast as the writer can${writer}`,
+    '',
+    markdownTable([...header, 'last line after writer s', 'CPU s', 'verdict'], body, { left: 3 }),
+    '',
+    bullets([
+      'lines: distinct numbered lines that arrived; missing: the others; duplicated: lines that ' +
+        'arrived again; out of order: lines that arrived after a later one; garbled: lines that ' +
+        'are not a whole written line (a read that started or ended mid-line).',
+      "last line after writer: from the writer's last write returning to the last line reaching the " +
+        'follower (– when it never came).',
+      'rename: halfway, `app.log` is renamed `app.log.1` and the writer goes on in a new `app.log`. ' +
+        'copytruncate: halfway, the writer copies `app.log` to `app.log.1` and truncates `app.log` ' +
+        '(no line is written in between, so a line missing is one the follower did not read before ' +
+        'the truncation: `tail -F` is the bound).',
+      `verdict: ✓ every line once, in order; behind: lines were still arriving ${follow.settings.catchUpMs / 1000} s ` +
+        'after the writer finished, when the follower was stopped (its missing lines had not arrived ' +
+        'yet); ✗ otherwise.',
+      'CPU s: the follower process, every thread, from following until it was stopped (n/a for ' +
+        '`tail -F`, whose CPU is in its own process).',
+      ...followerNotes(rows),
+      ...failureNotices(rows, label),
+      ...followerNotices(rows, label),
+    ]),
+    '',
+  ].join('\n')
+}
+
+function lastLinesSection(follow) {
+  const rows = follow.lastLines
+  const { corpus, bytes } = rows[0]
+  const body = rows.map((row) => {
+    const head = [row.contender, runtimeName(row.runtime), formatCount(row.n)]
+    if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '']
+    const ratio = (other) => {
+      const base = find(rows, row.runtime, other, { n: row.n })
+      return base?.median === undefined ? '–' : formatBigRatio(base.median / row.median)
+    }
+    const name = row.shared ? `${row.contender} ‡` : row.contender
+    const lines = `${formatCount(row.lines)}${row.same ? '' : ' ✗'}`
+    return [name, ...head.slice(1), amount(row.median), amount(row.min), amount(row.max)].concat([
+      ratio('readline'),
+      ratio('read-last-lines'),
+      lines,
+    ])
+  })
+  const label = (row) => `${row.contender} · ${runtimeName(row.runtime)} · last ${row.n}`
+  const size = bytes === undefined ? '' : ` (${formatSize(bytes)})`
+  const header = ['contender', 'runtime', 'n', 'median ms', 'min', 'max', 'vs readline', 'vs read-last-lines', 'lines']
+  const wrong = rows.filter((row) => row.same === false)
+  return [
+    `### Last lines of ${corpus}${size}`,
+    '',
+    markdownTable(header, body, { left: 2 }),
+    '',
+    bullets([
+      `median of ${follow.settings.lastLinesRuns} runs after 3 untimed ones; ‡ reads the whole file: ` +
+        `${follow.settings.lastLinesSlowRuns} runs, once for the largest n (its time does not ` +
+        'depend on n; the smaller n are the end of those lines).',
+      "vs X: X's median / the contender's (higher is faster).",
+      'lines: how many were returned, ✗ if they are not the last n lines of the file.',
+      ...unique(rows.map((row) => row.contender)).map((name) => `${name}: ${LAST_LINES[name].note}.`),
+      ...failureNotices(rows, label),
+    ]),
+    '',
+    wrong.length === 0
+      ? `Lines: every contender returned the last n lines ✓`
+      : ['**✗ WRONG LINES**', ...wrong.map((row) => `- ${label(row)}`)].join('\n'),
+    '',
+  ].join('\n')
+}
+
+/** The follow section's tables, as printed after a run. */
+export function formatFollowSection(follow) {
+  const { writer } = follow
+  const parts = [
+    '## Following',
+    '',
+    `Every follower runs in a process of its own and starts at the end of an empty file; the writer ` +
+      `is another process (Node ${writer.version}) appending numbered lines with one ` +
+      '`fs.writeSync` each.',
+    '',
+  ]
+  if (follow.latency.length > 0) parts.push(latencySection(follow))
+  if (follow.idle.length > 0) parts.push(idleSection(follow))
+  if (follow.flood.length > 0) parts.push(floodSection(follow))
+  if (follow.lastLines.length > 0) parts.push(lastLinesSection(follow))
+  return parts.join('\n')
+}
+
+/** Says which runtime each value in a cell is. */
+function cellLegend(runtimes) {
+  const names = runtimes.map(runtimeName)
+  return names.length === 1 ? `on ${names[0]}` : `each cell is ${names.join(' / ')}`
+}
+
+/** `x / y`: one cell per runtime, `–` where a runtime has no row. */
+function perRuntime(runtimes, rows, name, extra, cell) {
+  return runtimes
+    .map((runtime) => {
+      const row = find(rows, runtime, name, extra)
+      if (row === undefined) return '–'
+      return row.error === undefined ? cell(row) : 'ERROR'
+    })
+    .join(' / ')
+}
+
+/** The no-loss cell of one run: `✓ 0.02 s` (every line, the last one that long after the writer) or its faults. */
+function floodCell(row) {
+  if (everyLineOnce(row)) return `✓ ${seconds(row.lagMs)} s`
+  return lineFaults(row).join(', ')
+}
+
+/** The "Following" part of the README summary. */
+export function followReadme(follow) {
+  const runtimes = unique(
+    [...follow.latency, ...follow.idle, ...follow.flood, ...follow.lastLines].map((row) => row.runtime),
+  )
+  const legend = cellLegend(runtimes)
+  const { settings } = follow
+  const parts = ['### Following']
+  const followers = unique([...follow.latency, ...follow.idle].map((row) => row.follower))
+  if (followers.length > 0) {
+    const body = followers.map((name) => [
+      `\`${name}\``,
+      perRuntime(runtimes, follow.latency, name, {}, (row) => amount(row.median)),
+      perRuntime(runtimes, follow.latency, name, {}, (row) => amount(row.p99)),
+      perRuntime(runtimes, follow.idle, name, {}, (row) => amount(row.cpuMs)),
+    ])
+    parts.push(
+      `A writer process appends a line every ${settings.intervalMs} ms, ${formatCount(settings.pacedLines)} ` +
+        "times; latency is from its `write` returning to the line reaching the follower's loop (ms, " +
+        `median and p99). Idle CPU: the follower's process over ${settings.idleMs / 1000} s with ` +
+        `nothing written (ms); ${legend}:`,
+      markdownTable(['follower', 'latency median ms', 'latency p99 ms', 'idle CPU ms'], body),
+    )
+  }
+  const flooders = unique(follow.flood.map((row) => row.follower))
+  if (flooders.length > 0) {
+    const floodParts = Object.keys(FLOOD_PARTS).filter((part) => follow.flood.some((row) => row.part === part))
+    const body = flooders.map((name) => [
+      `\`${name}\``,
+      ...floodParts.map((part) => perRuntime(runtimes, follow.flood, name, { part }, floodCell)),
+    ])
+    parts.push(
+      `A writer process appends ${formatCount(settings.floodLines)} numbered lines as fast as it can ` +
+        '(rotating the file halfway: renamed, or copied and truncated); ✓ means every line arrived once, ' +
+        "in order, the last one that many seconds after the writer's last write; otherwise what went " +
+        `wrong (not yet in: still arriving ${settings.catchUpMs / 1000} s after the writer finished); ${legend}:`,
+      markdownTable(['follower', ...floodParts.map((part) => FLOOD_PARTS[part])], body),
+    )
+  }
+  if (follow.lastLines.length > 0) {
+    const counts = unique(follow.lastLines.map((row) => row.n))
+    const contenders = unique(follow.lastLines.map((row) => row.contender))
+    const body = contenders.map((name) => [
+      `\`${name}\``,
+      ...counts.map((n) => perRuntime(runtimes, follow.lastLines, name, { n }, (row) => amount(row.median))),
+    ])
+    const { corpus, bytes } = follow.lastLines[0]
+    const ratios = counts.map((n) => {
+      const cells = (other) =>
+        runtimes
+          .map((runtime) => lastLinesRatio(follow, runtime, n, other))
+          .map((found) => (found === undefined ? '–' : formatBigRatio(found.ratio)))
+          .join(' / ')
+      return `last ${formatCount(n)}: ${cells('readline')} \`readline\`, ${cells('read-last-lines')} \`read-last-lines\``
+    })
+    parts.push(
+      `The last lines of ${corpus} (${formatSize(bytes)}), median ms (\`readline\` reads the whole file); ` +
+        `${legend}:`,
+      markdownTable(['contender', ...counts.map((n) => `last ${formatCount(n)} ms`)], body),
+      `\`readLastLines\` is ${ratios.join('; ')} as fast.`,
+    )
+  }
+  return parts.join('\n\n')
+}
