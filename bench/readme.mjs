@@ -1,8 +1,9 @@
 // The benchmark summary that goes between the README's `<!-- bench:start -->` and
 // `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, warm and
-// cold, the probe and the chart.
+// cold, the probe and the chart, then the follow section's "Following" (follow-report.mjs).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { followReadme } from './follow-report.mjs'
 import {
   PROBE_COLUMNS,
   baselineOf,
@@ -137,13 +138,18 @@ function probeTable(probes) {
 
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
-  if (results.rows.length === 0) throw new Error('the results hold no measurements')
-  const parts = [measuredLine(results), ratioTable(results, { intro: WARM_INTRO })]
-  if (results.rows.some((row) => row.cold !== undefined)) {
-    parts.push(ratioTable(results, { intro: coldIntro(results), ratio: coldRatioCell, keep: coldRows }))
+  const { rows, follow } = results
+  if (rows.length === 0 && follow === undefined) throw new Error('the results hold no measurements')
+  const parts = [measuredLine(results)]
+  if (rows.length > 0) {
+    parts.push(ratioTable(results, { intro: WARM_INTRO }))
+    if (rows.some((row) => row.cold !== undefined)) {
+      parts.push(ratioTable(results, { intro: coldIntro(results), ratio: coldRatioCell, keep: coldRows }))
+    }
+    if (results.probes?.length > 0) parts.push(probeTable(results.probes))
+    parts.push(`![ratios](${CHART})`)
   }
-  if (results.probes?.length > 0) parts.push(probeTable(results.probes))
-  parts.push(`![ratios](${CHART})`)
+  if (follow !== undefined) parts.push(followReadme(follow))
   return parts.join('\n\n')
 }
 

@@ -1,11 +1,13 @@
 // Checks issue 10's performance targets against a results file: for each target, runtime and
-// corpus, the figure measured and whether it holds, as markdown. run.mjs prints it at the end of a
-// run; it never changes the exit status, except here, alone, on a results file it cannot read.
+// corpus, the figure measured and whether it holds, as markdown; then issue 11's, on the follow
+// section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
+// changes the exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
 import fs from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CORPORA } from './corpora.mjs'
+import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
 
 const DEFAULT_RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
@@ -217,6 +219,142 @@ const TARGETS = [
   },
 ]
 
+/** A follow row of `kind` for `follower` on `runtime` that ran (no worker error), with `extra` matching. */
+function followRow(follow, kind, runtime, follower, extra = {}) {
+  const row = follow[kind].find(
+    (candidate) =>
+      candidate.runtime === runtime &&
+      candidate.follower === follower &&
+      Object.entries(extra).every(([key, value]) => candidate[key] === value),
+  )
+  return row !== undefined && row.error === undefined ? row : undefined
+}
+
+/** What went wrong with a flood row's lines, or its lag: `✓`-less figure parts. */
+function floodFigure(row) {
+  const faults = []
+  if (row.lost > 0) faults.push(`${row.lost} missing`)
+  if (row.duplicates > 0) faults.push(`${row.duplicates} duplicated`)
+  if (row.outOfOrder > 0) faults.push(`${row.outOfOrder} out of order`)
+  if (row.garbled > 0) faults.push(`${row.garbled} garbled`)
+  const lag = row.gotLast ? `last line ${ms(row.lagMs)} after the writer` : 'last line never came'
+  return [...faults, lag].join(', ')
+}
+
+const LAST_LINES_CASES = { 'last 10': 10, 'last 1,000': 1000 }
+const LAG_MS = 1000
+
+/** readLastLines at least `min` times as fast as `other`, on the same lines. */
+function lastLinesVs(other, min) {
+  return (follow, runtime, name) => {
+    const found = lastLinesRatio(follow, runtime, LAST_LINES_CASES[name], other)
+    if (found === undefined) return undefined
+    if (!found.same) return { figure: 'different lines', holds: false }
+    const figure = `${formatBigRatio(found.ratio)} (${ms(found.mine.median)} vs ${ms(found.theirs.median)})`
+    return { figure, holds: found.ratio >= min }
+  }
+}
+
+/** Issue 11's targets, on the follow section: `id`, `text`, the cases and `check(follow, runtime, case)`. */
+const FOLLOW_TARGETS = [
+  {
+    id: 'F1',
+    text: 'latency, a line every 5 ms: `fastlines` median <= 1 ms and p99 <= 5 ms, no line missing',
+    cases: ['latency'],
+    check(follow, runtime) {
+      const row = followRow(follow, 'latency', runtime, 'fastlines')
+      if (row === undefined || row.median === null) return undefined
+      const missing = row.lost > 0 ? `, ${row.lost} missing` : ''
+      const figure = `median ${ms(row.median)}, p99 ${ms(row.p99)}${missing}`
+      return { figure, holds: row.median <= 1 && row.p99 <= 5 && row.lost === 0 }
+    },
+  },
+  {
+    id: 'F2',
+    text: 'idle: `fastlines` under 10 ms of CPU time over 10 s with nothing written, and still following',
+    cases: ['idle'],
+    check(follow, runtime) {
+      const row = followRow(follow, 'idle', runtime, 'fastlines')
+      if (row === undefined) return undefined
+      const floor = followRow(follow, 'idle', runtime, 'idle-floor')
+      const alone = floor === undefined ? '' : ` (the runtime alone: ${ms(floor.cpuMs)})`
+      const missed = row.stillFollows ? '' : ', then missed a line'
+      const figure = `${ms(row.cpuMs)} in ${row.idleMs / 1000} s${alone}${missed}`
+      return { figure, holds: row.cpuMs < 10 && row.stillFollows }
+    },
+  },
+  {
+    id: 'F3',
+    text: `no loss: every line once, in order, the last within ${LAG_MS / 1000} s of the writer`,
+    cases: [FLOOD_PARTS['no-loss'], FLOOD_PARTS.rename],
+    check(follow, runtime, name) {
+      const part = Object.keys(FLOOD_PARTS).find((key) => FLOOD_PARTS[key] === name)
+      const row = followRow(follow, 'flood', runtime, 'fastlines', { part })
+      if (row === undefined) return undefined
+      return { figure: floodFigure(row), holds: everyLineOnce(row) && row.lagMs <= LAG_MS }
+    },
+  },
+  {
+    id: 'F4',
+    text:
+      'copytruncate: no more lines missing than GNU `tail -F` (run on Node), none duplicated, out of ' +
+      `order or garbled, the last within ${LAG_MS / 1000} s of the writer`,
+    cases: [FLOOD_PARTS.copytruncate],
+    check(follow, runtime) {
+      const row = followRow(follow, 'flood', runtime, 'fastlines', { part: 'copytruncate' })
+      const bound = follow.flood.find(
+        (candidate) => candidate.follower === 'tail -F' && candidate.part === 'copytruncate' && !candidate.error,
+      )
+      if (row === undefined || bound === undefined) return undefined
+      const clean = row.duplicates === 0 && row.outOfOrder === 0 && row.garbled === 0
+      const figure = `${floodFigure(row)}; tail -F: ${bound.lost} missing`
+      return { figure, holds: clean && row.lost <= bound.lost && row.gotLast && row.lagMs <= LAG_MS }
+    },
+  },
+  {
+    id: 'F5',
+    text: '`readLastLines` at least 1000x `readline` reading the whole file (same lines)',
+    cases: Object.keys(LAST_LINES_CASES),
+    check: lastLinesVs('readline', 1000),
+  },
+  {
+    id: 'F6',
+    text: '`readLastLines` at least 10x `read-last-lines` (same lines)',
+    cases: Object.keys(LAST_LINES_CASES),
+    check: lastLinesVs('read-last-lines', 10),
+  },
+]
+
+/** Issue 11's targets as markdown, or a line saying the run had no follow section. */
+function formatFollowTargets(follow) {
+  const title = '## Follow targets (issue 11)'
+  if (follow === undefined) return [title, '', 'Not measured: the run had no follow section.', ''].join('\n')
+  const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
+  const body = FOLLOW_TARGETS.flatMap((target) =>
+    target.cases.map((name) => {
+      const outcomes = RUNTIMES.map((runtime) => target.check(follow, runtime, name))
+      const missedOn = RUNTIMES.filter((_, i) => outcomes[i]?.holds === false).map((runtime) => RUNTIME_NAMES[runtime])
+      tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
+      tally.held += outcomes.filter((outcome) => outcome?.holds).length
+      tally.missed += missedOn.length
+      if (missedOn.length > 0) tally.misses.push(`${target.id} ${name} (${missedOn.join(', ')})`)
+      return [target.id, name, ...outcomes.map(cell)]
+    }),
+  )
+  const missed = tally.misses.length === 0 ? '' : ` Missed: ${tally.misses.join('; ')}.`
+  return [
+    title,
+    '',
+    ...FOLLOW_TARGETS.map((target) => `- ${target.id}: ${target.text}`),
+    '',
+    markdownTable(['target', 'case', ...RUNTIMES.map((name) => RUNTIME_NAMES[name])], body, { left: 2 }),
+    '',
+    `${tally.held} of ${tally.held + tally.missed} checks hold (one per target × case × runtime measured; ` +
+      `${tally.unmeasured} not measured).${missed}`,
+    '',
+  ].join('\n')
+}
+
 /** A cell: the figure with ✓ or ✗, or `not measured`. */
 function cell(outcome) {
   if (outcome === undefined) return 'not measured'
@@ -257,6 +395,10 @@ function targetRows(results, target, tally) {
 /** The target check as markdown: the targets, a table of their figures, and a count. */
 export function formatTargets(results) {
   checkShape(results)
+  if (results.rows.length === 0) {
+    const none = ['## Targets', '', 'Not measured: the run measured no corpus.', '']
+    return [...none, formatFollowTargets(results.follow)].join('\n')
+  }
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
   const body = TARGETS.flatMap((target) => targetRows(results, target, tally))
   const checked = tally.held + tally.missed
@@ -274,6 +416,7 @@ export function formatTargets(results) {
     `${tally.held} of ${checked} checks hold (one per target × corpus × runtime measured; ` +
       `${tally.unmeasured} not measured).${missed}`,
     '',
+    formatFollowTargets(results.follow),
   ].join('\n')
 }
 
