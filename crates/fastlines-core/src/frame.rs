@@ -48,19 +48,16 @@ pub enum LineLayout {
 }
 
 impl LineLayout {
-    /// The layout of `run`, decoded exactly or not.
-    fn of(run: Run, exact: bool) -> LineLayout {
-        let crlf_only = |ends: &Vec<u64>| run.raw_len - run.lines.len() == ends.len();
-        match run.raw_ends {
-            None if exact => LineLayout::Uniform { terminator_len: 1 },
-            None => LineLayout::Ends(
-                memchr_iter(b'\n', &run.lines)
-                    .map(|at| at as u64 + 1)
-                    .collect(),
-            ),
-            Some(ends) if exact && crlf_only(&ends) => LineLayout::Uniform { terminator_len: 2 },
-            Some(ends) => LineLayout::Ends(ends),
+    /// The layout of `run`, decoded exactly or not. Only runs with a `\r\n` pay for counting
+    /// their lines, and only mixed or replaced ones for listing where each ended.
+    fn of(run: &Run, exact: bool) -> LineLayout {
+        if exact && run.crlf_at.is_empty() {
+            return LineLayout::Uniform { terminator_len: 1 };
         }
+        if exact && memchr_iter(b'\n', &run.lines).count() == run.crlf_at.len() {
+            return LineLayout::Uniform { terminator_len: 2 };
+        }
+        LineLayout::Ends(run.raw_line_ends())
     }
 }
 
@@ -132,7 +129,7 @@ impl LineFramer {
             text: decoded.text,
             start,
             end: self.offset,
-            layout: LineLayout::of(run, decoded.exact),
+            layout: LineLayout::of(&run, decoded.exact),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! decoding and every cut is also a character boundary.
 
 use bytes::Bytes;
-use memchr::{memchr, memchr2, memchr2_iter, memchr_iter, memrchr2};
+use memchr::{memchr, memchr2, memchr_iter, memrchr2};
 
 use crate::buffer::ReadBuf;
 
@@ -38,15 +38,14 @@ impl LineSplitter {
             end = run_end_within(data, max_run);
         }
         self.scanned = 0;
-        let raw = &mut buf.data_mut()[..end];
-        let raw_ends = memchr(b'\r', raw).map(|_| line_ends(raw));
-        let normalized_len = normalize_terminators(raw);
+        let mut crlf_at = Vec::new();
+        let normalized_len = normalize_terminators(&mut buf.data_mut()[..end], &mut crlf_at);
         let mut lines = buf.split_to(end);
         lines.truncate(normalized_len);
         Some(Run {
             lines,
             raw_len: end,
-            raw_ends,
+            crlf_at,
         })
     }
 
@@ -71,7 +70,7 @@ impl LineSplitter {
         Some(Run {
             lines,
             raw_len,
-            raw_ends: None,
+            crlf_at: Vec::new(),
         })
     }
 
@@ -88,10 +87,9 @@ pub struct Run {
     pub lines: Bytes,
     /// Bytes of input the lines took, original terminators included.
     pub raw_len: usize,
-    /// Where each line ended in the input, past its terminator, counted from the run's start:
-    /// kept only when some terminator was not `\n` (so ends in `lines` and in the input differ).
-    /// `None`: every terminator was a `\n`, or the run is the input's last line.
-    pub raw_ends: Option<Vec<u64>>,
+    /// Where in `lines` the `\n`s are that stood for a `\r\n`, in order: every other
+    /// terminator (`\n`, lone `\r`) took one byte of input, as its `\n` does.
+    pub crlf_at: Vec<u32>,
 }
 
 impl Run {
@@ -99,24 +97,24 @@ impl Run {
     /// many bytes of input those took.
     pub fn keep_first(&mut self, len: usize) {
         self.lines.truncate(len);
-        match &mut self.raw_ends {
-            None => self.raw_len = len,
-            Some(raw_ends) => {
-                let kept = memchr_iter(b'\n', &self.lines).count();
-                raw_ends.truncate(kept);
-                self.raw_len = raw_ends.last().map_or(0, |&end| end as usize);
-            }
-        }
+        self.crlf_at.retain(|&at| (at as usize) < len);
+        self.raw_len = len + self.crlf_at.len();
     }
-}
 
-/// Where each line of `raw` (complete lines with their original terminators) ends, past its
-/// terminator.
-fn line_ends(raw: &[u8]) -> Vec<u64> {
-    memchr2_iter(b'\n', b'\r', raw)
-        .filter(|&at| !(raw[at] == b'\r' && raw.get(at + 1) == Some(&b'\n')))
-        .map(|at| at as u64 + 1)
-        .collect()
+    /// Where each line of the run ended in the input, past its terminator, from the run's
+    /// start: a line without terminator (the input's last) is left out.
+    pub fn raw_line_ends(&self) -> Vec<u64> {
+        let mut crlf_at = self.crlf_at.iter().peekable();
+        let mut crlf_before = 0;
+        memchr_iter(b'\n', &self.lines)
+            .map(|at| {
+                if crlf_at.next_if(|&&crlf| crlf as usize == at).is_some() {
+                    crlf_before += 1;
+                }
+                (at + 1 + crlf_before) as u64
+            })
+            .collect()
+    }
 }
 
 /// Where the complete lines at the front of `data` end: after its last terminator, unless that
@@ -152,9 +150,10 @@ fn run_end_within(data: &[u8], max: usize) -> usize {
 }
 
 /// Rewrites every `\r\n` and lone `\r` in `run` as `\n`, in place, and returns the length of
-/// the rewritten run. Done in the read buffer itself, before the run is handed out: no second
-/// buffer, and a run without `\r` (most files) costs one `memchr`.
-fn normalize_terminators(run: &mut [u8]) -> usize {
+/// the rewritten run, noting in `crlf_at` where each `\r\n` became a `\n`. Done in the read
+/// buffer itself, before the run is handed out: no second buffer, and a run without `\r` (most
+/// files) costs one `memchr`.
+fn normalize_terminators(run: &mut [u8], crlf_at: &mut Vec<u32>) -> usize {
     let Some(first_cr) = memchr(b'\r', run) else {
         return run.len();
     };
@@ -162,11 +161,12 @@ fn normalize_terminators(run: &mut [u8]) -> usize {
     while read < run.len() {
         // run[read] is a `\r`: it becomes the `\n`, and swallows the `\n` of a `\r\n`.
         run[write] = b'\n';
-        write += 1;
         read += 1;
         if run.get(read) == Some(&b'\n') {
+            crlf_at.push(write as u32);
             read += 1;
         }
+        write += 1;
         let next_cr = memchr(b'\r', &run[read..]).map_or(run.len(), |at| read + at);
         run.copy_within(read..next_cr, write);
         write += next_cr - read;
@@ -368,7 +368,7 @@ pub(crate) mod tests {
         ];
         for &(run, expected) in cases {
             let mut run = run.to_vec();
-            let len = normalize_terminators(&mut run);
+            let len = normalize_terminators(&mut run, &mut Vec::new());
             assert_eq!(&run[..len], expected);
         }
     }
