@@ -19,14 +19,21 @@ export declare class NativeChunkStream {
 }
 
 /**
- * A backward scan for where the last `n` lines of a file start, which `cancel()` (or
- * finalizing this object) stops between reads.
+ * The last `n` lines of a file, read once, which `cancel()` (or finalizing this object) stops
+ * between reads.
  */
-export declare class NativeLastLinesScan {
-  /** `end`: the inclusive offset the file is taken to end at, if before its end. */
-  constructor(path: Uint8Array, n: number, end: number | undefined | null, chunkSize: number)
-  /** Resolves with where the lines start, a `NativeError`, or `null` if cancelled. */
-  scan(): Promise<NativeLastLines | NativeError | null>
+export declare class NativeLastLines {
+  /**
+   * `options.end`: the inclusive offset the file is taken to end at, if before its end;
+   * `options.start` is not used.
+   */
+  constructor(path: Uint8Array, n: number, options: NativeReadOptions, lines: NativeLineOptions)
+  /**
+   * Resolves with the lines' batches (each its lines joined by `
+  `, as `NativeLineStream`
+   * gives them), a `NativeError`, or `null` if cancelled. Called once.
+   */
+  read(): Promise<string[] | NativeError | null>
   cancel(): void
 }
 
@@ -131,12 +138,6 @@ export declare const enum NativeErrorKind {
 export interface NativeFollowOptions {
   atEnd: boolean
   lastLines?: number
-}
-
-/** Where the last lines start, and where the bytes they were counted in end (exclusive). */
-export interface NativeLastLines {
-  start: number
-  end: number
 }
 
 /** When the engine gets lent strings: see `text::Lending`. */

@@ -1,12 +1,11 @@
-// readLastLines: the last lines of a file. A native scan reads the file backward to where those
-// lines start (src/last_lines.rs); readLines then reads them forward from there, so they are
-// exactly the lines readLines gives, and every option and error is readLines' own.
+// readLastLines: the last lines of a file, read natively backward from its end (so the bytes
+// read are those lines plus at most one read) and framed as readLines frames them, with the same
+// options and errors (src/last_lines.rs, crates/fastlines-core/src/last_lines.rs).
 'use strict'
 
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
-const { readLines } = require('./line-reader')
 const { normalizeOptions, normalizePath } = require('./options')
 
 /** Checks a count of lines as Node checks integer arguments. */
@@ -17,19 +16,6 @@ function validateLineCount(name, value) {
   }
 }
 
-/**
- * Where the last `n` lines of the file start (`start`), and where the bytes they were counted
- * in end (`end`, exclusive: the file's size then, or the `end` option + 1). `read` and
- * `signal` are normalized options; an abort rejects at once and stops the scan.
- */
-async function findLastLines(bytes, display, n, read, signal) {
-  throwIfAborted(signal)
-  const scan = new binding.NativeLastLinesScan(bytes, n, read.end, read.chunkSize)
-  const found = await untilNativeDone(scan, scan.scan(), signal)
-  if (isNativeFailure(found)) throw nativeError(found, display)
-  return found
-}
-
 async function readLastLines(path, n, options) {
   validateLineCount('n', n)
   if (typeof options === 'string') options = { encoding: options }
@@ -37,14 +23,12 @@ async function readLastLines(path, n, options) {
     throw invalidArgValue('options.start', options.start, 'is not supported by readLastLines: use end')
   }
   const { bytes, display } = normalizePath(path)
-  const { read, signal } = normalizeOptions(options)
-  const { start, end } = await findLastLines(bytes, display, n, read, signal)
-  const lines = []
-  if (start === end) return lines
-  for await (const batch of readLines(path, { ...options, start, end: end - 1 }).batches()) {
-    for (const line of batch) lines.push(line)
-  }
-  return lines
+  const { read, lines, signal } = normalizeOptions(options)
+  throwIfAborted(signal)
+  const last = new binding.NativeLastLines(bytes, n, read, lines)
+  const batches = await untilNativeDone(last, last.read(), signal)
+  if (isNativeFailure(batches)) throw nativeError(batches, display)
+  return batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
 }
 
-module.exports = { findLastLines, readLastLines, validateLineCount }
+module.exports = { readLastLines, validateLineCount }

@@ -1,63 +1,75 @@
-//! Where `readLastLines` (and a follower's `lastLines`) start reading: found on the blocking pool
-//! by reading the file backward; the lines are then read forward by a line stream.
+//! `readLastLines`: the last lines of a file, read backward on the blocking pool and handed to JS
+//! as one array of batches.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::last_lines;
+use fastlines_core::{read_last_lines, LineFramer, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::input::path_from_bytes;
+use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
+use crate::text::JsText;
 
-/// Where the last lines start, and where the bytes they were counted in end (exclusive).
-#[napi(object)]
-pub struct NativeLastLines {
-    pub start: f64,
-    pub end: f64,
-}
-
-/// A backward scan for where the last `n` lines of a file start, which `cancel()` (or
-/// finalizing this object) stops between reads.
+/// The last `n` lines of a file, read once, which `cancel()` (or finalizing this object) stops
+/// between reads.
 #[napi]
-pub struct NativeLastLinesScan {
+pub struct NativeLastLines {
     path: PathBuf,
     n: u64,
-    end: Option<u64>,
-    chunk_size: usize,
+    options: ReadOptions,
+    framer: Option<LineFramer>,
     cancelled: Arc<AtomicBool>,
 }
 
 #[napi]
-impl NativeLastLinesScan {
-    /// `end`: the inclusive offset the file is taken to end at, if before its end.
+impl NativeLastLines {
+    /// `options.end`: the inclusive offset the file is taken to end at, if before its end;
+    /// `options.start` is not used.
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, n: f64, end: Option<f64>, chunk_size: u32) -> Self {
-        NativeLastLinesScan {
+    pub fn new(
+        path: Uint8Array,
+        n: f64,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+    ) -> Self {
+        NativeLastLines {
             path: path_from_bytes(&path),
             n: n as u64,
-            end: end.map(|end| end as u64),
-            chunk_size: chunk_size as usize,
+            options: (&options).into(),
+            framer: Some((&lines).into()),
             cancelled: Arc::default(),
         }
     }
 
-    /// Resolves with where the lines start, a `NativeError`, or `null` if cancelled.
-    #[napi(ts_return_type = "Promise<NativeLastLines | NativeError | null>")]
-    pub fn scan<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let (path, n, end, chunk_size) = (self.path.clone(), self.n, self.end, self.chunk_size);
+    /// Resolves with the lines' batches (each its lines joined by `\n`, as `NativeLineStream`
+    /// gives them), a `NativeError`, or `null` if cancelled. Called once.
+    #[napi(ts_return_type = "Promise<string[] | NativeError | null>")]
+    pub fn read<'env>(&mut self, env: &'env Env) -> Result<Object<'env>> {
+        let (path, n, options) = (self.path.clone(), self.n, self.options);
+        let framer = self.framer.take();
         let cancelled = Arc::clone(&self.cancelled);
-        spawn_blocking_promise(env, move || -> ScanStep {
-            match last_lines(&path, n, end, chunk_size, &cancelled) {
-                Ok(found) => found.map(|found| {
-                    Either::A(NativeLastLines {
-                        start: found.start as f64,
-                        end: found.len as f64,
-                    })
+        spawn_blocking_promise(env, move || -> LastLinesStep {
+            let framer = framer?;
+            let read = read_last_lines(
+                &path,
+                n,
+                options.end,
+                options.chunk_size,
+                framer,
+                &cancelled,
+            );
+            match read {
+                Ok(batches) => batches.map(|batches| {
+                    let texts = batches.into_iter().map(|batch| JsText {
+                        text: batch.text,
+                        lending: None,
+                    });
+                    Either::A(texts.collect())
                 }),
                 Err(err) => Some(Either::B(err.into())),
             }
@@ -70,10 +82,10 @@ impl NativeLastLinesScan {
     }
 }
 
-/// What a scan gives JS: where the lines start, a failure, or `null` when it was cancelled.
-type ScanStep = Option<Either<NativeLastLines, NativeError>>;
+/// What a read gives JS: the batches, a failure, or `null` when it was cancelled.
+type LastLinesStep = Option<Either<Vec<JsText>, NativeError>>;
 
-impl Drop for NativeLastLinesScan {
+impl Drop for NativeLastLines {
     fn drop(&mut self) {
         self.cancel();
     }

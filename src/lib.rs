@@ -23,6 +23,6 @@ mod sync;
 mod text;
 
 pub use count::NativeLineCount;
-pub use last_lines::NativeLastLinesScan;
+pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeLineStream};
 pub use sync::NativeLineReaderSync;

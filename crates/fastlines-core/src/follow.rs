@@ -15,14 +15,13 @@
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use tokio::sync::mpsc;
 use tokio::task::spawn_blocking;
 
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
-use crate::last_lines::last_lines_in;
+use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
 use crate::source::{ReadOptions, Source};
 use crate::stream::{offer, run_trips, Cancel, Item, Producer, TripEnd, ITEMS_PER_TRIP};
@@ -72,12 +71,12 @@ pub(crate) async fn follow(
         let path = std::path::absolute(&path).map_err(|err| OsError::new(&err, "open"))?;
         let (source, offset) = open_following(&path, &options, from)?;
         let watch = Watch::new(&path).map_err(|err| OsError::new(&err, "watch"))?;
-        Ok::<_, OsError>((path, source, offset, watch))
+        Ok::<_, ReadError>((path, source, offset, watch))
     });
     let (path, source, offset, watch) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
-            let _ = items.send(Err(err.into())).await;
+            let _ = items.send(Err(err)).await;
             return;
         }
         Err(_) => return, // the runtime is shutting down
@@ -99,7 +98,7 @@ fn open_following(
     path: &Path,
     options: &ReadOptions,
     from: FollowFrom,
-) -> Result<(Source, u64), OsError> {
+) -> Result<(Source, u64), ReadError> {
     let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let size = || {
         file.metadata()
@@ -109,11 +108,7 @@ fn open_following(
     let offset = match from {
         FollowFrom::Start => options.start,
         FollowFrom::End => size()?,
-        FollowFrom::LastLines(n) => {
-            let len = size()?;
-            let never = AtomicBool::new(false);
-            last_lines_in(&file, n, len, options.chunk_size, &never)?.map_or(len, |l| l.start)
-        }
+        FollowFrom::LastLines(n) => start_of_last_lines(&file, n, size()?, options.chunk_size)?,
     };
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;

@@ -102,6 +102,14 @@ impl LineFramer {
         self
     }
 
+    /// The longest line it collects, if it has a limit.
+    pub fn max_line_length(&self) -> Option<usize> {
+        match self.limit {
+            LineLimit::Max(max) | LineLimit::Exceeded(max) => Some(max),
+            LineLimit::None => None,
+        }
+    }
+
     /// Counts offsets from `offset`: where in the input the first byte read is.
     pub fn starting_at(mut self, offset: u64) -> Self {
         self.offset = offset;

@@ -1,6 +1,7 @@
-//! Finding where the last lines of a file start, reading backward from its end: the bytes read
-//! are those lines plus at most one read, however large the file. The lines themselves are then
-//! read forward from there, by the usual readers, so they are exactly the lines those give.
+//! The last lines of a file, found by reading it backward from its end: the bytes read are
+//! those lines plus at most one read, however large the file. [`read_last_lines`] keeps what it
+//! read and frames the lines from it, as a line reader would; a follower starting with its last
+//! lines only needs where they start ([`start_of_last_lines`]), and reads them forward.
 
 use std::fs::File;
 use std::path::Path;
@@ -8,100 +9,149 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::memrchr2_iter;
 
-use crate::error::OsError;
+use crate::error::{OsError, ReadError};
+use crate::frame::{Batch, LineFramer};
+use crate::reader::{Progress, Reader};
+use crate::source::Source;
 
-/// Where the last lines of a file's first bytes start, and where those bytes end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LastLines {
-    /// Offset of the first byte of the first of the last lines.
-    pub start: u64,
-    /// How many bytes of the file were considered: the end of the last line.
-    pub len: u64,
-}
-
-/// Where the last `n` lines of `path` start, the file taken as ending at `end` (inclusive) if
-/// that is before its end; read backward `chunk_size` bytes at a time. Lines are `readline`'s:
-/// a terminator at the very end starts no empty line. `None` once `cancelled` is set (checked
-/// between reads).
-pub fn last_lines(
+/// The last `n` lines of `path`, the file taken as ending at `end` (inclusive) if that is
+/// before its end, framed by `framer` (so with its encoding and limits) into batches; read
+/// backward `chunk_size` bytes at a time. Lines are `readline`'s: a terminator at the very end
+/// starts no empty line. A line among them longer than the framer's `max_line_length` fails
+/// with [`ReadError::LineTooLong`] as soon as the scan has read that much of it. `None` once
+/// `cancelled` is set (checked between reads).
+pub fn read_last_lines(
     path: &Path,
     n: u64,
     end: Option<u64>,
     chunk_size: usize,
+    framer: LineFramer,
     cancelled: &AtomicBool,
-) -> Result<Option<LastLines>, OsError> {
+) -> Result<Option<Vec<Batch>>, ReadError> {
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
-    let size = file
-        .metadata()
-        .map_err(|err| OsError::new(&err, "fstat"))?
-        .len();
-    let len = end.map_or(size, |end| size.min(end.saturating_add(1)));
-    last_lines_in(&file, n, len, chunk_size, cancelled)
+    let len = file_len(&file)?;
+    let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
+    // The chunks read, last first.
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let scan = Scan {
+        n,
+        len,
+        chunk_size,
+        max_line_length: framer.max_line_length(),
+        cancelled: Some(cancelled),
+    };
+    let start = scan.run(|buf, offset| {
+        read_at(&file, buf, offset)?;
+        chunks.push(buf.to_vec());
+        Ok(())
+    })?;
+    let Some(start) = start else {
+        return Ok(None);
+    };
+    let read: Vec<u8> = chunks.into_iter().rev().flatten().collect();
+    let lines = &read[read.len() - (len - start) as usize..];
+    let source = Source::new(lines, None, chunk_size);
+    let mut reader = Reader::new(source, framer.starting_at(start), Progress::default());
+    let mut batches = Vec::new();
+    while let Some(batch) = reader.next_blocking()? {
+        batches.push(batch);
+    }
+    Ok(Some(batches))
 }
 
-/// Where the last `n` lines of the first `len` bytes of `file` start, as [`last_lines`].
-pub(crate) fn last_lines_in(
+/// Where the last `n` lines of the first `len` bytes of `file` start.
+pub(crate) fn start_of_last_lines(
     file: &File,
     n: u64,
     len: u64,
     chunk_size: usize,
-    cancelled: &AtomicBool,
-) -> Result<Option<LastLines>, OsError> {
-    let start = start_of_last(n, len, chunk_size, |buf, offset| {
-        if cancelled.load(Ordering::Relaxed) {
-            return Err(Cancelled::Yes);
-        }
-        read_at(file, buf, offset).map_err(Cancelled::No)
-    });
-    match start {
-        Ok(start) => Ok(Some(LastLines { start, len })),
-        Err(Cancelled::Yes) => Ok(None),
-        Err(Cancelled::No(err)) => Err(err),
-    }
+) -> Result<u64, ReadError> {
+    let scan = Scan {
+        n,
+        len,
+        chunk_size,
+        max_line_length: None,
+        cancelled: None,
+    };
+    let start = scan.run(|buf, offset| Ok(read_at(file, buf, offset)?))?;
+    Ok(start.unwrap_or(0))
 }
 
-/// Why a backward scan stopped early.
-enum Cancelled {
-    Yes,
-    No(OsError),
+fn file_len(file: &File) -> Result<u64, OsError> {
+    file.metadata()
+        .map(|meta| meta.len())
+        .map_err(|err| OsError::new(&err, "fstat"))
 }
 
-/// Where the last `n` lines of the first `len` bytes start, given `read_at`, which fills its
-/// buffer from an offset. Scans backward for line starts: after a `\n`, and after a `\r` not
-/// followed by `\n`; the byte after each chunk's last is remembered for that `\r` check.
-fn start_of_last<E>(
+/// A backward scan for where the last `n` lines of the first `len` bytes start.
+struct Scan<'a> {
     n: u64,
     len: u64,
     chunk_size: usize,
-    mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), E>,
-) -> Result<u64, E> {
-    if n == 0 {
-        return Ok(len);
-    }
-    let mut chunk = vec![0; chunk_size.max(1)];
-    let mut chunk_end = len;
-    // The byte just after the current chunk, if any: already read, with the later chunk.
-    let mut after: Option<u8> = None;
-    let mut found = 0;
-    while chunk_end > 0 {
-        let chunk_start = chunk_end.saturating_sub(chunk.len() as u64);
-        let bytes = &mut chunk[..(chunk_end - chunk_start) as usize];
-        read_at(bytes, chunk_start)?;
-        for at in memrchr2_iter(b'\n', b'\r', bytes) {
-            let line_start = chunk_start + at as u64 + 1;
-            let next = bytes.get(at + 1).copied().or(after);
-            let ends_a_line = bytes[at] == b'\n' || next != Some(b'\n');
-            if ends_a_line && line_start < len {
-                found += 1;
-                if found == n {
-                    return Ok(line_start);
+    /// Stop with [`ReadError::LineTooLong`] at a line longer than this (plus its terminator).
+    max_line_length: Option<usize>,
+    /// Stop, giving `None`, once this is set (checked before each read).
+    cancelled: Option<&'a AtomicBool>,
+}
+
+impl Scan<'_> {
+    /// Scans backward with `read_at`, which fills its buffer from an offset, for line starts:
+    /// after a `\n`, and after a `\r` not followed by `\n`; the byte after each chunk's last
+    /// is remembered for that `\r` check.
+    fn run(
+        &self,
+        mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), ReadError>,
+    ) -> Result<Option<u64>, ReadError> {
+        if self.n == 0 {
+            return Ok(Some(self.len));
+        }
+        let mut chunk = vec![0; self.chunk_size.max(1)];
+        let mut chunk_end = self.len;
+        // The byte just after the current chunk, if any: already read, with the later chunk.
+        let mut after: Option<u8> = None;
+        let mut found = 0;
+        // Where the line being scanned ends: the last line start found, or the end.
+        let mut line_end = self.len;
+        while chunk_end > 0 {
+            let chunk_start = chunk_end.saturating_sub(chunk.len() as u64);
+            let bytes = &mut chunk[..(chunk_end - chunk_start) as usize];
+            if self
+                .cancelled
+                .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+            {
+                return Ok(None);
+            }
+            read_at(bytes, chunk_start)?;
+            for at in memrchr2_iter(b'\n', b'\r', bytes) {
+                let line_start = chunk_start + at as u64 + 1;
+                let next = bytes.get(at + 1).copied().or(after);
+                let ends_a_line = bytes[at] == b'\n' || next != Some(b'\n');
+                if ends_a_line && line_start < self.len {
+                    self.check_line(line_start, line_end)?;
+                    found += 1;
+                    if found == self.n {
+                        return Ok(Some(line_start));
+                    }
+                    line_end = line_start;
                 }
             }
+            self.check_line(chunk_start, line_end)?;
+            after = bytes.first().copied();
+            chunk_end = chunk_start;
         }
-        after = bytes.first().copied();
-        chunk_end = chunk_start;
+        Ok(Some(0))
     }
-    Ok(0)
+
+    /// Fails if the line from `start` (or before) to `end` is surely over the limit, its
+    /// terminator (at most 2 bytes) aside; a line just over it is the framer's to find.
+    fn check_line(&self, start: u64, end: u64) -> Result<(), ReadError> {
+        match self.max_line_length {
+            Some(max) if end - start > max as u64 + 2 => Err(ReadError::LineTooLong {
+                max_line_length: max,
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Fills `buf` from `offset`, as many reads as it takes; bytes the file no longer has (it
@@ -141,13 +191,20 @@ mod tests {
     /// no more than those lines and one chunk.
     fn last(input: &[u8], n: u64, chunk_size: usize) -> Vec<Vec<u8>> {
         let mut bytes_read = 0;
-        let start = start_of_last(n, input.len() as u64, chunk_size, |buf, offset| {
+        let scan = Scan {
+            n,
+            len: input.len() as u64,
+            chunk_size,
+            max_line_length: None,
+            cancelled: None,
+        };
+        let start = scan.run(|buf, offset| {
             bytes_read += buf.len();
             let offset = offset as usize;
             buf.copy_from_slice(&input[offset..offset + buf.len()]);
-            Ok::<_, ()>(())
-        })
-        .unwrap() as usize;
+            Ok(())
+        });
+        let start = start.unwrap().unwrap() as usize;
         assert!(bytes_read <= input.len() - start + chunk_size);
         reference_lines(&input[start..])
     }

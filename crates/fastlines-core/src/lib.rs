@@ -13,7 +13,7 @@
 //!   `transcode`, the one module that calls a native library (simdutf) through its FFI;
 //! - `reader`: the read loop that drives a source, the buffer and a framer ([`Reader`]);
 //! - `count`: counting lines without making them ([`count_lines`]);
-//! - `last_lines`: where the last lines of a file start, read backward ([`last_lines`]);
+//! - `last_lines`: the last lines of a file, read backward ([`read_last_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
 //!   ([`ReadStream`]);
 //! - `follow` and `watch`: a stream that follows a file as it grows and rotates, woken by the
@@ -42,7 +42,7 @@ pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, LineFramer, LineLayout};
-pub use last_lines::{last_lines, LastLines};
+pub use last_lines::read_last_lines;
 pub use reader::{Progress, Reader};
 pub use source::{open, ReadOptions, Source};
 pub use stream::ReadStream;
