@@ -18,27 +18,35 @@ use notify::event::{EventKind, ModifyKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::Notify;
 
-/// A follower's registration: woken while it lives, unregistered when dropped (and the
+/// A follower's registration: woken while it lives, unregistered when dropped (and each
 /// directory unwatched with its last follower).
 #[derive(Debug)]
 pub struct Watch {
-    dir: PathBuf,
-    name: OsString,
+    /// The directories and names it is woken for: the path's, and, when the path is a
+    /// symbolic link, its target's too (writes to the target show in the target's directory).
+    names: Vec<(PathBuf, OsString)>,
     wake: Arc<Notify>,
 }
 
 impl Watch {
     /// Starts waking the returned watch on every change to `path` (absolute, with a file name).
     pub fn new(path: &Path) -> io::Result<Watch> {
-        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(io::Error::from(io::ErrorKind::InvalidInput));
-        };
-        let watch = Watch {
-            dir: dir.to_owned(),
-            name: name.to_owned(),
+        let mut names = vec![dir_and_name(path)?];
+        if let Ok(target) = std::fs::canonicalize(path) {
+            let target = dir_and_name(&target)?;
+            if target != names[0] {
+                names.push(target);
+            }
+        }
+        let mut watch = Watch {
+            names: Vec::new(),
             wake: Arc::new(Notify::new()),
         };
-        watchers().add(&watch)?;
+        for (dir, name) in names {
+            // Added one at a time, so that dropping `watch` removes exactly what was added.
+            watchers().add(&dir, &name, &watch.wake)?;
+            watch.names.push((dir, name));
+        }
         Ok(watch)
     }
 
@@ -50,7 +58,16 @@ impl Watch {
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        watchers().remove(self);
+        for (dir, name) in &self.names {
+            watchers().remove(dir, name, &self.wake);
+        }
+    }
+}
+
+fn dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => Ok((dir.to_owned(), name.to_owned())),
+        _ => Err(io::Error::from(io::ErrorKind::InvalidInput)),
     }
 }
 
@@ -78,57 +95,55 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Watchers {
-    fn add(&self, watch: &Watch) -> io::Result<()> {
+    fn add(&self, dir: &Path, name: &OsString, wake: &Arc<Notify>) -> io::Result<()> {
         let mut watcher = lock(&self.watcher);
         let first_in_dir = {
             let mut listeners = lock(&self.listeners);
-            let files = listeners.entry(watch.dir.clone()).or_default();
+            let files = listeners.entry(dir.to_owned()).or_default();
             let first = files.is_empty();
-            files
-                .entry(watch.name.clone())
-                .or_default()
-                .push(Arc::clone(&watch.wake));
+            let wakes = files.entry(name.clone()).or_default();
+            wakes.push(Arc::clone(wake));
             first
         };
         if !first_in_dir {
             return Ok(());
         }
         let watched = match &mut *watcher {
-            Some(watcher) => watcher.watch(&watch.dir, RecursiveMode::NonRecursive),
+            Some(watcher) => watcher.watch(dir, RecursiveMode::NonRecursive),
             None => self.start().and_then(|mut started| {
-                let watched = started.watch(&watch.dir, RecursiveMode::NonRecursive);
+                let watched = started.watch(dir, RecursiveMode::NonRecursive);
                 *watcher = Some(started);
                 watched
             }),
         };
         watched.map_err(|err| {
-            lock(&self.listeners).remove(&watch.dir);
+            lock(&self.listeners).remove(dir);
             into_io_error(err)
         })
     }
 
-    fn remove(&self, watch: &Watch) {
+    fn remove(&self, dir: &Path, name: &OsString, wake: &Arc<Notify>) {
         let mut watcher = lock(&self.watcher);
         let last_in_dir = {
             let mut listeners = lock(&self.listeners);
-            let Some(files) = listeners.get_mut(&watch.dir) else {
+            let Some(files) = listeners.get_mut(dir) else {
                 return;
             };
-            if let Some(wakes) = files.get_mut(&watch.name) {
-                wakes.retain(|wake| !Arc::ptr_eq(wake, &watch.wake));
+            if let Some(wakes) = files.get_mut(name) {
+                wakes.retain(|other| !Arc::ptr_eq(other, wake));
                 if wakes.is_empty() {
-                    files.remove(&watch.name);
+                    files.remove(name);
                 }
             }
             let last = files.is_empty();
             if last {
-                listeners.remove(&watch.dir);
+                listeners.remove(dir);
             }
             last
         };
         if let (true, Some(watcher)) = (last_in_dir, &mut *watcher) {
             // The directory may be gone already, and its watch with it.
-            let _ = watcher.unwatch(&watch.dir);
+            let _ = watcher.unwatch(dir);
         }
     }
 
