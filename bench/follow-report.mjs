@@ -13,9 +13,10 @@ const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
 const amount = (value) => (value === null || value === undefined ? 'n/a' : formatAmount(value))
 const seconds = (ms) => (ms === null || ms === undefined ? 'n/a' : (ms / 1000).toFixed(2))
 
-/** A ratio with thousands separated: `52,310x`, `12x`, `3.4x`, `0.52x`. */
+/** A ratio with thousands separated: `52,310x`, `12x`, `3.4x`, `0.52x`, `0.0001x`. */
 export function formatBigRatio(ratio) {
-  return ratio >= 100 ? `${formatCount(Math.round(ratio))}x` : `${formatAmount(ratio)}x`
+  if (ratio >= 100) return `${formatCount(Math.round(ratio))}x`
+  return ratio >= 0.01 ? `${formatAmount(ratio)}x` : `${ratio.toPrecision(1)}x`
 }
 
 /** Whether a flood row saw every line once, in order, nothing garbled. */
@@ -93,8 +94,9 @@ function latencySection(follow) {
     '',
     bullets([
       "latency: from the writer's `writeSync` returning to the line reaching the follower's loop body " +
-        '(CLOCK_MONOTONIC, read in both processes); a follower woken by the write can beat the ' +
-        "writer's clock read by a few µs.",
+        '(CLOCK_MONOTONIC, read in both processes). It can be negative: the follower the write wakes ' +
+        'may run before the writer reads the clock (on a small machine, the writer can wait a ' +
+        'millisecond for a core).',
       'CPU ms: the follower process, every thread, from following to the end of the writes.',
       ...followerNotes(rows),
       ...failureNotices(rows, label),
@@ -119,8 +121,10 @@ function idleSection(follow) {
     markdownTable(['follower', 'runtime', 'CPU ms', 'then sees a line'], body, { left: 2 }),
     '',
     bullets([
-      "CPU ms: `process.cpuUsage()` of the follower's process (every thread) over the idle time; the " +
-        'followers of a runtime idle at once, each on its own file.',
+      "CPU ms: `process.cpuUsage()` of the follower's process (every thread) over the idle time, " +
+        `which starts ${follow.settings.idleSettleMs / 1000} s after the follower started (the garbage ` +
+        "collections start-up leaves behind, such as V8's memory reducer about 8 s after start, are " +
+        'not the idle cost); the followers of a runtime idle at once, each on its own file.',
       'then sees a line: one line appended after the idle time arrived.',
       ...followerNotes(rows),
       ...failureNotices(rows, label),
@@ -132,25 +136,20 @@ function idleSection(follow) {
 
 function floodSection(follow) {
   const rows = follow.flood
-  const writerMs = rows.filter((row) => row.writerMs !== undefined).map((row) => row.writerMs)
-  const writer =
-    writerMs.length === 0
-      ? ''
-      : `; the writer took ${seconds(Math.min(...writerMs))}-${seconds(Math.max(...writerMs))} s`
   const body = rows.map((row) => {
     const head = [row.follower, runtimeName(row.runtime), FLOOD_PARTS[row.part]]
-    if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '']
-    const lag = row.gotLast ? seconds(row.lagMs) : '–'
+    if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '', '']
+    const lag = row.gotLast ? amount(row.lagMs) : '–'
     const cells = [row.lost, row.duplicates, row.outOfOrder, row.garbled].map(formatCount)
     const verdict = everyLineOnce(row) ? '✓' : row.timedOut ? 'behind' : '✗'
-    return [...head, formatCount(row.received), ...cells, lag, seconds(row.cpuMs), verdict]
+    return [...head, formatCount(row.received), ...cells, lag, seconds(row.writerMs), seconds(row.cpuMs), verdict]
   })
   const label = (row) => `${row.follower} · ${runtimeName(row.runtime)} · ${FLOOD_PARTS[row.part]}`
   const header = ['follower', 'runtime', 'rotation', 'lines', 'missing', 'duplicated', 'out of order', 'garbled']
   return [
-    `### Follow without loss: ${formatCount(follow.settings.floodLines)} lines as fast as the writer can${writer}`,
+    `### Follow without loss: ${formatCount(follow.settings.floodLines)} lines as fast as the writer can`,
     '',
-    markdownTable([...header, 'last line after writer s', 'CPU s', 'verdict'], body, { left: 3 }),
+    markdownTable([...header, 'last line after writer ms', 'writer s', 'CPU s', 'verdict'], body, { left: 3 }),
     '',
     bullets([
       'lines: distinct numbered lines that arrived; missing: the others; duplicated: lines that ' +
@@ -165,11 +164,14 @@ function floodSection(follow) {
       `verdict: ✓ every line once, in order; behind: lines were still arriving ${follow.settings.catchUpMs / 1000} s ` +
         'after the writer finished, when the follower was stopped (its missing lines had not arrived ' +
         'yet); ✗ otherwise.',
-      'CPU s: the follower process, every thread, from following until it was stopped (n/a for ' +
-        '`tail -F`, whose CPU is in its own process).',
+      "writer s: from the writer's first write to its last returning (the follower shares the " +
+        "machine's cores with it, and slows it down accordingly).",
+      'CPU s: the follower process, every thread, from following until it was stopped; for ' +
+        "`tail -F`, the `tail` process's own (in 10 ms ticks), not the Node process's that counts its " +
+        'lines.',
       ...followerNotes(rows),
       ...failureNotices(rows, label),
-      ...followerNotices(rows, label),
+      ...followerNotices(rows, (row) => FLOOD_PARTS[row.part]),
     ]),
     '',
   ].join('\n')
@@ -254,9 +256,9 @@ function perRuntime(runtimes, rows, name, extra, cell) {
     .join(' / ')
 }
 
-/** The no-loss cell of one run: `✓ 0.02 s` (every line, the last one that long after the writer) or its faults. */
+/** The no-loss cell of one run: `✓ 0.85` (every line, the last one that many ms after the writer) or its faults. */
 function floodCell(row) {
-  if (everyLineOnce(row)) return `✓ ${seconds(row.lagMs)} s`
+  if (everyLineOnce(row)) return `✓ ${amount(row.lagMs)}`
   return lineFaults(row).join(', ')
 }
 
@@ -287,16 +289,23 @@ export function followReadme(follow) {
   const flooders = unique(follow.flood.map((row) => row.follower))
   if (flooders.length > 0) {
     const floodParts = Object.keys(FLOOD_PARTS).filter((part) => follow.flood.some((row) => row.part === part))
+    const cpuPart = floodParts[0]
     const body = flooders.map((name) => [
       `\`${name}\``,
       ...floodParts.map((part) => perRuntime(runtimes, follow.flood, name, { part }, floodCell)),
+      perRuntime(runtimes, follow.flood, name, { part: cpuPart }, (row) => seconds(row.cpuMs)),
     ])
     parts.push(
       `A writer process appends ${formatCount(settings.floodLines)} numbered lines as fast as it can ` +
         '(rotating the file halfway: renamed, or copied and truncated); ✓ means every line arrived once, ' +
-        "in order, the last one that many seconds after the writer's last write; otherwise what went " +
-        `wrong (not yet in: still arriving ${settings.catchUpMs / 1000} s after the writer finished); ${legend}:`,
-      markdownTable(['follower', ...floodParts.map((part) => FLOOD_PARTS[part])], body),
+        "in order, the last one that many ms after the writer's last write; otherwise what went " +
+        `wrong (not yet in: still arriving ${settings.catchUpMs / 1000} s after the writer finished). ` +
+        `CPU: the follower's, in seconds, ${FLOOD_PARTS[cpuPart]} (for \`tail -F\`, the \`tail\` ` +
+        `process's); ${legend}:`,
+      markdownTable(
+        ['follower', ...floodParts.map((part) => FLOOD_PARTS[part]), `CPU s, ${FLOOD_PARTS[cpuPart]}`],
+        body,
+      ),
     )
   }
   if (follow.lastLines.length > 0) {
@@ -313,13 +322,14 @@ export function followReadme(follow) {
           .map((runtime) => lastLinesRatio(follow, runtime, n, other))
           .map((found) => (found === undefined ? '–' : formatBigRatio(found.ratio)))
           .join(' / ')
-      return `last ${formatCount(n)}: ${cells('readline')} \`readline\`, ${cells('read-last-lines')} \`read-last-lines\``
+      return `last ${formatCount(n)}: ${cells('readline')} and ${cells('read-last-lines')}`
     })
     parts.push(
       `The last lines of ${corpus} (${formatSize(bytes)}), median ms (\`readline\` reads the whole file); ` +
         `${legend}:`,
       markdownTable(['contender', ...counts.map((n) => `last ${formatCount(n)} ms`)], body),
-      `\`readLastLines\` is ${ratios.join('; ')} as fast.`,
+      "The speed of fastlines' `readLastLines` relative to `readline` and to `read-last-lines` " +
+        `(their median / its median): ${ratios.join('; ')}.`,
     )
   }
   return parts.join('\n\n')

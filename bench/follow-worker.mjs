@@ -12,8 +12,8 @@
 //
 // `paced` records when each line arrives on the clock of clock.mjs; `flood` only when the last
 // one did; `idle` reports the CPU time from `mark` to `done`. Each also reports the CPU time from
-// `ready` to `done`. `process.cpuUsage()` counts every thread of the process: fastlines' native
-// threads too, not `tail -F`'s child process.
+// `ready` to `done`, and from `ready` to the end; `process.cpuUsage()` counts every thread of the
+// process, fastlines' native threads too. `tail -F`'s own CPU time is reported as `child`.
 import readline from 'node:readline'
 import { fromPerformanceNow, monotonicNs } from './clock.mjs'
 import { FOLLOWERS, HELLO, lineNumber, loadLibrary } from './followers.mjs'
@@ -131,9 +131,9 @@ async function main([name, file, countArg, scenario, catchUpMs]) {
       clearInterval(timer)
       commands.close()
       process.stdin.destroy()
-      await following.stop()
+      const stopped = await following.stop()
       cpu.end = process.cpuUsage()
-      resolve(timedOut)
+      resolve({ timedOut, childCpuMs: stopped?.childCpuMs ?? null })
     }
     const check = () => {
       const now = performance.now()
@@ -152,7 +152,7 @@ async function main([name, file, countArg, scenario, catchUpMs]) {
       say(`ack ${command}`)
     })
   })
-  const timedOut = await finished
+  const { timedOut, childCpuMs } = await finished
 
   const between = (from, to) => (cpu[from] && cpu[to] ? cpuMs(cpu[to]) - cpuMs(cpu[from]) : null)
   return {
@@ -165,6 +165,7 @@ async function main([name, file, countArg, scenario, catchUpMs]) {
       idle: between('mark', 'done'),
       readyToDone: between('ready', 'done'),
       readyToEnd: between('ready', 'end'),
+      child: childCpuMs,
     },
     timedOut,
     errorCount,

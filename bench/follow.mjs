@@ -29,8 +29,13 @@ export const FOLLOW_SETTINGS = {
   /** latency: this many lines, one every intervalMs. */
   pacedLines: 1000,
   intervalMs: 5,
-  /** idle: how long the followers wait with nothing written. */
+  /**
+   * idle: how long the followers wait with nothing written, measured after idleSettleMs: start-up
+   * leaves work behind that is not the follower's idle cost (V8's memory reducer collects the
+   * start-up's garbage about 8 s after it, 5-20 ms of CPU time).
+   */
   idleMs: 10_000,
+  idleSettleMs: 10_000,
   /** no loss: this many lines, as fast as the writer can. */
   floodLines: 1_000_000,
   /** How long after the writer finished a follower is given to catch up before it is stopped. */
@@ -252,8 +257,9 @@ async function eachRun(runs, step) {
 }
 
 /**
- * Idle: every follower at once, each on its own file, for idleMs with nothing written; then one
- * line each, to show it still follows. Idle followers do not disturb each other's CPU time.
+ * Idle: every follower at once, each on its own file, for idleMs with nothing written, after
+ * idleSettleMs; then one line each, to show it still follows. Idle followers do not disturb each
+ * other's CPU time.
  */
 async function measureIdle(runtime, followers, settings) {
   const runs = followers.map((follower) => ({ follower, scratch: scratchFile() }))
@@ -262,6 +268,7 @@ async function measureIdle(runtime, followers, settings) {
       const count = FOLLOWERS[run.follower].floor ? 0 : 1
       run.worker = await startFollower(runtime, run.follower, run.scratch.file, count, 'idle', settings)
     })
+    await sleep(settings.idleSettleMs)
     await eachRun(runs, (run) => command(run.worker, 'mark'))
     const idleStart = performance.now()
     await sleep(settings.idleMs)
@@ -309,7 +316,7 @@ async function measureFlood(runtime, follower, part, settings) {
     lagMs: result.lastArrivalNs === null ? null : (result.lastArrivalNs - writer.endNs) / 1e6,
     gotLast,
     timedOut: result.timedOut,
-    cpuMs: FOLLOWERS[follower].native ? null : result.cpuMs.readyToEnd,
+    cpuMs: FOLLOWERS[follower].native ? result.cpuMs.child : result.cpuMs.readyToEnd,
     ...followerErrors(result),
   }
 }

@@ -5,7 +5,8 @@
 //
 // A follower's `follow(path, { lib, onLine, onError })` starts following `path` from its current
 // end, calls `onLine(line)` for each line as it arrives and `onError(message)` for what goes
-// wrong, and resolves to `{ stop }`: `stop()` stops following and resolves once it has.
+// wrong, and resolves to `{ stop }`: `stop()` stops following and resolves once it has (to
+// `{ childCpuMs }` for a follower that runs in a child process).
 // A last-lines reader's `run(path, n, { lib })` resolves to the last `n` lines, as strings.
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -76,9 +77,24 @@ function followTail(path, { lib: Tail, onLine, onError }) {
   return { stop: async () => tail.unwatch() }
 }
 
+/** /proc/<pid>/stat counts CPU time in USER_HZ ticks, 100 a second on Linux. */
+const USER_HZ = 100
+
+/** The CPU time, user and system, of a running process, from /proc; undefined where unreadable. */
+function processCpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * GNU `tail -n 0 -F path` in a child process; its stdout is split by readline. Its notices on
- * stderr (truncation, replacement) are passed to `onError` prefixed with `stderr:`.
+ * stderr (truncation, replacement) are passed to `onError` prefixed with `stderr:`. `stop()`
+ * resolves to `{ childCpuMs }`: the CPU time `tail` used, in 10 ms ticks.
  */
 function followGnuTail(path, { onLine, onError }) {
   const child = spawn('tail', ['-n', '0', '-F', path], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -88,8 +104,10 @@ function followGnuTail(path, { onLine, onError }) {
   const exited = new Promise((resolve) => child.on('close', resolve))
   return {
     stop: async () => {
+      const childCpuMs = processCpuMs(child.pid)
       child.kill()
       await exited
+      return { childCpuMs }
     },
   }
 }
