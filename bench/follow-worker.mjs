@@ -21,6 +21,8 @@ import { FOLLOWERS, HELLO, lineNumber, loadLibrary } from './followers.mjs'
 const SETTLE_MS = 300
 const QUIET_MS = 3000
 const CHECK_MS = 100
+/** How long stopping the follower may take before the worker reports without waiting for it. */
+const STOP_MS = 5000
 /** Error messages kept in the output, of all that are counted. */
 const KEPT_ERRORS = 20
 
@@ -91,6 +93,24 @@ class Tally {
   }
 }
 
+/** Stops the follower; a stop that fails or takes over STOP_MS is reported as an error. */
+async function stop(following, onError) {
+  let timer
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('late'), STOP_MS)
+  })
+  try {
+    const stopped = await Promise.race([following.stop(), late])
+    if (stopped === 'late') onError(`stop did not settle within ${STOP_MS / 1000} s`)
+    return stopped === 'late' ? undefined : stopped
+  } catch (error) {
+    onError(`stop: ${describe(error)}`)
+    return undefined
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 async function main([name, file, countArg, scenario, catchUpMs]) {
   const follower = FOLLOWERS[name]
   if (follower === undefined) throw new Error(`unknown follower: ${name}`)
@@ -131,7 +151,7 @@ async function main([name, file, countArg, scenario, catchUpMs]) {
       clearInterval(timer)
       commands.close()
       process.stdin.destroy()
-      const stopped = await following.stop()
+      const stopped = await stop(following, onError)
       cpu.end = process.cpuUsage()
       resolve({ timedOut, childCpuMs: stopped?.childCpuMs ?? null })
     }
