@@ -23,10 +23,13 @@ export function formatBigRatio(ratio) {
 export const everyLineOnce = (row) =>
   row.lost === 0 && row.duplicates === 0 && row.outOfOrder === 0 && row.garbled === 0
 
+/** Whether a flood row's follower was stopped while still catching up: the last line had not come. */
+const behind = (row) => row.timedOut && !row.gotLast
+
 /** What went wrong with a row's lines, as short phrases: `3 lost`, `12 duplicated`, ... */
 function lineFaults(row) {
   const faults = []
-  if (row.lost > 0) faults.push(row.timedOut ? `${formatCount(row.lost)} not yet in` : `${formatCount(row.lost)} lost`)
+  if (row.lost > 0) faults.push(`${formatCount(row.lost)} ${behind(row) ? 'not yet in' : 'lost'}`)
   if (row.duplicates > 0) faults.push(`${formatCount(row.duplicates)} duplicated`)
   if (row.outOfOrder > 0) faults.push(`${formatCount(row.outOfOrder)} out of order`)
   if (row.garbled > 0) faults.push(`${formatCount(row.garbled)} garbled`)
@@ -141,7 +144,7 @@ function floodSection(follow) {
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '', '']
     const lag = row.gotLast ? amount(row.lagMs) : '–'
     const cells = [row.lost, row.duplicates, row.outOfOrder, row.garbled].map(formatCount)
-    const verdict = everyLineOnce(row) ? '✓' : row.timedOut ? 'behind' : '✗'
+    const verdict = everyLineOnce(row) ? '✓' : behind(row) ? 'behind' : '✗'
     return [...head, formatCount(row.received), ...cells, lag, seconds(row.writerMs), seconds(row.cpuMs), verdict]
   })
   const label = (row) => `${row.follower} · ${runtimeName(row.runtime)} · ${FLOOD_PARTS[row.part]}`
@@ -162,8 +165,8 @@ function floodSection(follow) {
         '(no line is written in between, so a line missing is one the follower did not read before ' +
         'the truncation: `tail -F` is the bound).',
       `verdict: ✓ every line once, in order; behind: lines were still arriving ${follow.settings.catchUpMs / 1000} s ` +
-        'after the writer finished, when the follower was stopped (its missing lines had not arrived ' +
-        'yet); ✗ otherwise.',
+        'after the writer finished, when the follower was stopped, and the last line had not come (its ' +
+        'missing lines had not arrived yet); ✗ otherwise.',
       "writer s: from the writer's first write to its last returning (the follower shares the " +
         "machine's cores with it, and slows it down accordingly).",
       'CPU s: the follower process, every thread, from following until it was stopped; for ' +

@@ -11,7 +11,7 @@
 // once no line arrived for QUIET_MS (lines were lost), or <catch-up-ms> after `done` at the latest.
 //
 // `paced` records when each line arrives on the clock of clock.mjs; `flood` only when the last
-// one did; `idle` reports the CPU time from `mark` to `done`. Each also reports the CPU time from
+// line (number <count> - 1) first did; `idle` reports the CPU time from `mark` to `done`. Each also reports the CPU time from
 // `ready` to `done`, and from `ready` to the end; `process.cpuUsage()` counts every thread of the
 // process, fastlines' native threads too. `tail -F`'s own CPU time is reported as `child`.
 import readline from 'node:readline'
@@ -46,6 +46,8 @@ class Tally {
   maxSeq = -1
   lastSeq = -1
   lastAt = undefined
+  /** When the last line, number count - 1, first arrived (performance.now()). */
+  finalAt = undefined
   #seen
   #arrivals
 
@@ -72,12 +74,13 @@ class Tally {
       if (seq < this.maxSeq) this.outOfOrder++
     }
     if (seq > this.maxSeq) this.maxSeq = seq
+    if (seq === this.#seen.length - 1) this.finalAt ??= this.lastAt
     this.lastSeq = seq
   }
 
   toJSON() {
     const { lines, distinct, duplicates, outOfOrder, garbled, hellos, maxSeq, lastSeq } = this
-    const lastArrivalNs = this.lastAt === undefined ? null : fromPerformanceNow(this.lastAt)
+    const finalArrivalNs = this.finalAt === undefined ? null : fromPerformanceNow(this.finalAt)
     return {
       lines,
       distinct,
@@ -87,7 +90,7 @@ class Tally {
       hellos,
       maxSeq,
       lastSeq,
-      lastArrivalNs,
+      finalArrivalNs,
       arrivals: this.#arrivals,
     }
   }

@@ -169,7 +169,7 @@ async function command(worker, name) {
 /** Takes the worker's report, once told `done`; notes a worker that does not exit after it. */
 async function report(worker) {
   const result = JSON.parse(await worker.next((line) => line.startsWith('{'), worker.reportTimeoutMs, 'report'))
-  const exit = await Promise.race([worker.exited, sleep(EXIT_TIMEOUT_MS)])
+  const exit = await Promise.race([worker.exited, sleep(EXIT_TIMEOUT_MS, undefined, { ref: false })])
   if (exit === undefined) {
     worker.kill()
     result.errors.push(`the process did not exit within ${EXIT_TIMEOUT_MS / 1000} s of its report: killed`)
@@ -305,7 +305,7 @@ async function measureFlood(runtime, follower, part, settings) {
   })
   if (outcome.error !== undefined) return { ...base, error: outcome.error }
   const { writer, result } = outcome
-  const gotLast = result.maxSeq === count - 1
+  const gotLast = result.finalArrivalNs !== null
   return {
     ...base,
     received: result.distinct,
@@ -313,7 +313,7 @@ async function measureFlood(runtime, follower, part, settings) {
     ...lineProblems(result),
     lines: result.lines,
     writerMs: (writer.endNs - writer.startNs) / 1e6,
-    lagMs: result.lastArrivalNs === null ? null : (result.lastArrivalNs - writer.endNs) / 1e6,
+    lagMs: gotLast ? (result.finalArrivalNs - writer.endNs) / 1e6 : null,
     gotLast,
     timedOut: result.timedOut,
     cpuMs: FOLLOWERS[follower].native ? result.cpuMs.child : result.cpuMs.readyToEnd,
