@@ -22,18 +22,19 @@ use tokio::sync::Notify;
 /// directory unwatched with its last follower).
 #[derive(Debug)]
 pub struct Watch {
-    /// The directories and names it is woken for: the path's, and, when the path is a
-    /// symbolic link, its target's too (writes to the target show in the target's directory).
+    /// The directories (canonical) and names it is woken for: the path's, and, when the path
+    /// is a symbolic link, its target's too (writes to the target show in the target's
+    /// directory).
     names: Vec<(PathBuf, OsString)>,
     wake: Arc<Notify>,
 }
 
 impl Watch {
-    /// Starts waking the returned watch on every change to `path` (absolute, with a file name).
+    /// Starts waking the returned watch on every change to `path` (with a file name).
     pub fn new(path: &Path) -> io::Result<Watch> {
-        let mut names = vec![dir_and_name(path)?];
+        let mut names = vec![canonical_dir_and_name(path)?];
         if let Ok(target) = std::fs::canonicalize(path) {
-            let target = dir_and_name(&target)?;
+            let target = canonical_dir_and_name(&target)?;
             if target != names[0] {
                 names.push(target);
             }
@@ -64,11 +65,20 @@ impl Drop for Watch {
     }
 }
 
-fn dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
-    match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => Ok((dir.to_owned(), name.to_owned())),
-        _ => Err(io::Error::from(io::ErrorKind::InvalidInput)),
-    }
+/// The canonical form of the directory of `path`, and its name there. Directories are watched
+/// by their canonical path only: the OS watches a directory once however it is named (through
+/// a symbolic link, say), and reports its events under one of those names, which must be the
+/// one listeners are found by.
+fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    Ok((std::fs::canonicalize(dir)?, name.to_owned()))
 }
 
 /// The process's watcher and who listens to what. Two locks, never held together by the
