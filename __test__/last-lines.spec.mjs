@@ -1,0 +1,271 @@
+// readLastLines: exactly the last n lines readLines yields (collected, then sliced), on the line
+// contract's inputs at every small read size, with `end`, `encoding` and `maxLineLength`; its
+// argument errors and fs-shaped failures; and its reads bounded by the lines asked for, seen in
+// the bytes this process reads (/proc/self/io), on a 10 GiB sparse file too.
+import fs from 'node:fs'
+
+import test from 'ava'
+
+import { readLastLines, readLines } from '../index.js'
+import { makeTempDir, numberedLines } from './helpers/files.mjs'
+import {
+  EDGE_INPUTS,
+  LARGER_READS,
+  LATIN1_INPUTS,
+  SMALL_READS,
+  STRADDLERS,
+  straddlerInputs,
+} from './helpers/line-inputs.mjs'
+import { byteRange, bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
+import { bytesReadByProcess, collect } from './helpers/tail.mjs'
+
+const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
+const EVERY_READ_SIZE = [...SMALL_READS, ...LARGER_READS]
+const GiB = 2 ** 30
+
+const temp = makeTempDir(test)
+
+function hex(bytes) {
+  if (bytes.length === 0) return '(empty)'
+  const shown = Buffer.from(bytes.subarray(0, 200)).toString('hex')
+  return bytes.length > 200 ? `${shown}... (${bytes.length} bytes)` : shown
+}
+
+/** The counts to ask for: none, one, two, three, all of them and more than all. */
+const countsFor = (total) => [...new Set([0, 1, 2, 3, total, total + 1, total + 7])]
+
+/** The last `n` of `lines` (`slice(-0)` would be all of them). */
+const lastOf = (lines, n) => (n === 0 ? [] : lines.slice(-n))
+
+/**
+ * What readLines yields for the file with `options` (checked against the reference on the same
+ * bytes), and readLastLines for every count at every read size gives its last n.
+ */
+async function assertLastLines(t, { file, bytes, label }, options = {}, readSizes = EVERY_READ_SIZE) {
+  const { encoding, end } = options
+  const all = await collect(readLines(file, options))
+  t.deepEqual(all, referenceLines(byteRange(bytes, { end }), encoding), `readLines, ${label}`)
+  for (const highWaterMark of readSizes) {
+    for (const n of countsFor(all.length)) {
+      const got = await readLastLines(file, n, { ...options, highWaterMark })
+      const context = `n=${n} options=${JSON.stringify({ ...options, highWaterMark })} ${label} bytes=${hex(bytes)}`
+      t.deepEqual(got, lastOf(all, n), context)
+    }
+  }
+}
+
+const writeInput = (bytes, label) => ({ file: temp.file(bytes), bytes, label })
+
+// ---- the line contract's inputs --------------------------------------------------------------
+
+const EDGE_FILES = EDGE_INPUTS.map(([name, bytes]) => writeInput(bytes, name))
+const LATIN1_FILES = LATIN1_INPUTS.map(([name, bytes]) => writeInput(bytes, name))
+
+test('utf8 edge cases: the last n lines of readLines at every highWaterMark', async (t) => {
+  for (const input of EDGE_FILES) await assertLastLines(t, input)
+})
+
+test('the edge cases read as Latin-1, and the Latin-1 cases', async (t) => {
+  for (const input of [...LATIN1_FILES, ...EDGE_FILES]) await assertLastLines(t, input, { encoding: 'latin1' })
+})
+
+for (const [name, token] of STRADDLERS) {
+  const inputs = straddlerInputs(bytesOf(token)).map((bytes, i) => writeInput(bytes, `${name} #${i}`))
+  test(`${name} straddling backward read boundaries at every highWaterMark`, async (t) => {
+    for (const input of inputs) await assertLastLines(t, input, {}, [...SMALL_READS, undefined])
+  })
+}
+
+const SOUP_INPUTS = 160
+const soupRandom = seededRandom(SEED ^ 0x1a57)
+const soup = Array.from({ length: SOUP_INPUTS }, (_, index) => ({
+  ...writeInput(randomSoup(soupRandom, soupRandom() < 0.1 ? 200 : 40), `soup #${index} (seed ${SEED})`),
+  highWaterMark: soupRandom.int(1, 16),
+}))
+
+for (let group = 0; group < 4; group++) {
+  test(`random byte soup, group ${group + 1}/4 (seed ${SEED})`, async (t) => {
+    for (const input of soup.filter((_, i) => i % 4 === group)) {
+      for (const encoding of ['utf8', 'latin1']) {
+        await assertLastLines(t, input, { encoding }, [input.highWaterMark, undefined])
+      }
+    }
+  })
+}
+
+test('many lines of every terminator, across many reads', async (t) => {
+  const terminators = ['\n', '\r\n', '\r']
+  let text = ''
+  for (let i = 0; i < 3000; i++) text += (i % 11 === 0 ? '' : `${i} é中😀 ${'x'.repeat(i % 70)}`) + terminators[i % 3]
+  const input = writeInput(bytesOf(text), 'many lines')
+  const all = await collect(readLines(input.file))
+  for (const highWaterMark of [7, 100, 4096, undefined]) {
+    for (const n of [1, 10, 999, 1000, 1001, all.length - 1, all.length]) {
+      t.deepEqual(await readLastLines(input.file, n, { highWaterMark }), lastOf(all, n), `n=${n} hwm=${highWaterMark}`)
+    }
+  }
+})
+
+// ---- end -------------------------------------------------------------------------------------
+
+test('end: the file is taken as ending there, as readLines takes it', async (t) => {
+  const inputs = [
+    bytesOf('héllo\r\nwörld\r中文\n😀 end'),
+    bytesOf('caf', [0xe9], '\r\n\r\n', [0xf0, 0x9f, 0x98, 0x80], '\r', [0xe4, 0xb8], '\n\n'),
+    bytesOf(randomSoup(seededRandom(SEED ^ 0xe11d), 120), '\r\n中'),
+  ].map((bytes, i) => writeInput(bytes, `end file ${i + 1}`))
+  for (const input of inputs) {
+    const { bytes } = input
+    const cr = bytes.indexOf('\r\n')
+    const lead = bytes.findIndex((byte) => byte >= 0xc2 && byte <= 0xf4)
+    const ends = [0, 1, 2, 6, cr, cr + 1, lead, lead + 1, bytes.length - 2, bytes.length - 1, bytes.length]
+    ends.push(bytes.length + 10, Infinity)
+    for (const end of new Set(ends)) {
+      for (const encoding of ['utf8', 'latin1']) {
+        await assertLastLines(t, input, { end, encoding }, [1, 2, 3, 5, undefined])
+      }
+    }
+  }
+})
+
+// ---- options and errors ------------------------------------------------------------------------
+
+test('n must be a safe integer >= 0', async (t) => {
+  const file = temp.file('a\nb\n')
+  for (const n of ['1', undefined, null, 1n, {}, [1]]) {
+    await t.throwsAsync(
+      async () => readLastLines(file, n),
+      { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' },
+      `n=${String(n)}`,
+    )
+  }
+  for (const n of [-1, -0.5, 1.5, NaN, 2 ** 53, -(2 ** 53)]) {
+    await t.throwsAsync(
+      async () => readLastLines(file, n),
+      { instanceOf: RangeError, code: 'ERR_OUT_OF_RANGE' },
+      `n=${n}`,
+    )
+  }
+  t.deepEqual(await readLastLines(file, 0), [])
+  t.deepEqual(await readLastLines(file, Number.MAX_SAFE_INTEGER), ['a', 'b'])
+})
+
+test('start is refused; bad options and paths fail as they do for readLines', async (t) => {
+  const file = temp.file('a\nb\n')
+  for (const start of [0, 1]) {
+    await t.throwsAsync(async () => readLastLines(file, 1, { start }), { code: 'ERR_INVALID_ARG_VALUE' })
+  }
+  await t.throwsAsync(async () => readLastLines(file, 1, { end: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+  await t.throwsAsync(async () => readLastLines(file, 1, { highWaterMark: 0 }), { code: 'ERR_OUT_OF_RANGE' })
+  await t.throwsAsync(async () => readLastLines(file, 1, { maxLineLength: 0 }), { code: 'ERR_OUT_OF_RANGE' })
+  await t.throwsAsync(async () => readLastLines(file, 1, { encoding: 'utf16le' }), { code: 'ERR_INVALID_ARG_VALUE' })
+  await t.throwsAsync(async () => readLastLines(file, 1, { signal: {} }), { code: 'ERR_INVALID_ARG_TYPE' })
+  await t.throwsAsync(async () => readLastLines(42, 1), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  await t.throwsAsync(async () => readLastLines('a\0b', 1), { code: 'ERR_INVALID_ARG_VALUE' })
+})
+
+test('a missing file rejects with the error fs gives', async (t) => {
+  const file = temp.path('missing.log')
+  const expected = await t.throwsAsync(fs.promises.open(file))
+  for (const n of [0, 1, 5]) {
+    const error = await t.throwsAsync(readLastLines(file, n), { instanceOf: Error }, `n=${n}`)
+    t.like(error, { code: 'ENOENT', errno: expected.errno, syscall: 'open', path: file }, `n=${n}`)
+    t.is(error.message, expected.message, `n=${n}`)
+  }
+  const error = await t.throwsAsync(readLastLines(temp.dir, 1))
+  t.is(error.code, 'EISDIR')
+})
+
+test('a path may be a Buffer or a file: URL', async (t) => {
+  const file = temp.file('one\ntwo\nthree\n')
+  t.deepEqual(await readLastLines(Buffer.from(file), 2), ['two', 'three'])
+  t.deepEqual(await readLastLines(new URL(`file://${file}`), 2), ['two', 'three'])
+})
+
+test('encoding latin1 makes each byte a character', async (t) => {
+  const file = temp.file(bytesOf('x\n', [0xe9, 0xff], '\r\n', [0xc3, 0xa9]))
+  t.deepEqual(await readLastLines(file, 2, { encoding: 'latin1' }), ['éÿ', 'Ã©'])
+  t.deepEqual(await readLastLines(file, 2), ['\uFFFD\uFFFD', 'é'])
+})
+
+test('maxLineLength: only a line of the result that is too long rejects', async (t) => {
+  const long = 'L'.repeat(100)
+  const file = temp.file(`a\n${long}\nb\nc\n`)
+  const maxLineLength = 50
+  t.deepEqual(await readLastLines(file, 2, { maxLineLength }), ['b', 'c'])
+  for (const highWaterMark of [1, 7, 64, undefined]) {
+    const error = await t.throwsAsync(readLastLines(file, 3, { maxLineLength, highWaterMark }))
+    t.like(error, { code: 'ERR_LINE_TOO_LONG', path: file, maxLineLength }, `hwm=${highWaterMark}`)
+    t.regex(error.message, /longer than maxLineLength \(50 bytes\)/)
+  }
+  t.deepEqual(await readLastLines(file, 3, { maxLineLength: 100 }), [long, 'b', 'c'])
+  // The limit is in bytes, without the terminator.
+  const wide = temp.file(`${'é'.repeat(30)}\r\nz\r\n`)
+  await t.throwsAsync(readLastLines(wide, 2, { maxLineLength: 59 }), { code: 'ERR_LINE_TOO_LONG' })
+  t.deepEqual(await readLastLines(wide, 2, { maxLineLength: 60 }), ['é'.repeat(30), 'z'])
+})
+
+test('an aborted signal rejects with an AbortError', async (t) => {
+  const file = temp.file('a\nb\n')
+  const reason = new Error('stop')
+  const error = await t.throwsAsync(readLastLines(file, 1, { signal: AbortSignal.abort(reason) }))
+  t.like(error, { name: 'AbortError', code: 'ABORT_ERR', cause: reason })
+  t.deepEqual(await readLastLines(file, 1, { signal: new AbortController().signal }), ['b'])
+})
+
+// ---- bounded reads -----------------------------------------------------------------------------
+// Serial tests run before the others, alone in this process, so /proc/self/io's count of bytes
+// read is theirs (plus a few hundred bytes of ava's messages and of /proc itself).
+
+const NOISE = 16 * 1024
+
+test.serial('reads the lines asked for plus at most about one read, not the file', async (t) => {
+  const lines = numberedLines(300_000) // 18 MB of 60-byte lines
+  const file = temp.file(lines, 'big.log')
+  const all = lines.trimEnd().split('\n')
+  for (const [n, highWaterMark] of [
+    [1, 4096],
+    [10, 4096],
+    [1000, 4096],
+    [1000, undefined],
+    [10, 1],
+  ]) {
+    const before = bytesReadByProcess()
+    const got = await readLastLines(file, n, { highWaterMark })
+    const read = bytesReadByProcess() - before
+    t.deepEqual(got, all.slice(-n))
+    const bound = (n + 1) * 60 + 2 * (highWaterMark ?? 48 * 1024) + NOISE
+    t.true(read <= bound, `n=${n} hwm=${highWaterMark}: read ${read} bytes (bound ${bound}) of ${lines.length}`)
+  }
+})
+
+test.serial('the last lines of a 10 GiB sparse file come at once', async (t) => {
+  const file = temp.path('sparse.log')
+  fs.writeFileSync(file, '')
+  fs.truncateSync(file, 10 * GiB)
+  // The hole reads as 10 GiB of NUL bytes: one line, which the last lines must never reach.
+  fs.appendFileSync(file, '\nfirst after the hole\r\nsecond\rthird\n')
+  const before = bytesReadByProcess()
+  const started = performance.now()
+  t.deepEqual(await readLastLines(file, 3), ['first after the hole', 'second', 'third'])
+  t.deepEqual(await readLastLines(file, 1, { highWaterMark: 3 }), ['third'])
+  t.deepEqual(await readLastLines(file, 2, { end: 10 * GiB + 28 }), ['first after the hole', 'second'])
+  const read = bytesReadByProcess() - before
+  t.true(read < 1024 * 1024, `read ${read} bytes of a ${10 * GiB}-byte file`)
+  t.log(`3 calls in ${(performance.now() - started).toFixed(1)} ms, ${read} bytes read`)
+})
+
+test.serial('a line over maxLineLength among the last lines is found too long without reading it whole', async (t) => {
+  const file = temp.path('sparse-long.log')
+  fs.writeFileSync(file, '')
+  fs.truncateSync(file, GiB)
+  fs.appendFileSync(file, '\nlast\n')
+  const maxLineLength = 1024 * 1024
+  const before = bytesReadByProcess()
+  const error = await t.throwsAsync(readLastLines(file, 2, { maxLineLength }))
+  const read = bytesReadByProcess() - before
+  t.like(error, { code: 'ERR_LINE_TOO_LONG', path: file, maxLineLength })
+  // Once more than maxLineLength bytes of it are behind, the line is too long, wherever it starts.
+  t.true(read <= 4 * maxLineLength, `read ${read} bytes to find a line over ${maxLineLength} bytes too long`)
+  t.deepEqual(await readLastLines(file, 1, { maxLineLength }), ['last'])
+})
