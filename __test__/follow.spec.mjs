@@ -1,0 +1,746 @@
+// followLines: `tail -F` on real files. Where it starts (the end, `start`, `lastLines`); lines
+// handed out only once their terminator is on disk (a partial line, `\r\n` split across
+// appends); real rotations while a writer process writes (rename and recreate, copytruncate),
+// deletion and recreation; 1,000 followers on one shared inotify instance; close and abort
+// while a step waits; no CPU while idle; workers terminated and processes exiting while
+// following; `position`, `maxLineLength` and `batches()` on a follower. Every wait is on the
+// reader's own steps or state, with ava's timeout as the guard; the few sleeps only order a
+// write before a rotation where that order is the point.
+import fs from 'node:fs'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+import test from 'ava'
+
+import { followLines, readLastLines, readLines } from '../index.js'
+import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
+import {
+  collect,
+  describeRun,
+  fixturePath,
+  inotifyInstances,
+  logLine,
+  logLineNumber,
+  runProcess,
+  take,
+  until,
+  within,
+} from './helpers/tail.mjs'
+
+const temp = makeTempDir(test)
+const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+const done = { value: undefined, done: true }
+const line = (value) => ({ value, done: false })
+
+/** Inotify instances before this file started any follower (the runtime may hold its own). */
+const inotifyBaseline = inotifyInstances()
+
+/** Watches held by this process's inotify instances, from /proc/self/fdinfo. */
+function inotifyWatches() {
+  let watches = 0
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
+      watches += fs
+        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('inotify wd:')).length
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return watches
+}
+
+/** A new empty file and a follower of it from offset 0, closed when the test ends. */
+function emptyFollowed(t, name, options = {}) {
+  const file = temp.file('', name)
+  const reader = followLines(file, { start: 0, ...options })
+  t.teardown(() => reader.close())
+  return { file, reader }
+}
+
+/** Appends `data`, then waits until the follower has read `bytes` bytes in all. */
+async function appendAndRead(reader, file, data, bytes) {
+  fs.appendFileSync(file, data)
+  await until(() => reader.bytesRead === bytes, `the follower to read ${bytes} bytes (it read ${reader.bytesRead})`)
+}
+
+/** Runs `code` as an ES module in a fresh process of this runtime, with `fastlines` imported. */
+function runScript(name, code, options) {
+  const script = temp.file(`import * as fastlines from ${JSON.stringify(indexPath)}\n${code}`, `${name}.mjs`)
+  return runProcess([script], options)
+}
+
+// ---- where following starts ------------------------------------------------------------------
+
+test('starts at the end: lines there before the first step are skipped, lines appended after come', async (t) => {
+  const file = temp.file('old 1\nold 2\n')
+  const reader = followLines(file)
+  t.is(reader.position, undefined, 'no position before the first step opens the file')
+  fs.appendFileSync(file, 'written before the first step\n')
+  t.false(isOpen(file), 'nothing is opened before the first step')
+  const first = reader.next()
+  await until(() => reader.position !== undefined, 'the first step to open the file')
+  t.is(reader.position, fs.statSync(file).size)
+  fs.appendFileSync(file, 'new 1\n')
+  t.deepEqual(await first, line('new 1'))
+  fs.appendFileSync(file, 'new 2\nnew 3\n')
+  t.deepEqual(await take(reader, 2), ['new 2', 'new 3'])
+  t.is(reader.linesRead, 3)
+  t.is(reader.bytesRead, 'new 1\nnew 2\nnew 3\n'.length)
+  t.is(reader.position, fs.statSync(file).size)
+  await reader.close()
+  t.false(isOpen(file))
+  t.deepEqual(await reader.next(), done)
+})
+
+test('start: follows from a byte offset, with the lines readLines gives from there', async (t) => {
+  const content = 'a\nbb\r\nccc\rdddd\n\né\n'
+  const file = temp.file(content)
+  for (let start = 0; start <= Buffer.byteLength(content) + 2; start++) {
+    const expected = await collect(readLines(file, { start }))
+    const reader = followLines(file, { start })
+    t.is(reader.position, start)
+    t.deepEqual(await take(reader, expected.length), expected, `start=${start}`)
+    t.is(reader.position, Math.max(start, Buffer.byteLength(content)), `start=${start}`)
+    await reader.close()
+  }
+  // Appends after the start offset come, also when it was past the end when following began.
+  const reader = followLines(file, { start: Buffer.byteLength(content) })
+  const step = reader.next()
+  fs.appendFileSync(file, 'appended\n')
+  t.deepEqual(await step, line('appended'))
+  await reader.close()
+})
+
+test('lastLines: the last n lines, then every line appended', async (t) => {
+  const file = temp.file('l1\nl2\r\nl3\rl4\n\nl6 é\n')
+  for (const lastLines of [1, 2, 5, 6, 7, 100]) {
+    const reader = followLines(file, { lastLines })
+    t.deepEqual(
+      await take(reader, Math.min(lastLines, 6)),
+      await readLastLines(file, lastLines),
+      `lastLines=${lastLines}`,
+    )
+    t.is(reader.position, fs.statSync(file).size)
+    const step = reader.next()
+    fs.appendFileSync(file, `appended ${lastLines}\n`)
+    t.deepEqual(await step, line(`appended ${lastLines}`))
+    await reader.close()
+    fs.writeFileSync(file, 'l1\nl2\r\nl3\rl4\n\nl6 é\n')
+  }
+  const reader = followLines(file, { lastLines: 0 })
+  const step = reader.next()
+  await until(() => reader.position !== undefined, 'the first step to open the file')
+  t.is(reader.position, fs.statSync(file).size)
+  fs.appendFileSync(file, 'only this\n')
+  t.deepEqual(await step, line('only this'))
+  await reader.close()
+})
+
+test('lastLines on a large file reads only its end', async (t) => {
+  const file = temp.file(numberedLines(200_000), 'large-last.log')
+  const reader = followLines(file, { lastLines: 3 })
+  t.deepEqual(await take(reader, 3), numberedLines(200_000).trimEnd().split('\n').slice(-3))
+  t.true(reader.bytesRead < 1024 * 1024, `read ${reader.bytesRead} bytes of a 12 MB file for 3 lines`)
+  await reader.close()
+})
+
+test('start and lastLines together, or end, are refused', (t) => {
+  const file = temp.file('x\n')
+  t.throws(() => followLines(file, { start: 0, lastLines: 1 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => followLines(file, { end: 10 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => followLines(file, { start: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => followLines(42), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => followLines(file, { highWaterMark: 0 }), { code: 'ERR_OUT_OF_RANGE' })
+})
+
+// ---- lines complete only once their terminator is on disk -------------------------------------
+
+test('a partial line waits for its terminator, across several appends', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'partial.log')
+  const step = reader.next()
+  await appendAndRead(reader, file, 'hel', 3)
+  await appendAndRead(reader, file, 'lo wor', 9)
+  fs.appendFileSync(file, 'ld\nnext')
+  t.deepEqual(await step, line('hello world'))
+  t.is(reader.position, 12)
+  const second = reader.next()
+  await until(() => reader.bytesRead === 16, 'the follower to read the partial line')
+  fs.appendFileSync(file, '\n')
+  t.deepEqual(await second, line('next'))
+  t.is(reader.position, 17)
+})
+
+test('a character split across appends is decoded whole', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'split-char.log')
+  const step = reader.next()
+  await appendAndRead(reader, file, Buffer.from([0x63, 0x61, 0x66, 0xc3]), 4)
+  fs.appendFileSync(file, Buffer.from([0xa9, 0x0a]))
+  t.deepEqual(await step, line('café'))
+  const emoji = reader.next()
+  await appendAndRead(reader, file, Buffer.from([0xf0, 0x9f]), 8)
+  await appendAndRead(reader, file, Buffer.from([0x98]), 9)
+  fs.appendFileSync(file, Buffer.from([0x80, 0x0d, 0x0a]))
+  t.deepEqual(await emoji, line('😀'))
+  t.is(reader.position, 12)
+})
+
+test('a \\r\\n split across two appends is one terminator; a line ending in \\r waits for the next byte', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'crlf.log')
+  const first = reader.next()
+  await appendAndRead(reader, file, 'a\r', 2)
+  fs.appendFileSync(file, '\nb\r')
+  t.deepEqual(await first, line('a'))
+  t.is(reader.position, 3)
+  // 'b\r' may yet become 'b\r\n': it is handed out only with the byte after it.
+  const second = reader.next()
+  await until(() => reader.bytesRead === 5, 'the follower to read b\\r')
+  fs.appendFileSync(file, 'c\n')
+  t.deepEqual(await second, line('b'))
+  t.is(reader.position, 5)
+  t.deepEqual(await reader.next(), line('c'))
+  const third = reader.next()
+  await appendAndRead(reader, file, 'd\r', 9)
+  fs.appendFileSync(file, '\r\n')
+  t.deepEqual(await third, line('d'))
+  t.deepEqual(await reader.next(), line(''))
+  t.is(reader.position, 11)
+  // Nothing else is there: the next step waits, and close() ends it.
+  const fourth = reader.next()
+  await reader.close()
+  t.deepEqual(await fourth, done)
+  t.is(reader.linesRead, 5)
+})
+
+test('appends of many lines at once all come, in order', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'burst.log')
+  const expected = []
+  for (let round = 0; round < 50; round++) {
+    let text = ''
+    for (let i = 0; i < 40; i++) {
+      const n = round * 40 + i
+      expected.push(logLine(n))
+      text += `${logLine(n)}${['\n', '\r\n', '\r'][n % 3]}`
+    }
+    fs.appendFileSync(file, text)
+  }
+  fs.appendFileSync(file, '\n')
+  t.deepEqual(await take(reader, expected.length), expected)
+})
+
+test('several followers of one file each get every line', async (t) => {
+  const file = temp.file('', 'shared.log')
+  const readers = Array.from({ length: 10 }, () => followLines(file, { start: 0 }))
+  t.teardown(() => Promise.all(readers.map((reader) => reader.close())))
+  const steps = readers.map((reader) => take(reader, 3))
+  fs.appendFileSync(file, 'one\n')
+  fs.appendFileSync(file, 'two\nthree\n')
+  for (const lines of await Promise.all(steps)) t.deepEqual(lines, ['one', 'two', 'three'])
+})
+
+test('closing one follower leaves the others of the same directory woken', async (t) => {
+  const kept = temp.file('', 'kept.log')
+  const closed = temp.file('', 'closed.log')
+  const keptReader = followLines(kept, { start: 0 })
+  t.teardown(() => keptReader.close())
+  const closedReader = followLines(closed, { start: 0 })
+  const closedStep = closedReader.next()
+  const keptStep = keptReader.next()
+  fs.appendFileSync(kept, 'first\n')
+  t.deepEqual(await keptStep, line('first'))
+  await closedReader.close()
+  t.deepEqual(await closedStep, done)
+  const next = keptReader.next()
+  fs.appendFileSync(kept, 'after the other closed\n')
+  t.deepEqual(await next, line('after the other closed'))
+})
+
+test('one directory named in several ways (relative, through a symlink, Buffer, URL): every follower stays woken', async (t) => {
+  // A directory of its own, so that if a follower here stops being woken, no other test's does.
+  const dir = temp.path('aliases')
+  fs.mkdirSync(dir)
+  const link = temp.path('aliases-link')
+  fs.symlinkSync(dir, link)
+  const named = {
+    absolute: path.join(dir, 'absolute.log'),
+    relative: path.relative(process.cwd(), path.join(dir, 'relative.log')),
+    symlink: path.join(link, 'symlink.log'),
+    buffer: Buffer.from(path.join(dir, 'buffer.log')),
+    url: new URL(`file://${path.join(dir, 'url.log')}`),
+  }
+  const readers = {}
+  t.teardown(() => Promise.all(Object.values(readers).map((reader) => reader.close())))
+  const check = async (name, text) => {
+    const step = readers[name].next()
+    fs.appendFileSync(named[name], `${text}\n`)
+    t.deepEqual(await within(step, 5000, `${name}: ${text}`), line(text), name)
+  }
+  for (const [name, file] of Object.entries(named)) {
+    fs.writeFileSync(file, '')
+    readers[name] = followLines(file, { start: 0 })
+  }
+  await check('absolute', 'first')
+  for (const name of Object.keys(named)) await check(name, `${name} while all follow`)
+  await readers.relative.close()
+  await readers.symlink.close()
+  for (const name of ['absolute', 'buffer', 'url']) await check(name, `${name} after two closed`)
+  const missing = path.relative(process.cwd(), path.join(dir, 'missing.log'))
+  const error = await t.throwsAsync(followLines(missing).next())
+  t.like(error, { code: 'ENOENT', path: missing })
+})
+
+// ---- rotation, truncation, deletion -----------------------------------------------------------
+
+/**
+ * Follows `log` while the writer fixture writes it and rotates it `rotations` times in `mode`,
+ * asking for each rotation once the follower has read 2,000 lines into the newest file. Returns
+ * the numbers of the lines the follower got, where the writer rotated, and how many it wrote.
+ */
+async function followWriter(t, log, mode, rotations) {
+  fs.writeFileSync(log, '')
+  const reader = followLines(log, { start: 0 })
+  const rotatedAt = []
+  let requested = 0
+  let total
+  let last = -1
+  const got = []
+  const malformed = []
+  let output = ''
+  const onStdout = (data, child) => {
+    output += data
+    let newline
+    while ((newline = output.indexOf('\n')) !== -1) {
+      const [what, n] = output.slice(0, newline).split(' ')
+      output = output.slice(newline + 1)
+      if (what === 'rotated') {
+        rotatedAt.push(Number(n))
+        if (mode === 'copytruncate' && last >= Number(n)) child.stdin.write('continue\n')
+      } else if (what === 'done') {
+        total = Number(n)
+        if (last === total - 1) reader.close()
+      }
+    }
+  }
+  const { child, result } = runProcess([fixturePath('log-writer.mjs'), log, mode, '20000', String(rotations)], {
+    onStdout,
+    timeout: 60_000,
+  })
+  for await (const text of reader) {
+    const n = logLineNumber(text)
+    if (!(n > last) || text !== logLine(n)) {
+      malformed.push({ after: last, text })
+      break
+    }
+    got.push(n)
+    // The copytruncate writer waits after the first line it wrote into the truncated file.
+    if (mode === 'copytruncate' && n === rotatedAt.at(-1)) child.stdin.write('continue\n')
+    last = n
+    if (n === total - 1) break
+    const newest = rotatedAt.at(-1) ?? 0
+    if (requested === rotatedAt.length && requested < rotations && n >= newest + 2000) {
+      requested++
+      child.stdin.write('rotate\n')
+    }
+  }
+  await reader.close()
+  const run = await result
+  t.is(run.status, 0, describeRun(run))
+  t.deepEqual(malformed, [], 'every line whole, each after the one before')
+  t.is(rotatedAt.length, rotations, 'the writer rotated as often as asked')
+  t.is(last, total - 1, `the follower got to the last line the writer wrote (${total - 1})`)
+  return { got, rotatedAt, total, position: reader.position }
+}
+
+test('rename rotation while a writer process writes: every line once, in order', async (t) => {
+  t.timeout(60_000)
+  const log = temp.path('renamed.log')
+  const { got, rotatedAt, total, position } = await followWriter(t, log, 'rename', 4)
+  t.is(got.length, total, 'no line lost')
+  t.true(
+    got.every((n, i) => n === i),
+    'no line repeated or out of order',
+  )
+  t.is(position, fs.statSync(log).size, 'position is in the newest file')
+  for (let k = 1; k <= rotatedAt.length; k++) {
+    const [firstOfNext] = (await readLastLines(`${log}.${k}`, 1)).map(logLineNumber)
+    t.is(firstOfNext, rotatedAt[k - 1] - 1, `rotated file ${k} ends before rotation ${k}`)
+  }
+})
+
+test('copytruncate while a writer process writes: every line after each truncation comes, from offset 0', async (t) => {
+  t.timeout(60_000)
+  const log = temp.path('truncated.log')
+  const { got, rotatedAt, total, position } = await followWriter(t, log, 'copytruncate', 3)
+  const received = new Set(got)
+  // Lines written before a truncation but not yet read are in the copy only: what tail -F loses.
+  for (const first of rotatedAt) t.true(received.has(first), `line ${first}, the first after a truncation`)
+  const afterLast = got.slice(got.indexOf(rotatedAt.at(-1)))
+  t.deepEqual(
+    afterLast,
+    Array.from({ length: total - rotatedAt.at(-1) }, (_, i) => rotatedAt.at(-1) + i),
+    'every line after the last truncation',
+  )
+  t.is(position, fs.statSync(log).size, 'position is in the truncated file')
+  t.log(`${total - got.length} of ${total} lines were in the copies only`)
+})
+
+test('rename: the old file is read to its end, its unterminated last line as a line, then the new one from 0', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'rename.log')
+  const fd = fs.openSync(file, 'a')
+  fs.writeSync(fd, 'one\n')
+  t.deepEqual(await reader.next(), line('one'))
+  const step = reader.next()
+  fs.writeSync(fd, 'two\nhal')
+  t.deepEqual(await step, line('two'))
+  await until(() => reader.bytesRead === 11, 'the follower to read the partial line')
+  fs.renameSync(file, `${file}.1`)
+  // The follower sees the rename before the old file grows and before the new one appears.
+  await sleep(50)
+  fs.writeSync(fd, 'f\nafter the rename\nunterminated')
+  await sleep(50)
+  fs.closeSync(fd)
+  fs.writeFileSync(file, 'new\r\n')
+  t.deepEqual(await take(reader, 4), ['half', 'after the rename', 'unterminated', 'new'])
+  t.is(reader.position, 5, 'position is in the new file')
+  fs.appendFileSync(file, 'more\n')
+  t.deepEqual(await reader.next(), line('more'))
+  t.is(reader.position, 10)
+})
+
+test('rename: a lone \\r ending the old file and a \\n starting the new one are two terminators', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'rename-cr.log')
+  const step = reader.next()
+  await appendAndRead(reader, file, 'x\r', 2)
+  fs.renameSync(file, `${file}.1`)
+  fs.writeFileSync(file, '\nb\n')
+  t.deepEqual(await step, line('x'))
+  t.deepEqual(await take(reader, 2), ['', 'b'])
+  t.is(reader.position, 3)
+})
+
+test('copytruncate: reading restarts at offset 0 and a partial line from before is dropped', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'copytruncate.log')
+  const fd = fs.openSync(file, 'a')
+  t.teardown(() => fs.closeSync(fd))
+  fs.writeSync(fd, 'line 1\nline 2\n')
+  t.deepEqual(await take(reader, 2), ['line 1', 'line 2'])
+  const step = reader.next()
+  fs.writeSync(fd, 'partial')
+  await until(() => reader.bytesRead === 21, 'the follower to read the partial line')
+  fs.copyFileSync(file, `${file}.1`)
+  fs.truncateSync(file, 0)
+  // Fewer bytes than were read before: the truncation shows whenever the follower looks.
+  fs.writeSync(fd, 'after 1\n')
+  t.deepEqual(await step, line('after 1'))
+  t.is(reader.position, 8)
+  fs.writeSync(fd, 'after 2\n')
+  t.deepEqual(await reader.next(), line('after 2'))
+  t.is(reader.position, 16)
+})
+
+test('copytruncate: a truncation seen before the file grows past the old offset restarts at 0 too', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'truncate-grow.log')
+  fs.appendFileSync(file, 'short\n')
+  t.deepEqual(await reader.next(), line('short'))
+  const step = reader.next()
+  fs.truncateSync(file, 0)
+  // The truncation lands before the new lines: that order is the point.
+  await sleep(50)
+  const lines = Array.from({ length: 20 }, (_, i) => logLine(i))
+  fs.appendFileSync(file, `${lines.join('\n')}\n`)
+  t.deepEqual([(await step).value, ...(await take(reader, 19))], lines)
+  t.is(reader.position, fs.statSync(file).size)
+})
+
+for (const [name, pause] of [
+  ['at once', 0],
+  ['after a pause', 100],
+]) {
+  test(`a deleted file recreated ${name} is read from 0`, async (t) => {
+    const { file, reader } = emptyFollowed(t, `deleted-${pause}.log`)
+    fs.appendFileSync(file, 'before\n')
+    t.deepEqual(await reader.next(), line('before'))
+    const step = reader.next()
+    fs.unlinkSync(file)
+    // The deletion is seen before the file comes back: that order is the point.
+    if (pause) await sleep(pause)
+    fs.writeFileSync(file, 'reborn\n')
+    t.deepEqual(await step, line('reborn'))
+    t.is(reader.position, 7)
+    fs.appendFileSync(file, 'and more\n')
+    t.deepEqual(await reader.next(), line('and more'))
+    t.is(reader.position, 16)
+  })
+}
+
+test('a missing path rejects the first step with ENOENT, as fs does', async (t) => {
+  const file = temp.path('never-there.log')
+  const expected = await t.throwsAsync(fs.promises.open(file))
+  for (const options of [undefined, { start: 0 }, { start: 10 }, { lastLines: 3 }]) {
+    const reader = followLines(file, options)
+    const error = await t.throwsAsync(reader.next(), { instanceOf: Error }, JSON.stringify(options))
+    t.like(error, { code: 'ENOENT', errno: expected.errno, syscall: 'open', path: file })
+    t.is(error.message, expected.message)
+    t.deepEqual(await reader.next(), done)
+  }
+  await t.throwsAsync(followLines(file).batches().next(), { code: 'ENOENT' })
+})
+
+// ---- many followers --------------------------------------------------------------------------
+
+test.serial('1,000 followers at once on distinct files: one inotify instance, every line, all closed', async (t) => {
+  t.timeout(60_000)
+  const count = 1000
+  const watchesBefore = inotifyWatches()
+  const files = Array.from({ length: count }, (_, i) => temp.file(`first ${i}\n`, `many-${i}.log`))
+  const readers = files.map((file, i) => followLines(file, { start: `first ${i}\n`.length }))
+  t.teardown(() => Promise.all(readers.map((reader) => reader.close())))
+  const firstSteps = readers.map((reader) => reader.next())
+  files.forEach((file, i) => fs.appendFileSync(file, `appended ${i}\n`))
+  const firsts = await Promise.all(firstSteps)
+  t.deepEqual(
+    firsts.map(({ value }) => value),
+    files.map((_, i) => `appended ${i}`),
+  )
+  // Linux allows 128 inotify instances per user by default: one per follower could not work.
+  t.true(inotifyInstances() <= inotifyBaseline + 1, `${inotifyInstances() - inotifyBaseline} inotify instances`)
+  const open = new Set(openPaths())
+  t.is(files.filter((file) => open.has(file)).length, count, 'every follower holds its file open')
+
+  const secondSteps = readers.map((reader) => reader.next())
+  files.forEach((file, i) => fs.appendFileSync(file, `second ${i}\r\n`))
+  t.deepEqual(
+    (await Promise.all(secondSteps)).map(({ value }) => value),
+    files.map((_, i) => `second ${i}`),
+  )
+
+  const pending = readers.map((reader) => reader.next())
+  await Promise.all(readers.map((reader) => reader.close()))
+  t.true(
+    (await Promise.all(pending)).every((result) => result.done),
+    'every pending step ends when its follower is closed',
+  )
+  const stillOpen = new Set(openPaths())
+  t.is(files.filter((file) => stillOpen.has(file)).length, 0, 'every file is closed')
+  await until(() => inotifyWatches() <= watchesBefore, `the watches to be dropped (${inotifyWatches()} left)`)
+})
+
+// ---- close, abort and idling -----------------------------------------------------------------
+
+test('close() while a step waits: the step ends, the file is closed', async (t) => {
+  const file = temp.file('a\n')
+  const reader = followLines(file, { start: 0 })
+  t.deepEqual(await reader.next(), line('a'))
+  const waiting = reader.next()
+  t.true(isOpen(file))
+  await Promise.all([reader.close(), reader.close()])
+  t.deepEqual(await waiting, done)
+  t.false(isOpen(file))
+  fs.appendFileSync(file, 'b\n')
+  t.deepEqual(await reader.next(), done)
+  t.is(reader.position, 2, 'position stays after the last line handed out')
+})
+
+test('close() before the first step opens nothing', async (t) => {
+  const file = temp.file('a\n')
+  const reader = followLines(file, { start: 0 })
+  await reader.close()
+  t.deepEqual(await reader.next(), done)
+  t.false(isOpen(file))
+})
+
+test('break and return() close the follower', async (t) => {
+  const file = temp.file('a\nb\nc\n')
+  for await (const text of followLines(file, { start: 0 })) {
+    t.true(isOpen(file))
+    if (text === 'b') break
+  }
+  t.false(isOpen(file))
+  const reader = followLines(file, { start: 0 })
+  await reader.next()
+  t.deepEqual(await reader.return('r'), { value: 'r', done: true })
+  t.false(isOpen(file))
+})
+
+test('aborting while a step waits rejects it with an AbortError and closes the file', async (t) => {
+  const file = temp.file('a\n')
+  const controller = new AbortController()
+  const reader = followLines(file, { start: 0, signal: controller.signal })
+  t.deepEqual(await reader.next(), line('a'))
+  const waiting = reader.next()
+  t.true(isOpen(file))
+  const reason = new Error('user cancelled')
+  controller.abort(reason)
+  const error = await t.throwsAsync(waiting)
+  t.like(error, { name: 'AbortError', code: 'ABORT_ERR', cause: reason })
+  await until(() => !isOpen(file), 'the abort to close the file', 5000)
+  await t.throwsAsync(reader.next(), { name: 'AbortError' })
+})
+
+test('an already aborted signal rejects the first step without opening the file', async (t) => {
+  const file = temp.file('a\n')
+  await t.throwsAsync(followLines(file, { signal: AbortSignal.abort() }).next(), { name: 'AbortError' })
+  await t.throwsAsync(followLines(file, { lastLines: 1, signal: AbortSignal.abort() }).next(), {
+    name: 'AbortError',
+  })
+  t.false(isOpen(file))
+})
+
+test('no CPU is spent while waiting, and the process exits by itself after close()', async (t) => {
+  // A directory of its own: the other tests' writes to their files must not count here.
+  const quiet = temp.path('quiet')
+  fs.mkdirSync(quiet)
+  const file = path.join(quiet, 'idle.log')
+  fs.writeFileSync(file, 'there before\n')
+  const run = await runProcess([fixturePath('follow-idle.mjs'), file], { timeout: 20_000 }).result
+  t.is(run.status, 0, describeRun(run))
+  const { cpuMs, wallMs, line: woken } = JSON.parse(run.stdout)
+  t.is(woken, 'woken')
+  t.true(wallMs >= 990, `waited ${wallMs} ms`)
+  // A follower that polled, even every few milliseconds, would show here.
+  t.true(cpuMs < 50, `used ${cpuMs} ms of CPU over ${wallMs} ms of waiting`)
+  t.log(`${cpuMs.toFixed(1)} ms of CPU over ${wallMs.toFixed(0)} ms of waiting`)
+})
+
+// ---- processes and workers -------------------------------------------------------------------
+
+test('a pending step keeps the process alive until its line is written', async (t) => {
+  const file = temp.file('', 'keepalive.log')
+  const { result } = runScript(
+    'keepalive',
+    `const reader = fastlines.followLines(${JSON.stringify(file)})
+     const step = reader.next()
+     while (reader.position === undefined) await new Promise((resolve) => setTimeout(resolve, 2))
+     console.log('ready')
+     console.log('got', (await step).value)
+     await reader.close()`,
+    { onStdout: (data) => data.includes('ready') && fs.appendFileSync(file, 'hello\n'), timeout: 20_000 },
+  )
+  const run = await result
+  t.is(run.status, 0, describeRun(run))
+  t.is(run.stdout, 'ready\ngot hello\n')
+})
+
+test('a process that follows and then closes, breaks or aborts exits by itself', async (t) => {
+  const file = temp.file(numberedLines(100), 'exit.log')
+  const { result } = runScript(
+    'exits',
+    `const file = ${JSON.stringify(file)}
+     const closed = fastlines.followLines(file, { lastLines: 2 })
+     console.log((await closed.next()).value)
+     console.log((await closed.next()).value)
+     const waiting = closed.next()
+     await closed.close()
+     console.log(JSON.stringify(await waiting))
+     for await (const line of fastlines.followLines(file, { start: 0 })) if (line.startsWith('00000003')) break
+     const controller = new AbortController()
+     const idle = fastlines.followLines(file)
+     const step = idle.next()
+     setTimeout(() => controller.abort(), 50)
+     await fastlines.followLines(file, { signal: controller.signal }).next().catch((e) => console.log(e.name))
+     await idle.close()
+     console.log(JSON.stringify(await step))`,
+    { timeout: 20_000 },
+  )
+  const run = await result
+  t.is(run.status, 0, describeRun(run))
+  const [line98, line99] = numberedLines(100).split('\n').slice(98, 100)
+  t.is(run.stdout, `${line98}\n${line99}\n{"done":true}\nAbortError\n{"done":true}\n`)
+})
+
+test('workers terminated while following neither crash nor hang the process, and leave nothing open', async (t) => {
+  const run = await runProcess([fixturePath('follow-workers.mjs'), temp.dir], { timeout: 30_000 }).result
+  t.is(run.status, 0, describeRun(run))
+  const { outcomes, stillOpen, line: own } = JSON.parse(run.stdout)
+  for (const outcome of outcomes) {
+    t.is(outcome.error, null, JSON.stringify(outcome))
+    t.true(outcome.lines >= 1, JSON.stringify(outcome))
+  }
+  t.deepEqual(stillOpen, [])
+  t.is(own, 'ready')
+})
+
+// ---- position, maxLineLength, batches on a follower -------------------------------------------
+
+test('position: a follower resumed at it gets exactly the lines after the last one handed out', async (t) => {
+  const file = temp.file('one\r\ntwo\rthree\nfour\n')
+  const first = followLines(file, { start: 0 })
+  t.deepEqual(await take(first, 2), ['one', 'two'])
+  const saved = first.position
+  t.is(saved, 9)
+  await first.close()
+  fs.appendFileSync(file, 'five\r\n')
+  const resumed = followLines(file, { start: saved })
+  t.deepEqual(await take(resumed, 3), ['three', 'four', 'five'])
+  const step = resumed.next()
+  fs.appendFileSync(file, 'six\n')
+  t.deepEqual(await step, line('six'))
+  const again = resumed.position
+  await resumed.close()
+  t.deepEqual(await collect(readLines(file, { start: again })), [])
+  fs.appendFileSync(file, 'seven\nei')
+  t.deepEqual(await collect(readLines(file, { start: again })), ['seven', 'ei'])
+})
+
+test('maxLineLength: a longer line rejects after the lines before it, even before its terminator', async (t) => {
+  const maxLineLength = 20
+  const file = temp.file(`short\n${'L'.repeat(30)}\nafter\n`)
+  const reader = followLines(file, { start: 0, maxLineLength })
+  t.deepEqual(await reader.next(), line('short'))
+  const error = await t.throwsAsync(reader.next())
+  t.like(error, { code: 'ERR_LINE_TOO_LONG', path: file, maxLineLength })
+  t.is(reader.linesRead, 1)
+  t.false(isOpen(file))
+  t.deepEqual(await reader.next(), done)
+
+  const { file: growing, reader: follower } = emptyFollowed(t, 'growing.log', { maxLineLength })
+  fs.appendFileSync(growing, 'ok\n')
+  t.deepEqual(await follower.next(), line('ok'))
+  const step = follower.next()
+  // A line that grows past the limit without a terminator is too long already.
+  fs.appendFileSync(growing, 'x'.repeat(maxLineLength + 1))
+  fs.appendFileSync(growing, 'x'.repeat(4096))
+  await t.throwsAsync(step, { code: 'ERR_LINE_TOO_LONG' })
+  t.false(isOpen(growing))
+})
+
+test('batches(): non-empty batches of whole lines, as they are appended', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'batches.log', { highWaterMark: 16 })
+  const batches = reader.batches()
+  fs.appendFileSync(file, 'a\nbb\nccc\n')
+  const got = []
+  while (got.length < 3) {
+    const { value, done: ended } = await batches.next()
+    t.false(ended)
+    t.true(value.length > 0, 'no empty batch')
+    got.push(...value)
+    t.is(reader.position, Buffer.byteLength(got.map((text) => `${text}\n`).join('')))
+  }
+  t.deepEqual(got, ['a', 'bb', 'ccc'])
+  const step = batches.next()
+  await appendAndRead(reader, file, 'dd', 11)
+  fs.appendFileSync(file, 'd\r\neeeee\r\n')
+  const more = [...(await step).value]
+  while (more.length < 2) more.push(...(await batches.next()).value)
+  t.deepEqual(more, ['ddd', 'eeeee'])
+  t.is(reader.position, 21)
+  // Per-line steps and batches share one position.
+  fs.appendFileSync(file, 'f\ng\nh\n')
+  t.deepEqual(await reader.next(), line('f'))
+  const rest = [...(await batches.next()).value]
+  while (rest.length < 2) rest.push(...(await batches.next()).value)
+  t.deepEqual(rest, ['g', 'h'])
+  const waiting = batches.next()
+  await batches.close()
+  t.deepEqual(await waiting, done)
+  t.false(isOpen(file))
+})
+
+test('encoding latin1 on a follower', async (t) => {
+  const { file, reader } = emptyFollowed(t, 'latin1.log', { encoding: 'latin1' })
+  fs.appendFileSync(file, Buffer.from([0xe9, 0xff, 0x0d, 0x0a, 0xc3, 0xa9, 0x0a]))
+  t.deepEqual(await take(reader, 2), ['éÿ', 'Ã©'])
+})
