@@ -132,26 +132,39 @@ impl Watchers {
         })
     }
 
-    fn remove(&self, dir: &Path, name: &OsString, wake: &Arc<Notify>) {
-        let mut watcher = lock(&self.watcher);
-        let last_in_dir = {
-            let mut listeners = lock(&self.listeners);
-            let Some(files) = listeners.get_mut(dir) else {
-                return;
-            };
-            if let Some(wakes) = files.get_mut(name) {
-                wakes.retain(|other| !Arc::ptr_eq(other, wake));
-                if wakes.is_empty() {
-                    files.remove(name);
-                }
-            }
-            let last = files.is_empty();
-            if last {
-                listeners.remove(dir);
-            }
-            last
+    /// Stops waking `wake` for `name` in `dir`; the directory is unwatched with its last
+    /// listener, on the blocking pool when there is one: the OS call waits for the watcher's
+    /// thread, and a follower's watch is dropped on an async worker.
+    fn remove(&'static self, dir: &Path, name: &OsString, wake: &Arc<Notify>) {
+        let mut listeners = lock(&self.listeners);
+        let Some(files) = listeners.get_mut(dir) else {
+            return;
         };
-        if let (true, Some(watcher)) = (last_in_dir, &mut *watcher) {
+        if let Some(wakes) = files.get_mut(name) {
+            wakes.retain(|other| !Arc::ptr_eq(other, wake));
+            if wakes.is_empty() {
+                files.remove(name);
+            }
+        }
+        if !files.is_empty() {
+            return;
+        }
+        listeners.remove(dir);
+        drop(listeners);
+        let dir = dir.to_owned();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(move || self.unwatch_unused(&dir))),
+            Err(_) => self.unwatch_unused(&dir),
+        }
+    }
+
+    /// Unwatches `dir` unless someone listens there again (then `add` has watched it anew).
+    fn unwatch_unused(&self, dir: &Path) {
+        let mut watcher = lock(&self.watcher);
+        if lock(&self.listeners).contains_key(dir) {
+            return;
+        }
+        if let Some(watcher) = &mut *watcher {
             // The directory may be gone already, and its watch with it.
             let _ = watcher.unwatch(dir);
         }
