@@ -231,6 +231,23 @@ test('appends of many lines at once all come, in order', async (t) => {
   t.deepEqual(await take(reader, expected.length), expected)
 })
 
+test('a symbolic link to a file in another directory: writes to its target wake the follower', async (t) => {
+  const targetDir = temp.path('link-target-dir')
+  const linkDir = temp.path('link-dir')
+  fs.mkdirSync(targetDir)
+  fs.mkdirSync(linkDir)
+  const target = path.join(targetDir, 'app.log')
+  const link = path.join(linkDir, 'app.log')
+  fs.writeFileSync(target, 'before\n')
+  fs.symlinkSync(target, link)
+  const reader = followLines(link)
+  t.teardown(() => reader.close())
+  const step = reader.next()
+  await until(() => reader.position !== undefined, 'the follower to open the link')
+  fs.appendFileSync(target, 'through the target\n')
+  t.deepEqual(await within(step, 5000, 'the line written to the target'), line('through the target'))
+})
+
 test('several followers of one file each get every line', async (t) => {
   const file = temp.file('', 'shared.log')
   const readers = Array.from({ length: 10 }, () => followLines(file, { start: 0 }))
