@@ -15,18 +15,8 @@ import test from 'ava'
 
 import { followLines, readLastLines, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
-import {
-  collect,
-  describeRun,
-  fixturePath,
-  inotifyInstances,
-  logLine,
-  logLineNumber,
-  runProcess,
-  take,
-  until,
-  within,
-} from './helpers/tail.mjs'
+import { collect, fixturePath, inotifyInstances, logLine, logLineNumber, take, until, within } from './helpers/tail.mjs'
+import { describeRun, runProcess } from './helpers/processes.mjs'
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))

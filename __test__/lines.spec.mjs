@@ -16,9 +16,9 @@ import {
   streamBytes,
 } from './helpers/lines-reference.mjs'
 import { makeTempDir } from './helpers/files.mjs'
+import { SMALL_READS, STRADDLERS } from './helpers/line-inputs.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
-const SMALL_READS = Array.from({ length: 16 }, (_, i) => i + 1)
 const LARGER_READS = [17, 31, 64, 4096, undefined]
 const EVERY_READ_SIZE = [...SMALL_READS, ...LARGER_READS]
 
@@ -248,23 +248,6 @@ test('readline drops an incomplete sequence at EOF where fastlines yields U+FFFD
 
 // Each token lands at every offset of a read of every small size: after `pad` bytes, then right
 // after itself, then at the very end of the file (the EOF case for the truncated ones).
-const STRADDLERS = [
-  ['é', 'é'],
-  ['中', '中'],
-  ['😀', '😀'],
-  ['U+2028', '\u2028'],
-  ['BOM', '\uFEFF'],
-  ['CRLF', '\r\n'],
-  ['LF', '\n'],
-  ['CR', '\r'],
-  ['CR CRLF', '\r\r\n'],
-  ['CRLF after 😀', '😀\r\n'],
-  ['truncated 中', [0xe4, 0xb8]],
-  ['truncated 😀', [0xf0, 0x9f, 0x98]],
-  ['surrogate', [0xed, 0xa0, 0x80]],
-  ['overlong', [0xc0, 0xaf]],
-  ['truncated 中 before CRLF', [0xe4, 0xb8, 0x0d, 0x0a]],
-]
 const MAX_PAD = SMALL_READS.length
 
 for (const [name, token] of STRADDLERS) {

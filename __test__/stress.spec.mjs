@@ -3,7 +3,6 @@
 // descriptors and memory must stay bounded, every line must be right, and every process must
 // end by itself with the right status. The in-process tests run serially, first, so their thread
 // and memory figures are this process's alone; the child-process tests then run concurrently.
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -14,6 +13,7 @@ import test from 'ava'
 
 import { countLines, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
+import { describeRun, runProcess } from './helpers/processes.mjs'
 
 const temp = makeTempDir(test)
 const fixture = (name) => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))
@@ -44,32 +44,10 @@ const midReadFile = () => (sharedBigFile ??= bigFile('64mb.txt', 64))
  */
 function runFixture(name, args, { timeout = 30_000, nodeFlags = [], env = {} } = {}) {
   const flags = onBun ? [] : ['--expose-gc', ...nodeFlags]
-  const child = spawn(process.execPath, [...flags, fixture(name), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (data) => (stdout += data))
-  child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    child.kill('SIGKILL')
-  }, timeout)
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (status, signal) => {
-      clearTimeout(timer)
-      resolve({ status, signal, stdout, stderr, timedOut })
-    })
-  })
+  return runProcess([...flags, fixture(name), ...args], { timeout, env }).result
 }
 
-/** The whole outcome of a child, for assertion messages. */
-const describe = (run) =>
-  `status ${run.status}, signal ${run.signal}${run.timedOut ? ', killed after the timeout' : ''}\n` +
-  `stdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 4000)}`
+const describe = describeRun
 
 test.serial('1,000 readers at once: every line right, native threads bounded, every file closed after', async (t) => {
   const count = 1000

@@ -1,7 +1,6 @@
 // Helpers for the tail specs (readLastLines, followLines, reader.position): where each line of
 // raw bytes ends, waiting on a reader's own state, what this process has read and which inotify
 // instances it holds (both from /proc), and child processes of this runtime.
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -96,40 +95,6 @@ export async function collect(iterator) {
   for await (const item of iterator) items.push(item)
   return items
 }
-
-/**
- * Runs `args` (a script and its arguments) in a fresh process of this runtime. A child still
- * running after `timeout` ms is killed and reported with `timedOut`: that is how a hang shows.
- * `onStdout(chunk, child)` sees the output as it comes.
- */
-export function runProcess(args, { timeout = 30_000, onStdout } = {}) {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (data) => {
-    stdout += data
-    onStdout?.(data, child)
-  })
-  child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    child.kill('SIGKILL')
-  }, timeout)
-  const result = new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (status, signal) => {
-      clearTimeout(timer)
-      resolve({ status, signal, stdout, stderr, timedOut })
-    })
-  })
-  return { child, result }
-}
-
-/** A child's whole outcome, for assertion messages. */
-export const describeRun = (run) =>
-  `status ${run.status}, signal ${run.signal}${run.timedOut ? ', killed after the timeout' : ''}\n` +
-  `stdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 4000)}`
 
 /** Line `i` of the logs the writer fixture writes (without its terminator): numbered, of varied length. */
 export const logLine = (i) => `${String(i).padStart(8, '0')} ${'x'.repeat((i * 7) % 50)}`

@@ -24,7 +24,7 @@ use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
 use crate::source::{ReadOptions, Source};
-use crate::stream::{offer, run_trips, Cancel, Item, Producer, TripEnd, ITEMS_PER_TRIP};
+use crate::stream::{run_trips, Item, Producer, TripEnd, TripReader};
 use crate::watch::Watch;
 
 /// Where a follower starts reading.
@@ -84,13 +84,13 @@ pub(crate) async fn follow(
     let _ = started_at.set(offset);
     let trip = FollowTrip {
         reader: Reader::new(source, framer.starting_at(offset), progress),
-        items: items.clone(),
+        items,
         path,
         next_file: None,
         _file_closed: file_closed,
     };
     // `watch` lives in this task: cancelling the stream aborts the task and drops the watch.
-    run_trips(trip, stop, items, drain, Some(&watch)).await;
+    run_trips(trip, stop, Some(&watch)).await;
 }
 
 /// Opens `path` and positions it where `from` says; also gives that offset.
@@ -115,23 +115,18 @@ fn open_following(
     Ok((Source::new(file, None, options.chunk_size), offset))
 }
 
-/// One trip: batches into the channel until it is full, the follower has caught up, or the
-/// stream is cancelled.
-fn drain(trip: &mut FollowTrip, stop: &dyn Cancel) -> TripEnd<Batch> {
-    for _ in 0..ITEMS_PER_TRIP {
-        if stop.is_cancelled() {
-            return TripEnd::StreamDone;
-        }
-        let item = match trip.next() {
-            Ok(Some(batch)) => Ok(batch),
-            Ok(None) => return TripEnd::CaughtUp,
-            Err(err) => Err(err),
-        };
-        if let Some(end) = offer(&trip.items, item) {
-            return end;
-        }
+impl TripReader for FollowTrip {
+    type Item = Batch;
+
+    fn items(&self) -> &mpsc::Sender<Item<Batch>> {
+        &self.items
     }
-    TripEnd::TripDone
+
+    fn next_item(&mut self) -> Result<Option<Batch>, ReadError> {
+        self.next()
+    }
+
+    const NOTHING_MORE: TripEnd<Batch> = TripEnd::CaughtUp;
 }
 
 impl FollowTrip {

@@ -32,7 +32,7 @@ pub(crate) type Item<T> = Result<T, ReadError>;
 pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
-pub(crate) const ITEMS_PER_TRIP: usize = 64;
+const ITEMS_PER_TRIP: usize = 64;
 
 /// Items read from one file by a background task, handed out in order.
 #[derive(Debug)]
@@ -322,7 +322,7 @@ where
             items,
             _file_closed: file_closed,
         };
-        read_on_blocking_pool(trip, stop).await;
+        run_trips(trip, stop, None).await;
     }
 
     /// Reads a FIFO through the reactor: waiting for a writer's data holds no thread.
@@ -349,38 +349,12 @@ where
     }
 }
 
-/// Reads a regular file (or device) on the blocking pool, filling the channel directly from
-/// there until it is full; only then does the task wait, holding no thread. Between trips the
-/// reader is parked where `cancel` can drop it (see [`Stop`]).
-async fn read_on_blocking_pool<F>(trip: Trip<F>, stop: Arc<Stop<Trip<F>>>)
-where
-    F: Framer + Send + 'static,
-    F::Item: Send + 'static,
-{
-    let items = trip.items.clone();
-    run_trips(
-        trip,
-        stop,
-        items,
-        |trip, stop| fill_channel(trip, stop),
-        None,
-    )
-    .await;
-}
-
-/// Runs `fill` on the blocking pool, trip after trip, with the reader `trip` parked between
-/// them; waits without a thread when the channel is full, and, when `fill` has read all there
-/// is for now ([`TripEnd::CaughtUp`]), until `watch` sees the file change.
-pub(crate) async fn run_trips<R, T>(
-    trip: R,
-    stop: Arc<Stop<R>>,
-    items: mpsc::Sender<Item<T>>,
-    fill: fn(&mut R, &dyn Cancel) -> TripEnd<T>,
-    watch: Option<&Watch>,
-) where
-    R: Send + 'static,
-    T: Send + 'static,
-{
+/// Reads with `trip` on the blocking pool, filling the channel directly from there until it is
+/// full; only then does the task wait, holding no thread. Between trips the reader is parked
+/// where `cancel` can drop it (see [`Stop`]). A follower that has read all there is for now
+/// ([`TripEnd::CaughtUp`]) waits, holding no thread either, until `watch` sees the file change.
+pub(crate) async fn run_trips<R: TripReader>(trip: R, stop: Arc<Stop<R>>, watch: Option<&Watch>) {
+    let items = trip.items().clone();
     let _clear = ClearOnDrop(Arc::clone(&stop));
     stop.park(trip);
     loop {
@@ -390,7 +364,7 @@ pub(crate) async fn run_trips<R, T>(
             let Some(mut trip) = stop.take() else {
                 return TripEnd::StreamDone;
             };
-            let end = fill(&mut trip, &*stop);
+            let end = fill_channel(&mut trip, &*stop);
             if !matches!(end, TripEnd::StreamDone) {
                 stop.park(trip);
             }
@@ -422,19 +396,50 @@ pub(crate) enum TripEnd<T> {
     CaughtUp,
 }
 
-/// Reads items and puts them into the channel without waiting, until it is full, or until the
-/// stream is cancelled (which aborting the task cannot signal to a trip already running).
-fn fill_channel<F: Framer>(trip: &mut Trip<F>, stop: &dyn Cancel) -> TripEnd<F::Item> {
+/// What a trip to the blocking pool reads with: a reader and the channel it fills.
+pub(crate) trait TripReader: Send + 'static {
+    type Item: Send + 'static;
+    /// The channel the items go into.
+    fn items(&self) -> &mpsc::Sender<Item<Self::Item>>;
+    /// The next item; `None` when there is nothing more for now.
+    fn next_item(&mut self) -> Result<Option<Self::Item>, ReadError>;
+    /// How a trip ends when `next_item` has nothing more: the end of the stream, or, for a
+    /// follower, having caught up.
+    const NOTHING_MORE: TripEnd<Self::Item>;
+}
+
+impl<F> TripReader for Trip<F>
+where
+    F: Framer + Send + 'static,
+    F::Item: Send + 'static,
+{
+    type Item = F::Item;
+
+    fn items(&self) -> &mpsc::Sender<Item<F::Item>> {
+        &self.items
+    }
+
+    fn next_item(&mut self) -> Result<Option<F::Item>, ReadError> {
+        self.reader.next_blocking()
+    }
+
+    const NOTHING_MORE: TripEnd<F::Item> = TripEnd::StreamDone;
+}
+
+/// Reads items and puts them into the channel without waiting, until it is full, there is
+/// nothing more to read, or the stream is cancelled (which aborting the task cannot signal to a
+/// trip already running).
+fn fill_channel<R: TripReader>(trip: &mut R, stop: &dyn Cancel) -> TripEnd<R::Item> {
     for _ in 0..ITEMS_PER_TRIP {
         if stop.is_cancelled() {
             return TripEnd::StreamDone;
         }
-        let item = match trip.reader.next_blocking() {
+        let item = match trip.next_item() {
             Ok(Some(item)) => Ok(item),
-            Ok(None) => return TripEnd::StreamDone,
+            Ok(None) => return R::NOTHING_MORE,
             Err(err) => Err(err),
         };
-        if let Some(end) = offer(&trip.items, item) {
+        if let Some(end) = offer(trip.items(), item) {
             return end;
         }
     }
@@ -443,7 +448,7 @@ fn fill_channel<F: Framer>(trip: &mut Trip<F>, stop: &dyn Cancel) -> TripEnd<F::
 
 /// Puts `item` into the channel without waiting; `None` when it went in and reading goes on,
 /// else how the trip ends (full, or over: an error was sent, or nobody listens).
-pub(crate) fn offer<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> Option<TripEnd<T>> {
+fn offer<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> Option<TripEnd<T>> {
     let failed = item.is_err();
     match items.try_send(item) {
         Ok(()) if failed => Some(TripEnd::StreamDone),

@@ -1,0 +1,37 @@
+// Child processes for the tests that need a fresh process: a fixture that exits, hangs,
+// crashes or terminates its workers is run in one and judged by its outcome.
+import { spawn } from 'node:child_process'
+
+/**
+ * Runs `args` (a script and its arguments) in a fresh process of this runtime. A child still
+ * running after `timeout` ms is killed and reported with `timedOut`: that is how a hang shows.
+ * `onStdout(chunk, child)` sees the output as it comes; `env` is added to this process's.
+ */
+export function runProcess(args, { timeout = 30_000, onStdout, env = {} } = {}) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (data) => {
+    stdout += data
+    onStdout?.(data, child)
+  })
+  child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    child.kill('SIGKILL')
+  }, timeout)
+  const result = new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (status, signal) => {
+      clearTimeout(timer)
+      resolve({ status, signal, stdout, stderr, timedOut })
+    })
+  })
+  return { child, result }
+}
+
+/** A child's whole outcome, for assertion messages. */
+export const describeRun = (run) =>
+  `status ${run.status}, signal ${run.signal}${run.timedOut ? ', killed after the timeout' : ''}\n` +
+  `stdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 4000)}`
