@@ -13,7 +13,14 @@ import * as esm from 'fastlines'
 const cjs = createRequire(import.meta.url)('fastlines')
 const runtime = typeof Bun === 'undefined' ? `node ${process.version}` : `bun ${Bun.version}`
 
-assert.deepEqual(Object.keys(cjs).sort(), ['countLines', 'readChunks', 'readLines', 'readLinesSync'])
+assert.deepEqual(Object.keys(cjs).sort(), [
+  'countLines',
+  'followLines',
+  'readChunks',
+  'readLastLines',
+  'readLines',
+  'readLinesSync',
+])
 for (const name of Object.keys(cjs)) assert.equal(esm[name], cjs[name], `ESM and CommonJS differ in ${name}`)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-smoke-'))
@@ -37,6 +44,17 @@ try {
   const chunks = []
   for await (const chunk of esm.readChunks(file)) chunks.push(chunk)
   assert.equal(Buffer.concat(chunks).toString(), text)
+
+  assert.deepEqual(await esm.readLastLines(file, 2), expected.slice(-2))
+
+  // Following: the lines there, then, woken by the OS's file notifications, those appended.
+  const followed = []
+  for await (const line of cjs.followLines(file, { start: 0 })) {
+    followed.push(line)
+    if (followed.length === 3) fs.appendFileSync(file, '\nappended\n')
+    if (followed.length === 5) break
+  }
+  assert.deepEqual(followed, [...expected, 'appended'])
 
   await assert.rejects(esm.readLines(path.join(dir, 'missing')).next(), { code: 'ENOENT', syscall: 'open' })
 } finally {
