@@ -13,7 +13,11 @@ class LineCursor {
   #end = 0
   /** The batch's place in the file (see src/position.rs), fetched when first asked for. */
   #place = null
-  /** The offset after the line before #index, once computed: repeated asks cost nothing. */
+  /**
+   * The offset after the lines before `index` of this batch, as far as measured: each ask goes
+   * on from the last (the index only grows within a batch), so asking after every line costs
+   * one measure per line.
+   */
   #measured = { index: 0, offset: 0 }
   linesRead = 0
 
@@ -67,7 +71,6 @@ class LineCursor {
   /** Adds up the bytes of the lines handed out, each its text plus the terminator. */
   #measure({ measure, terminatorLength }) {
     let { index, offset } = this.#measured
-    if (index > this.#index) ({ index, offset } = { index: 0, offset: this.#place.start })
     for (; index < this.#index; index++) {
       const line = this.#lines[index]
       offset += (measure === 'utf8' ? Buffer.byteLength(line, 'utf8') : line.length) + terminatorLength

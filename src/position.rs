@@ -41,6 +41,16 @@ struct Place {
 }
 
 impl Place {
+    /// No line yet, at `offset`.
+    fn empty_at(offset: u64) -> Place {
+        Place {
+            start: offset,
+            end: offset,
+            one_byte: true,
+            layout: LineLayout::Uniform { terminator_len: 1 },
+        }
+    }
+
     fn to_js(&self) -> NativeBatchPlace {
         let (terminator_length, line_ends) = match &self.layout {
             LineLayout::Uniform { terminator_len } => (Some(u32::from(*terminator_len)), None),
@@ -63,37 +73,18 @@ impl Place {
     }
 }
 
-/// The place of the batch a reader last handed to JS; before any, where reading starts (an
-/// empty batch there), once that is known.
+/// The place of the batch a reader last handed to JS.
 #[derive(Debug, Clone, Default)]
 pub struct LastBatch(Arc<Mutex<Option<Place>>>);
 
 impl LastBatch {
-    /// Nothing handed out yet, reading starting at `offset`.
-    pub fn starting_at(offset: u64) -> Self {
-        let last = LastBatch::default();
-        last.set_start(offset);
-        last
-    }
-
-    /// Reading starts (or, after a rotation, starts again) at `offset`.
-    pub fn set_start(&self, offset: u64) {
-        self.set(Place {
-            start: offset,
-            end: offset,
-            one_byte: true,
-            layout: LineLayout::Uniform { terminator_len: 1 },
-        });
-    }
-
-    pub fn to_js(&self) -> Option<NativeBatchPlace> {
-        self.slot().as_ref().map(Place::to_js)
-    }
-
-    /// As [`Self::to_js`], or, before any batch, what `before` gives.
-    pub fn to_js_or(&self, before: impl FnOnce() -> Option<LastBatch>) -> Option<NativeBatchPlace> {
-        self.to_js()
-            .or_else(|| before().and_then(|first| first.to_js()))
+    /// The place of the batch handed out last, or before any, an empty batch where reading
+    /// started (`started_at`), if that is known yet.
+    pub fn to_js(&self, started_at: Option<u64>) -> Option<NativeBatchPlace> {
+        match &*self.slot() {
+            Some(place) => Some(place.to_js()),
+            None => started_at.map(|offset| Place::empty_at(offset).to_js()),
+        }
     }
 
     fn set(&self, place: Place) {

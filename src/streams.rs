@@ -65,9 +65,7 @@ impl NativeLineStream {
     /// batch where reading started, once that is known.
     #[napi(getter)]
     pub fn last_batch(&self) -> Option<NativeBatchPlace> {
-        let started_at = self.background.stream.started_at();
-        self.last_batch
-            .to_js_or(|| started_at.map(LastBatch::starting_at))
+        self.last_batch.to_js(self.background.stream.started_at())
     }
 
     #[napi(getter)]

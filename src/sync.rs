@@ -16,6 +16,7 @@ pub struct NativeLineReaderSync {
     state: SyncState,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
+    start: u64,
     last_batch: LastBatch,
 }
 
@@ -35,7 +36,8 @@ impl NativeLineReaderSync {
         NativeLineReaderSync {
             state,
             progress: Progress::default(),
-            last_batch: LastBatch::starting_at(start),
+            start,
+            last_batch: LastBatch::default(),
         }
     }
 
@@ -62,7 +64,7 @@ impl NativeLineReaderSync {
     /// Where the batch JS got last was in the file (see `position.rs`).
     #[napi(getter)]
     pub fn last_batch(&self) -> Option<NativeBatchPlace> {
-        self.last_batch.to_js()
+        self.last_batch.to_js(Some(self.start))
     }
 
     #[napi(getter)]
