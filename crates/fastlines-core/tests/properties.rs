@@ -32,7 +32,8 @@ use std::io::{self, Read};
 use bytes::Bytes;
 use fastlines_core::internals::{decode, is_ascii, utf8_to_utf16, LineCounter};
 use fastlines_core::{
-    Batch, Encoding, LineFramer, LineLayout, Progress, ReadError, Reader, Source, Text,
+    Batch, Encoding, LineFilter, LineFramer, LineLayout, Match, Progress, ReadError, Reader,
+    Source, Text,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -577,4 +578,87 @@ fn byte_ranges_select_like_create_read_stream() {
     assert_eq!(range(8, Some(20)).select(input), b"89");
     assert_eq!(range(11, None).select(input), b"");
     assert_eq!(range(5, Some(4)).remaining(), Some(0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filtering
+
+/// Whether `line` (decoded) includes `string`, ASCII letters compared either case if asked.
+fn includes(line: &str, string: &str, ignore_case: bool) -> bool {
+    if ignore_case {
+        line.to_ascii_lowercase()
+            .contains(&string.to_ascii_lowercase())
+    } else {
+        line.contains(string)
+    }
+}
+
+/// Strings to look for: short ones from the soup's own alphabet, so that they match often,
+/// with U+FFFD (what invalid bytes decode to), terminators (which never match) and letters of
+/// both cases.
+fn match_strings() -> impl Strategy<Value = Vec<String>> {
+    let string = prop::sample::select(vec![
+        "a",
+        "b",
+        "ab",
+        "A",
+        "aB",
+        "\u{e9}",
+        "\u{4e2d}",
+        "\u{fffd}",
+        "a\u{fffd}",
+        "\u{2028}",
+        "\u{1f600}",
+        "\n",
+        "a\r",
+        "\u{ff}",
+        "\u{100}",
+        " ",
+    ]);
+    prop::collection::vec(string.prop_map(str::to_owned), 1..4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The filter keeps exactly the reference lines whose decoded text includes one of the
+    /// strings (or, inverted, none), with their indexes, whatever the bytes.
+    #[test]
+    fn filter_keeps_the_lines_that_include_a_string(
+        input in input_bytes(),
+        strings in match_strings(),
+        ignore_case in any::<bool>(),
+        invert in any::<bool>(),
+        encoding in encoding(),
+        terminated in any::<bool>(),
+    ) {
+        let lines = reference_lines(&input);
+        // The run as the splitter gives it: each line ending with `\n`, the last perhaps not
+        // (unless it is empty: an unterminated empty line is no line).
+        let mut run = lines.join(&b'\n');
+        if (terminated || lines.last().is_some_and(|line| line.is_empty())) && !lines.is_empty() {
+            run.push(b'\n');
+        }
+        let what = Match { strings: strings.clone(), ignore_case, invert };
+        let (mut kept, mut indexes) = (Vec::new(), Vec::new());
+        LineFilter::new(&what, encoding).keep(&run, &mut kept, &mut indexes);
+        let expected: Vec<(u64, String)> = lines
+            .iter()
+            .map(|line| reference_decode(line, encoding))
+            .enumerate()
+            .filter(|(_, line)| strings.iter().any(|s| includes(line, s, ignore_case)) != invert)
+            .map(|(index, line)| (index as u64, line))
+            .collect();
+        let mut got_lines: Vec<&[u8]> = kept.split(|&b| b == b'\n').collect();
+        if kept.last() == Some(&b'\n') || kept.is_empty() {
+            got_lines.pop();
+        }
+        let got: Vec<(u64, String)> = indexes
+            .iter()
+            .copied()
+            .zip(got_lines.iter().map(|line| reference_decode(line, encoding)))
+            .collect();
+        prop_assert_eq!(indexes.len(), got_lines.len());
+        prop_assert_eq!(got, expected);
+    }
 }

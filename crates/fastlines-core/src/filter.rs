@@ -1,0 +1,204 @@
+//! Filtering: keeping the lines of a run that contain any of some strings (or, inverted, none
+//! of them), found by searching the whole run at once rather than line by line, ripgrep's way:
+//! `memmem` for one string, Aho-Corasick for several or for ASCII case-insensitive matching.
+//! Each match is widened to its line; the lines between matches are skipped (or, inverted,
+//! kept) whole. Only the lines kept go on to be decoded.
+//!
+//! The search runs on the bytes, before decoding, and still gives exactly the lines whose
+//! decoded text `includes` one of the strings: a string encoded as the file is (UTF-8, or
+//! Latin-1 for `encoding: 'latin1'`) matches the bytes of a line exactly where it matches its
+//! text, since a decoder replaces invalid bytes without ever taking a valid character's bytes
+//! with them. The one exception, a string holding U+FFFD (which invalid bytes decode to), is
+//! checked on the decoded text of the lines that are not valid UTF-8.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use memchr::memmem;
+use memchr::{memchr, memchr_iter, memrchr};
+
+use crate::decode::Encoding;
+
+/// What a filter looks for, as JS gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The strings, at least one, none empty.
+    pub strings: Vec<String>,
+    /// ASCII letters match either case (as `grep -i` in the C locale); other characters as
+    /// they are.
+    pub ignore_case: bool,
+    /// Keep the lines that contain none of the strings.
+    pub invert: bool,
+}
+
+/// Keeps the lines of a run that match (see the module docs).
+#[derive(Debug)]
+pub struct LineFilter {
+    /// `None`: no string can occur in a line (each holds a terminator, or, in Latin-1, a
+    /// character above U+00FF), so no line matches.
+    searcher: Option<Searcher>,
+    /// The strings holding U+FFFD, checked on the decoded text of lines with invalid UTF-8.
+    replacement: Vec<String>,
+    ignore_case: bool,
+    invert: bool,
+}
+
+#[derive(Debug)]
+enum Searcher {
+    One(Box<memmem::Finder<'static>>),
+    Many(AhoCorasick),
+}
+
+impl Searcher {
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        match self {
+            Searcher::One(finder) => finder.find(haystack),
+            Searcher::Many(automaton) => automaton.find(haystack).map(|found| found.start()),
+        }
+    }
+}
+
+impl LineFilter {
+    /// A filter for `what` in a file of `encoding`.
+    pub fn new(what: &Match, encoding: Encoding) -> LineFilter {
+        let needles: Vec<Vec<u8>> = what
+            .strings
+            .iter()
+            .filter_map(|string| encode(string, encoding))
+            .filter(|bytes| !bytes.iter().any(|&b| b == b'\n' || b == b'\r'))
+            .collect();
+        let searcher = match needles.as_slice() {
+            [] => None,
+            [one] if !what.ignore_case => Some(Searcher::One(Box::new(
+                memmem::Finder::new(one).into_owned(),
+            ))),
+            many => Some(Searcher::Many(
+                AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(what.ignore_case)
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(many)
+                    .expect("a few literal strings always build"),
+            )),
+        };
+        let replacement = match encoding {
+            Encoding::Utf8 => what
+                .strings
+                .iter()
+                .filter(|string| string.contains('\u{fffd}'))
+                .cloned()
+                .collect(),
+            Encoding::Latin1 => Vec::new(),
+        };
+        LineFilter {
+            searcher,
+            replacement,
+            ignore_case: what.ignore_case,
+            invert: what.invert,
+        }
+    }
+
+    /// Appends to `kept` the lines of `run` (complete lines, each ending with `\n` but perhaps
+    /// the last, as the splitter cuts them) that the filter keeps, in order and in the same
+    /// form, and to `indexes` where each was in the run (0 for its first line).
+    pub fn keep(&self, run: &[u8], kept: &mut Vec<u8>, indexes: &mut Vec<u64>) {
+        let mut counter = LineCounter::default();
+        let mut at = 0;
+        while at < run.len() {
+            let (start, end) = match self.next_match(run, at) {
+                Some(found) => line_around(run, found),
+                None => (run.len(), run.len()),
+            };
+            if self.invert {
+                // The lines before the matching one are kept, the matching one is not.
+                let first = counter.index_at(run, at);
+                kept.extend_from_slice(&run[at..start]);
+                indexes.extend(first..first + line_count(&run[at..start]));
+            } else if start < end {
+                indexes.push(counter.index_at(run, start));
+                kept.extend_from_slice(&run[start..end]);
+            }
+            if start == run.len() {
+                break;
+            }
+            at = end;
+        }
+    }
+
+    /// Where the next matching line from `at` (a line start) has a match, if one has.
+    fn next_match(&self, run: &[u8], at: usize) -> Option<usize> {
+        let byte_match = || Some(at + self.searcher.as_ref()?.find(&run[at..])?);
+        if self.replacement.is_empty() {
+            return byte_match();
+        }
+        // Strings holding U+FFFD: the first line from `at` that matches either way.
+        let mut line_start = at;
+        let by_bytes = byte_match();
+        while line_start < run.len() {
+            let line_end =
+                memchr(b'\n', &run[line_start..]).map_or(run.len(), |i| line_start + i + 1);
+            if by_bytes.is_some_and(|found| found < line_end) {
+                return by_bytes;
+            }
+            if self.replacement_matches(&run[line_start..line_end]) {
+                return Some(line_start);
+            }
+            line_start = line_end;
+        }
+        None
+    }
+
+    /// Whether `line`, not valid UTF-8, holds one of the U+FFFD strings once decoded.
+    fn replacement_matches(&self, line: &[u8]) -> bool {
+        if std::str::from_utf8(line).is_ok() {
+            return false;
+        }
+        let text = String::from_utf8_lossy(line);
+        self.replacement.iter().any(|string| {
+            if self.ignore_case {
+                text.to_ascii_lowercase()
+                    .contains(&string.to_ascii_lowercase())
+            } else {
+                text.contains(string.as_str())
+            }
+        })
+    }
+}
+
+/// The bytes `string` stands for in a file of `encoding`; `None` if no byte sequence of that
+/// encoding decodes to it (Latin-1 has nothing above U+00FF).
+fn encode(string: &str, encoding: Encoding) -> Option<Vec<u8>> {
+    match encoding {
+        Encoding::Utf8 => Some(string.as_bytes().to_vec()),
+        Encoding::Latin1 => string
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).ok())
+            .collect(),
+    }
+}
+
+/// The line of `run` around byte `at`: from after the `\n` before it to past the `\n` after it.
+fn line_around(run: &[u8], at: usize) -> (usize, usize) {
+    let start = memrchr(b'\n', &run[..at]).map_or(0, |i| i + 1);
+    let end = memchr(b'\n', &run[at..]).map_or(run.len(), |i| at + i + 1);
+    (start, end)
+}
+
+/// The index of the line at an offset of a run, counted forward as the filter moves through it.
+#[derive(Debug, Default)]
+struct LineCounter {
+    offset: usize,
+    index: u64,
+}
+
+impl LineCounter {
+    /// The index of the line starting at `offset`, at or after the last one asked for.
+    fn index_at(&mut self, run: &[u8], offset: usize) -> u64 {
+        self.index += memchr_iter(b'\n', &run[self.offset..offset]).count() as u64;
+        self.offset = offset;
+        self.index
+    }
+}
+
+/// How many lines `lines` (whole lines, the last perhaps without its `\n`) holds.
+fn line_count(lines: &[u8]) -> u64 {
+    let unterminated = lines.last().is_some_and(|&last| last != b'\n');
+    memchr_iter(b'\n', lines).count() as u64 + u64::from(unterminated)
+}
