@@ -161,6 +161,18 @@ export interface NativeLineOptions {
    * says where that pays); absent: always copy.
    */
   lendStrings?: NativeLending
+  /** Only the lines that match; absent: every line. */
+  match?: NativeMatch
+}
+
+/**
+ * Which lines to keep: those that include any of `strings` (none with `invert`), ASCII
+ * letters either case with `ignoreCase`.
+ */
+export interface NativeMatch {
+  strings: Array<string>
+  ignoreCase: boolean
+  invert: boolean
 }
 
 /** How JS measures a line's bytes from its text (see [`LineLayout::Uniform`]). */

@@ -108,6 +108,8 @@ function normalizeOptions(options) {
     maxStringLength: bufferConstants.MAX_STRING_LENGTH,
     lendStrings: LEND_STRINGS,
   }
+  const lineMatch = normalizeMatch(options)
+  if (lineMatch !== undefined) lines.match = lineMatch
   if (maxLineLength !== undefined && maxLineLength !== Infinity) {
     if (typeof maxLineLength !== 'number') {
       throw invalidArgType('options.maxLineLength', 'of type number', maxLineLength)
@@ -120,9 +122,41 @@ function normalizeOptions(options) {
   return { read, lines, signal }
 }
 
+/**
+ * `match` (a string or an array of strings, none empty) with `invert` and `ignoreCase`, as the
+ * native side takes them (NativeMatch); undefined without `match`, which `invert` and
+ * `ignoreCase` then make no sense without.
+ */
+function normalizeMatch({ match, invert, ignoreCase }) {
+  for (const [name, value] of [
+    ['invert', invert],
+    ['ignoreCase', ignoreCase],
+  ]) {
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw invalidArgType(`options.${name}`, 'of type boolean', value)
+    }
+    if (value !== undefined && match === undefined) {
+      throw invalidArgValue(`options.${name}`, value, 'applies to options.match, which is missing')
+    }
+  }
+  if (match === undefined) return undefined
+  const strings = typeof match === 'string' ? [match] : match
+  if (!Array.isArray(strings)) {
+    throw invalidArgType('options.match', 'of type string or an instance of Array', match)
+  }
+  if (strings.length === 0) throw invalidArgValue('options.match', match, 'must name at least one string')
+  strings.forEach((string, i) => {
+    if (typeof string !== 'string') throw invalidArgType(`options.match[${i}]`, 'of type string', string)
+    if (string === '') throw invalidArgValue(`options.match[${i}]`, string, 'must not be empty')
+  })
+  return { strings, invert: invert === true, ignoreCase: ignoreCase === true }
+}
+
 /** `maxLineLength` means nothing to the readers that make no lines: they refuse it, not ignore it. */
 function refuseLineOptions(options) {
   const maxLineLength = options !== null && typeof options === 'object' ? options.maxLineLength : undefined
+  const lineMatch = normalizeMatch(options)
+  if (lineMatch !== undefined) lines.match = lineMatch
   if (maxLineLength !== undefined && maxLineLength !== Infinity) {
     throw invalidArgValue('options.maxLineLength', maxLineLength, 'applies to readLines and readLinesSync only')
   }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use fastlines_core::{Encoding, FollowFrom, LineFramer, ReadOptions};
+use fastlines_core::{Encoding, FollowFrom, LineFramer, Match, ReadOptions};
 use napi::bindgen_prelude::Uint8Array;
 
 use crate::text::Lending;
@@ -65,6 +65,27 @@ pub struct NativeLineOptions {
     /// When to hand batches to the engine as external strings rather than copies (`text.rs`
     /// says where that pays); absent: always copy.
     pub lend_strings: Option<NativeLending>,
+    /// Only the lines that match; absent: every line.
+    pub r#match: Option<NativeMatch>,
+}
+
+/// Which lines to keep: those that include any of `strings` (none with `invert`), ASCII
+/// letters either case with `ignoreCase`.
+#[napi(object)]
+pub struct NativeMatch {
+    pub strings: Vec<String>,
+    pub ignore_case: bool,
+    pub invert: bool,
+}
+
+impl From<&NativeMatch> for Match {
+    fn from(what: &NativeMatch) -> Self {
+        Match {
+            strings: what.strings.clone(),
+            ignore_case: what.ignore_case,
+            invert: what.invert,
+        }
+    }
 }
 
 /// When the engine gets lent strings: see `text::Lending`.
@@ -92,6 +113,7 @@ impl From<&NativeLineOptions> for LineFramer {
         LineFramer::new(encoding)
             .with_max_line_length(options.max_line_length.map(|max| max as usize))
             .with_max_string_length(options.max_string_length as usize)
+            .with_match(options.r#match.as_ref().map(Match::from).as_ref())
     }
 }
 

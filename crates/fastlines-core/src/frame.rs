@@ -8,6 +8,7 @@ use memchr::memchr_iter;
 use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
+use crate::filter::{LineFilter, Match};
 use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter, Run};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
@@ -31,6 +32,9 @@ pub struct Batch {
     pub end: u64,
     /// How to find where each line of the batch ended in the input.
     pub layout: LineLayout,
+    /// With a filter, each line's number in the input (1 for its first line): the lines of a
+    /// filtered batch are not consecutive.
+    pub line_numbers: Option<Vec<u64>>,
 }
 
 /// Where the lines of a [`Batch`] ended in the input, kept cheap for the usual files: JS works
@@ -74,6 +78,11 @@ pub struct LineFramer {
     /// to more than one unit; so only a single line can be too long for the engine, and then
     /// [`ReadError::StringTooLong`] says so instead of a failure to make the string.
     max_string_length: usize,
+    /// Only the lines it keeps are framed, and `lines_before` counts the input's lines.
+    filter: Option<LineFilter>,
+    /// How many lines of the input came before the first one not yet framed (counted only
+    /// with a filter: the numbers of unfiltered lines follow from their order).
+    lines_before: u64,
 }
 
 impl LineFramer {
@@ -84,7 +93,15 @@ impl LineFramer {
             encoding,
             limit: LineLimit::None,
             max_string_length: usize::MAX,
+            filter: None,
+            lines_before: 0,
         }
+    }
+
+    /// Frames only the lines that match `what` (see [`LineFilter`]).
+    pub fn with_match(mut self, what: Option<&Match>) -> Self {
+        self.filter = what.map(|what| LineFilter::new(what, self.encoding));
+        self
     }
 
     /// Fails with [`ReadError::LineTooLong`] at the first line longer than `max` bytes (without
@@ -121,6 +138,61 @@ impl LineFramer {
     pub(crate) fn restart(&mut self) {
         self.splitter.reset();
         self.offset = 0;
+        self.lines_before = 0;
+    }
+
+    /// The batch of what `run` holds: all of it, or with a filter the lines it keeps (`None`
+    /// when it keeps none).
+    fn batch_of(&mut self, run: Run) -> Result<Option<Batch>, ReadError> {
+        match self.filter.take() {
+            None => self.batch(run).map(Some),
+            Some(filter) => {
+                let batch = self.filtered(run, &filter);
+                self.filter = Some(filter);
+                batch
+            }
+        }
+    }
+
+    /// The lines of `run` that `filter` keeps, as a batch whose layout lists where each ended
+    /// in the input, with their numbers; the batch ends after its last line.
+    fn filtered(&mut self, run: Run, filter: &LineFilter) -> Result<Option<Batch>, ReadError> {
+        let (mut kept, mut indexes) = (Vec::new(), Vec::new());
+        if run.lines.last() == Some(&b'\n') {
+            filter.keep(&run.lines, &mut kept, &mut indexes);
+        } else {
+            // The input's last line, which has no terminator (and may be empty): the filter
+            // takes lines that end with one.
+            filter.keep(&[&run.lines[..], b"\n"].concat(), &mut kept, &mut indexes);
+        }
+        let run_start = self.offset;
+        let mut raw_ends = run.raw_line_ends();
+        if raw_ends.last().map_or(0, |&end| end as usize) < run.raw_len {
+            raw_ends.push(run.raw_len as u64); // the input's last line, without a terminator
+        }
+        self.offset += run.raw_len as u64;
+        let first_number = self.lines_before + 1;
+        self.lines_before += raw_ends.len() as u64;
+        let Some(&last) = indexes.last() else {
+            return Ok(None);
+        };
+        let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
+        if decoded.text.len() > self.max_string_length {
+            return Err(ReadError::StringTooLong {
+                max_string_length: self.max_string_length,
+            });
+        }
+        let ends = indexes
+            .iter()
+            .map(|&index| raw_ends[index as usize])
+            .collect();
+        Ok(Some(Batch {
+            text: decoded.text,
+            start: run_start,
+            end: run_start + raw_ends[last as usize],
+            layout: LineLayout::Ends(ends),
+            line_numbers: Some(indexes.iter().map(|&index| first_number + index).collect()),
+        }))
     }
 
     /// Decodes `run` into the next batch.
@@ -138,6 +210,7 @@ impl LineFramer {
             start,
             end: self.offset,
             layout: LineLayout::of(&run, decoded.exact),
+            line_numbers: None,
         })
     }
 }
@@ -145,19 +218,25 @@ impl LineFramer {
 impl Framer for LineFramer {
     type Item = Batch;
 
+    /// With a filter, runs whose lines all fail it are passed over here: `None` must mean
+    /// that no complete line is left in `buf`.
     fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Batch>, ReadError> {
-        self.limit.check()?;
-        let Some(mut run) = self.splitter.take_complete(buf, self.max_string_length) else {
-            // No terminator yet: the line being collected may already be over the limit.
-            self.limit.collect(LineSplitter::pending_line_len(buf));
+        loop {
             self.limit.check()?;
-            return Ok(None);
-        };
-        match self.limit.keep(&run.lines) {
-            0 => self.limit.check().map(|()| None), // the first line was over the limit
-            kept => {
-                run.keep_first(kept);
-                self.batch(run).map(Some)
+            let Some(mut run) = self.splitter.take_complete(buf, self.max_string_length) else {
+                // No terminator yet: the line being collected may already be over the limit.
+                self.limit.collect(LineSplitter::pending_line_len(buf));
+                self.limit.check()?;
+                return Ok(None);
+            };
+            match self.limit.keep(&run.lines) {
+                0 => return self.limit.check().map(|()| None), // the first line was over the limit
+                kept => {
+                    run.keep_first(kept);
+                    if let Some(batch) = self.batch_of(run)? {
+                        return Ok(Some(batch));
+                    }
+                }
             }
         }
     }
@@ -169,7 +248,7 @@ impl Framer for LineFramer {
         };
         self.limit.collect(last_line.lines.len());
         self.limit.check()?;
-        self.batch(last_line).map(Some)
+        self.batch_of(last_line)
     }
 }
 

@@ -661,4 +661,43 @@ proptest! {
         prop_assert_eq!(indexes.len(), got_lines.len());
         prop_assert_eq!(got, expected);
     }
+
+    /// A reader with a filter gives the reference lines that include a string (or none), with
+    /// their numbers in the input and where each ended, however the input is read.
+    #[test]
+    fn filtered_reader_gives_the_matching_lines_with_their_numbers(
+        input in input_bytes(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        strings in match_strings(),
+        ignore_case in any::<bool>(),
+        invert in any::<bool>(),
+        encoding in encoding(),
+    ) {
+        let what = Match { strings: strings.clone(), ignore_case, invert };
+        let source = Source::new(ChunkedSource::new(input.clone(), plan), None, chunk_size);
+        let framer = LineFramer::new(encoding).with_match(Some(&what));
+        let mut reader = Reader::new(source, framer, Progress::default());
+        let mut got = Vec::new();
+        let mut ends = Vec::new();
+        while let Some(batch) = reader.next_blocking().unwrap() {
+            let numbers = batch.line_numbers.clone().expect("numbered lines");
+            let text = text_to_string(&batch.text);
+            prop_assert_eq!(numbers.len(), text.split('\n').count());
+            got.extend(numbers.into_iter().zip(text.split('\n').map(str::to_owned)));
+            ends.extend(batch_line_ends(&batch));
+        }
+        let reference_ends = reference_line_ends(&input);
+        let expected: Vec<(u64, String)> = reference_lines(&input)
+            .iter()
+            .map(|line| reference_decode(line, encoding))
+            .enumerate()
+            .filter(|(_, line)| strings.iter().any(|s| includes(line, s, ignore_case)) != invert)
+            .map(|(index, line)| (index as u64 + 1, line))
+            .collect();
+        let expected_ends: Vec<u64> =
+            expected.iter().map(|(number, _)| reference_ends[*number as usize - 1]).collect();
+        prop_assert_eq!(got, expected);
+        prop_assert_eq!(ends, expected_ends);
+    }
 }
