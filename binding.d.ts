@@ -42,7 +42,7 @@ export declare class NativeLastLines {
  * finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
  */
 export declare class NativeLineCount {
-  constructor(path: Uint8Array, options: NativeReadOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   /**
    * Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
    * it needs, so it may outlive this object (see `NativeLineStream`).

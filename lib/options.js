@@ -152,13 +152,17 @@ function normalizeMatch({ match, invert, ignoreCase }) {
   return { strings, invert: invert === true, ignoreCase: ignoreCase === true }
 }
 
-/** `maxLineLength` means nothing to the readers that make no lines: they refuse it, not ignore it. */
-function refuseLineOptions(options) {
-  const maxLineLength = options !== null && typeof options === 'object' ? options.maxLineLength : undefined
-  const lineMatch = normalizeMatch(options)
-  if (lineMatch !== undefined) lines.match = lineMatch
-  if (maxLineLength !== undefined && maxLineLength !== Infinity) {
-    throw invalidArgValue('options.maxLineLength', maxLineLength, 'applies to readLines and readLinesSync only')
+/**
+ * Options that mean nothing to a reader that makes no lines (readChunks), or that makes no
+ * strings (countLines, which does match): such readers refuse them rather than ignore them.
+ */
+function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert', 'ignoreCase']) {
+  if (options === null || typeof options !== 'object') return
+  for (const name of names) {
+    const value = options[name]
+    if (value !== undefined && !(name === 'maxLineLength' && value === Infinity)) {
+      throw invalidArgValue(`options.${name}`, value, 'applies to the readers that make lines only')
+    }
   }
 }
 

@@ -4,12 +4,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::{count_lines, ReadOptions};
+use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::input::{path_from_bytes, NativeReadOptions};
+use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
 
@@ -19,16 +19,24 @@ use crate::runtime::spawn_blocking_promise;
 pub struct NativeLineCount {
     path: PathBuf,
     options: ReadOptions,
+    /// Counts only the lines that match, if the options say so.
+    filter: Option<Arc<LineFilter>>,
     cancelled: Arc<AtomicBool>,
 }
 
 #[napi]
 impl NativeLineCount {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeReadOptions) -> Self {
+    pub fn new(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions) -> Self {
+        let encoding = Encoding::from(&lines.encoding);
+        let filter = lines
+            .r#match
+            .as_ref()
+            .map(|what| Arc::new(LineFilter::new(&Match::from(what), encoding)));
         NativeLineCount {
             path: path_from_bytes(&path),
             options: (&options).into(),
+            filter,
             cancelled: Arc::default(),
         }
     }
@@ -37,10 +45,14 @@ impl NativeLineCount {
     /// it needs, so it may outlive this object (see `NativeLineStream`).
     #[napi(ts_return_type = "Promise<number | NativeError | null>")]
     pub fn count<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let (path, options) = (self.path.clone(), self.options);
+        let (path, options, filter) = (self.path.clone(), self.options, self.filter.clone());
         let cancelled = Arc::clone(&self.cancelled);
         spawn_blocking_promise(env, move || -> CountStep {
-            match count_lines(&path, &options, &cancelled) {
+            let counted = match &filter {
+                None => count_lines(&path, &options, &cancelled),
+                Some(filter) => count_matching_lines(&path, &options, filter, &cancelled),
+            };
+            match counted {
                 Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
                 Err(err) => Some(Either::B(err.into())),
             }

@@ -104,13 +104,18 @@ impl NativeLineOptions {
     }
 }
 
-impl From<&NativeLineOptions> for LineFramer {
-    fn from(options: &NativeLineOptions) -> Self {
-        let encoding = match options.encoding {
+impl From<&NativeEncoding> for Encoding {
+    fn from(encoding: &NativeEncoding) -> Self {
+        match encoding {
             NativeEncoding::Utf8 => Encoding::Utf8,
             NativeEncoding::Latin1 => Encoding::Latin1,
-        };
-        LineFramer::new(encoding)
+        }
+    }
+}
+
+impl From<&NativeLineOptions> for LineFramer {
+    fn from(options: &NativeLineOptions) -> Self {
+        LineFramer::new(Encoding::from(&options.encoding))
             .with_max_line_length(options.max_line_length.map(|max| max as usize))
             .with_max_string_length(options.max_string_length as usize)
             .with_match(options.r#match.as_ref().map(Match::from).as_ref())

@@ -7,8 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::{memchr, memchr2_iter, memchr_iter};
 
+use crate::buffer::ReadBuf;
 use crate::error::OsError;
+use crate::filter::LineFilter;
 use crate::source::{open, read_retrying, ReadOptions};
+use crate::split::LineSplitter;
 
 /// Counts the lines `path` holds (with `options` applied) without decoding any of them, or
 /// gives `None` once `cancelled` is set: it is checked between reads, so a count of an endless
@@ -26,6 +29,36 @@ pub fn count_lines(
         match read_retrying(&mut input, &mut chunk)? {
             0 => return Ok(Some(counter.finish())),
             n => counter.feed(&chunk[..n]),
+        }
+    }
+    Ok(None)
+}
+
+/// Counts the lines of `path` (with `options` applied) that `filter` keeps, as
+/// [`count_lines`] counts them all: lines are cut and searched in the read buffer, never
+/// decoded.
+pub fn count_matching_lines(
+    path: &Path,
+    options: &ReadOptions,
+    filter: &LineFilter,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, OsError> {
+    let source = open(path, options)?;
+    let mut input = source.input.take(source.remaining.unwrap_or(u64::MAX));
+    let mut buf = ReadBuf::new(source.chunk_size);
+    let mut splitter = LineSplitter::default();
+    let mut count = 0;
+    while !cancelled.load(Ordering::Relaxed) {
+        let n = read_retrying(&mut input, buf.spare(source.chunk_size))?;
+        buf.commit(n);
+        while let Some(run) = splitter.take_complete(&mut buf, usize::MAX) {
+            count += filter.count(&run.lines);
+        }
+        if n == 0 {
+            if let Some(last) = splitter.take_rest(&mut buf) {
+                count += filter.count(&[&last.lines[..], b"\n"].concat());
+            }
+            return Ok(Some(count));
         }
     }
     Ok(None)

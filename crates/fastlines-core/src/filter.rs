@@ -12,6 +12,8 @@
 //! checked on the decoded text of the lines that are not valid UTF-8.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::ops::Range;
+
 use memchr::memmem;
 use memchr::{memchr, memchr_iter, memrchr};
 
@@ -95,10 +97,26 @@ impl LineFilter {
         }
     }
 
-    /// Appends to `kept` the lines of `run` (complete lines, each ending with `\n` but perhaps
-    /// the last, as the splitter cuts them) that the filter keeps, in order and in the same
-    /// form, and to `indexes` where each was in the run (0 for its first line).
+    /// Appends to `kept` the lines of `run` (complete lines, each ending with `\n`, as the
+    /// splitter cuts them) that the filter keeps, in order and in the same form, and to
+    /// `indexes` where each was in the run (0 for its first line).
     pub fn keep(&self, run: &[u8], kept: &mut Vec<u8>, indexes: &mut Vec<u64>) {
+        self.each_kept(run, |lines, first, count| {
+            kept.extend_from_slice(&run[lines]);
+            indexes.extend(first..first + count);
+        });
+    }
+
+    /// How many lines of `run` (as for [`Self::keep`]) the filter keeps.
+    pub fn count(&self, run: &[u8]) -> u64 {
+        let mut kept = 0;
+        self.each_kept(run, |_, _, count| kept += count);
+        kept
+    }
+
+    /// Calls `on_kept(bytes, first, count)` for each stretch of kept lines of `run`, in order:
+    /// their bytes, the index of the first in the run, and how many there are.
+    fn each_kept(&self, run: &[u8], mut on_kept: impl FnMut(Range<usize>, u64, u64)) {
         let mut counter = LineCounter::default();
         let mut at = 0;
         while at < run.len() {
@@ -106,14 +124,16 @@ impl LineFilter {
                 Some(found) => line_around(run, found),
                 None => (run.len(), run.len()),
             };
-            if self.invert {
+            if self.invert && at < start {
                 // The lines before the matching one are kept, the matching one is not.
                 let first = counter.index_at(run, at);
-                kept.extend_from_slice(&run[at..start]);
-                indexes.extend(first..first + line_count(&run[at..start]));
-            } else if start < end {
-                indexes.push(counter.index_at(run, start));
-                kept.extend_from_slice(&run[start..end]);
+                on_kept(
+                    at..start,
+                    first,
+                    memchr_iter(b'\n', &run[at..start]).count() as u64,
+                );
+            } else if !self.invert && start < end {
+                on_kept(start..end, counter.index_at(run, start), 1);
             }
             if start == run.len() {
                 break;
@@ -195,10 +215,4 @@ impl LineCounter {
         self.offset = offset;
         self.index
     }
-}
-
-/// How many lines `lines` (whole lines, the last perhaps without its `\n`) holds.
-fn line_count(lines: &[u8]) -> u64 {
-    let unterminated = lines.last().is_some_and(|&last| last != b'\n');
-    memchr_iter(b'\n', lines).count() as u64 + u64::from(unterminated)
 }

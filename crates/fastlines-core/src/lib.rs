@@ -38,7 +38,7 @@ mod stream;
 mod transcode;
 mod watch;
 
-pub use count::count_lines;
+pub use count::{count_lines, count_matching_lines};
 pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
 pub use filter::{LineFilter, Match};
