@@ -28,7 +28,9 @@ async function readLastLines(path, n, options) {
   const last = new binding.NativeLastLines(bytes, n, read, lines)
   const batches = await untilNativeDone(last, last.read(), signal)
   if (isNativeFailure(batches)) throw nativeError(batches, display)
-  return batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
+  const got = batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
+  // With `match`, the native side may give more than the last n matching lines.
+  return got.length > n ? got.slice(got.length - n) : got
 }
 
 module.exports = { readLastLines, validateLineCount }

@@ -32,7 +32,7 @@ pub struct Match {
 }
 
 /// Keeps the lines of a run that match (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LineFilter {
     /// `None`: no string can occur in a line (each holds a terminator, or, in Latin-1, a
     /// character above U+00FF), so no line matches.
@@ -43,7 +43,7 @@ pub struct LineFilter {
     invert: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Searcher {
     One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),

@@ -37,6 +37,25 @@ pub struct Batch {
     pub line_numbers: Option<Vec<u64>>,
 }
 
+impl Batch {
+    /// How many lines the batch holds.
+    pub fn line_count(&self) -> usize {
+        match &self.line_numbers {
+            Some(numbers) => numbers.len(),
+            None => match &self.text {
+                Text::OneByte(bytes) => memchr_iter(b'\n', bytes).count() + 1,
+                Text::Utf16(units) => {
+                    units
+                        .iter()
+                        .filter(|&&unit| unit == u16::from(b'\n'))
+                        .count()
+                        + 1
+                }
+            },
+        }
+    }
+}
+
 /// Where the lines of a [`Batch`] ended in the input, kept cheap for the usual files: JS works
 /// out a line's end from its text only when asked for a position inside a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +85,7 @@ impl LineLayout {
 }
 
 /// Frames batches of complete lines ([`Batch`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LineFramer {
     splitter: LineSplitter,
     /// Offset in the input of the first byte not yet framed.
@@ -96,6 +115,11 @@ impl LineFramer {
             filter: None,
             lines_before: 0,
         }
+    }
+
+    /// Whether it frames only some lines.
+    pub fn filters(&self) -> bool {
+        self.filter.is_some()
     }
 
     /// Frames only the lines that match `what` (see [`LineFilter`]).

@@ -3,6 +3,7 @@
 //! read and frames the lines from it, as a line reader would; a follower starting with its last
 //! lines only needs where they start ([`start_of_last_lines`]), and reads them forward.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,11 +16,15 @@ use crate::reader::{Progress, Reader};
 use crate::source::Source;
 
 /// The last `n` lines of `path`, the file taken as ending at `end` (inclusive) if that is
-/// before its end, framed by `framer` (so with its encoding and limits) into batches; read
-/// backward `chunk_size` bytes at a time. Lines are `readline`'s: a terminator at the very end
-/// starts no empty line. A line among them longer than the framer's `max_line_length` fails
-/// with [`ReadError::LineTooLong`] as soon as the scan has read that much of it. `None` once
-/// `cancelled` is set (checked between reads).
+/// before its end, framed by `framer` (so with its encoding, limits and filter) into batches;
+/// read backward `chunk_size` bytes at a time. Lines are `readline`'s: a terminator at the very
+/// end starts no empty line. A line among them longer than the framer's `max_line_length`
+/// fails with [`ReadError::LineTooLong`] as soon as the scan has read that much of it. `None`
+/// once `cancelled` is set (checked between reads).
+///
+/// With a filter, the batches hold at least the last `n` lines it keeps (more, the caller
+/// keeps the last `n`): the scan goes back for twice as many lines each time too few of them
+/// match, reading each chunk from the file once.
 pub fn read_last_lines(
     path: &Path,
     n: u64,
@@ -31,32 +36,64 @@ pub fn read_last_lines(
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let len = file_len(&file)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
-    // The chunks read, last first.
-    let mut chunks: Vec<Vec<u8>> = Vec::new();
-    let scan = Scan {
-        n,
-        len,
-        chunk_size,
-        max_line_length: framer.max_line_length(),
-        cancelled: Some(cancelled),
-    };
-    let start = scan.run(|buf, offset| {
-        read_at(&file, buf, offset)?;
-        chunks.push(buf.to_vec());
-        Ok(())
-    })?;
-    let Some(start) = start else {
-        return Ok(None);
-    };
-    let read: Vec<u8> = chunks.into_iter().rev().flatten().collect();
-    let lines = &read[read.len() - (len - start) as usize..];
+    // The chunks read, by offset: every scan cuts the same chunks, from the end.
+    let mut chunks: HashMap<u64, Vec<u8>> = HashMap::new();
+    let mut lines_wanted = n;
+    loop {
+        let scan = Scan {
+            n: lines_wanted,
+            len,
+            chunk_size,
+            max_line_length: framer.max_line_length(),
+            cancelled: Some(cancelled),
+        };
+        let start = scan.run(|buf, offset| {
+            if let Some(chunk) = chunks.get(&offset) {
+                buf.copy_from_slice(chunk);
+            } else {
+                read_at(&file, buf, offset)?;
+                chunks.insert(offset, buf.to_vec());
+            }
+            Ok(())
+        })?;
+        let Some(start) = start else {
+            return Ok(None);
+        };
+        let batches = frame_from(&chunks, start, len, chunk_size, framer.clone())?;
+        let kept: usize = batches.iter().map(Batch::line_count).sum();
+        if kept as u64 >= n || start == 0 || !framer.filters() {
+            return Ok(Some(batches));
+        }
+        lines_wanted = lines_wanted.saturating_mul(2);
+    }
+}
+
+/// The batches `framer` makes of bytes `start..len`, all among `chunks`.
+fn frame_from(
+    chunks: &HashMap<u64, Vec<u8>>,
+    start: u64,
+    len: u64,
+    chunk_size: usize,
+    framer: LineFramer,
+) -> Result<Vec<Batch>, ReadError> {
+    let mut offsets: Vec<&u64> = chunks
+        .keys()
+        .filter(|&&offset| offset + chunk_size as u64 > start)
+        .collect();
+    offsets.sort();
+    let read: Vec<u8> = offsets
+        .iter()
+        .flat_map(|offset| chunks[offset].iter().copied())
+        .collect();
+    let first = *offsets.first().map_or(&start, |offset| *offset);
+    let lines = &read[(start - first) as usize..(len - first) as usize];
     let source = Source::new(lines, None, chunk_size);
     let mut reader = Reader::new(source, framer.starting_at(start), Progress::default());
     let mut batches = Vec::new();
     while let Some(batch) = reader.next_blocking()? {
         batches.push(batch);
     }
-    Ok(Some(batches))
+    Ok(batches)
 }
 
 /// Where the last `n` lines of the first `len` bytes of `file` start.

@@ -15,7 +15,7 @@ use crate::buffer::ReadBuf;
 /// shows whether the `\r` is half of a `\r\n`. So a cut never falls inside a `\r\n`, and the
 /// offset after each cut is where reading can resume with no line repeated (a follower waiting
 /// for appends, or a `position` given back as `start`).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LineSplitter {
     /// How much of the buffer is known to hold no terminator, so a long line is scanned once
     /// rather than once per read.
