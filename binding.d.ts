@@ -91,7 +91,8 @@ export declare class NativeLineStream {
 /**
  * Where the batch JS holds was in the file: `start` and `end` (just past its last line), and
  * either `terminatorLength` (every line took its measured text plus this many bytes) or
- * `lineEnds` (where each line ended, from `start`).
+ * `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
+ * `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
  */
 export interface NativeBatchPlace {
   start: number
@@ -99,6 +100,8 @@ export interface NativeBatchPlace {
   measure: NativeMeasure
   terminatorLength?: number
   lineEnds?: Float64Array
+  lineNumbers?: Float64Array
+  lineStarts?: Float64Array
 }
 
 /** How bytes become characters. */

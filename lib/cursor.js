@@ -1,16 +1,24 @@
 // The JS end of a line batch: a native batch (its lines joined by `\n`) split once, then handed
-// out a line at a time or as the rest of the batch, and where the lines handed out end in the
-// file. readLines, readLinesSync and followLines each keep one.
+// out a line at a time or as the rest of the batch; and, when asked, where the lines handed out
+// were in the file and their numbers. readLines, readLinesSync and followLines each keep one.
 'use strict'
+
+const { normalizeBatchOptions } = require('./options')
 
 const NO_LINES = []
 
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
   #lines = NO_LINES
+  /**
+   * How many lines of the batch were handed out. A batch is loaded only to hand out its first
+   * line at once, so this is 0 only before the first line.
+   */
   #index = 0
   /** Lines of the batch that may still be handed out: all of them, until clear(). */
   #end = 0
+  /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
+  #linesBefore = 0
   /** The batch's place in the file (see src/position.rs), fetched when first asked for. */
   #place = null
   /**
@@ -27,6 +35,7 @@ class LineCursor {
 
   /** Takes a native batch: its lines joined by `\n`. */
   load(joined) {
+    this.#linesBefore += this.#lines.length
     this.#lines = joined.split('\n')
     this.#index = 0
     this.#end = this.#lines.length
@@ -46,9 +55,40 @@ class LineCursor {
     return rest
   }
 
+  /** The next line as an `entries()` step gives it: `[lineNumber, line]`. */
+  nextEntry(placeOf) {
+    const line = this.nextLine()
+    return [this.lineNumber(placeOf), line]
+  }
+
+  /** What a step of `batches(options)` takes: the rest of the batch, numbered or not. */
+  batchTaker(options, placeOf) {
+    const { numbered } = normalizeBatchOptions(options)
+    return numbered ? () => this.restOfBatchNumbered(placeOf) : () => this.restOfBatch()
+  }
+
+  /** The same as a NumberedBatch (index.d.ts): with each line's number and offset. */
+  restOfBatchNumbered(placeOf) {
+    const from = this.#index
+    const lines = this.restOfBatch()
+    const place = this.#fetch(placeOf)
+    const lineNumbers = new Float64Array(lines.length)
+    const offsets = new Float64Array(lines.length)
+    for (let i = 0; i < lines.length; i++) {
+      lineNumbers[i] = this.#numberOf(place, from + i)
+      offsets[i] = this.#startOf(place, from + i)
+    }
+    return { lines, lineNumbers, offsets }
+  }
+
   /** Hands out nothing more of this batch. */
   clear() {
     this.#end = this.#index
+  }
+
+  /** Fetches the batch's place now, so that later asks do not depend on the native side. */
+  pin(placeOf) {
+    this.#fetch(placeOf)
   }
 
   /**
@@ -56,25 +96,60 @@ class LineCursor {
    * the batch loaded last (null when reading has not started), asked once per batch.
    */
   position(placeOf) {
-    if (this.#place === null) {
-      this.#place = placeOf()
-      if (this.#place == null) return undefined
-      this.#measured = { index: 0, offset: this.#place.start }
-    }
-    const place = this.#place
+    const place = this.#fetch(placeOf)
+    if (place == null) return undefined
     if (this.#index === this.#lines.length) return place.end
-    if (this.#index === 0) return place.start
-    if (place.lineEnds != null) return place.start + place.lineEnds[this.#index - 1]
-    return this.#measure(place)
+    return this.#offsetBefore(place, this.#index)
   }
 
-  /** Adds up the bytes of the lines handed out, each its text plus the terminator. */
-  #measure({ measure, terminatorLength }) {
-    let { index, offset } = this.#measured
-    for (; index < this.#index; index++) {
-      const line = this.#lines[index]
-      offset += (measure === 'utf8' ? Buffer.byteLength(line, 'utf8') : line.length) + terminatorLength
+  /** The number in the file of the last line handed out (1 for the first line read), or 0. */
+  lineNumber(placeOf) {
+    if (this.#index === 0) return 0
+    return this.#numberOf(this.#fetch(placeOf), this.#index - 1)
+  }
+
+  /** The byte offset of the first byte of the last line handed out, or undefined. */
+  lineOffset(placeOf) {
+    if (this.#index === 0) return undefined
+    return this.#startOf(this.#fetch(placeOf), this.#index - 1)
+  }
+
+  #fetch(placeOf) {
+    if (this.#place === null) {
+      this.#place = placeOf()
+      if (this.#place != null) this.#measured = { index: 0, offset: this.#place.start }
     }
+    return this.#place
+  }
+
+  /** The number of the batch's line at `index`: listed for a filtered batch, else consecutive. */
+  #numberOf(place, index) {
+    if (place.lineNumbers != null) return place.lineNumbers[index]
+    return this.#linesBefore + index + 1
+  }
+
+  /** Where the batch's line at `index` started: listed for a filtered batch, else after the line before. */
+  #startOf(place, index) {
+    if (place.lineStarts != null) return place.start + place.lineStarts[index]
+    return this.#offsetBefore(place, index)
+  }
+
+  /** The offset just past the batch's lines before `index`. */
+  #offsetBefore(place, index) {
+    if (index === 0) return place.start
+    if (place.lineEnds != null) return place.start + place.lineEnds[index - 1]
+    return this.#measure(place, index)
+  }
+
+  /**
+   * Adds up the bytes of the lines before `until`, each its text plus the terminator, from the
+   * last measure: forward as lines are handed out, back by a line for the last one's start.
+   */
+  #measure({ measure, terminatorLength }, until) {
+    const bytesOf = (line) => (measure === 'utf8' ? Buffer.byteLength(line, 'utf8') : line.length) + terminatorLength
+    let { index, offset } = this.#measured
+    for (; index > until; index--) offset -= bytesOf(this.#lines[index - 1])
+    for (; index < until; index++) offset += bytesOf(this.#lines[index])
     this.#measured = { index, offset }
     return offset
   }

@@ -1,5 +1,6 @@
 // Iterator plumbing shared by the readers, written once: the done result, the queue that keeps
-// async steps in order, the return()/throw() that close first, and the batches() view.
+// async steps in order, the return()/throw() that close first, and the views of a reader
+// (batches(), entries()).
 'use strict'
 
 /** The iterator result after the last item. */
@@ -67,11 +68,12 @@ class ClosingSyncIterator {
 }
 
 /**
- * A reader's `batches()`: its own steps (`next`, a batch each), and the reader's `return()`,
- * `throw()` and `close()`, so that leaving a loop over the batches closes the reader. Iterable
- * the way the reader is: with `for await` for an async reader, with `for...of` for a sync one.
+ * A view of a reader (`batches()`, `entries()`): its own steps (`next`, a batch or an entry
+ * each), and the reader's `return()`, `throw()` and `close()`, so that leaving a loop over the
+ * view closes the reader. Iterable the way the reader is: with `for await` for an async reader,
+ * with `for...of` for a sync one.
  */
-function batchesOf(reader, next) {
+function viewOf(reader, next) {
   const iterable = reader instanceof ClosingSyncIterator ? Symbol.iterator : Symbol.asyncIterator
   return {
     next,
@@ -84,4 +86,4 @@ function batchesOf(reader, next) {
   }
 }
 
-module.exports = { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, batchesOf, done }
+module.exports = { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf }

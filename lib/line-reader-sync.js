@@ -6,7 +6,7 @@ const binding = require('./native')
 const { abortError, addAbortListener } = require('./abort')
 const { LineCursor } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
-const { ClosingSyncIterator, batchesOf, done } = require('./iterator')
+const { ClosingSyncIterator, done, viewOf } = require('./iterator')
 const { normalizeOptions, normalizePath } = require('./options')
 
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
@@ -17,6 +17,8 @@ class LineReaderSync extends ClosingSyncIterator {
   #abortListener
   #cursor = new LineCursor()
   #closed = false
+  /** The place of the batch read last, for the cursor to ask once per batch. */
+  #placeOf = () => this.#native.lastBatch
 
   constructor(path, options) {
     super()
@@ -39,7 +41,17 @@ class LineReaderSync extends ClosingSyncIterator {
 
   /** The byte offset just past the last line handed out. */
   get position() {
-    return this.#cursor.position(() => this.#native.lastBatch)
+    return this.#cursor.position(this.#placeOf)
+  }
+
+  /** The number in the file of the last line handed out, or 0 before the first. */
+  get lineNumber() {
+    return this.#cursor.lineNumber(this.#placeOf)
+  }
+
+  /** The byte offset of the last line handed out, or undefined before the first. */
+  get lineOffset() {
+    return this.#cursor.lineOffset(this.#placeOf)
   }
 
   next() {
@@ -47,9 +59,17 @@ class LineReaderSync extends ClosingSyncIterator {
     return { value: this.#cursor.nextLine(), done: false }
   }
 
-  /** The same lines, many per step: each step gives the rest of the current native batch. */
-  batches() {
-    return batchesOf(this, () => this.#nextBatch())
+  /** The same lines, many per step, as in LineReader#batches(). */
+  batches(options) {
+    return viewOf(this, this.#stepper(this.#cursor.batchTaker(options, this.#placeOf)))
+  }
+
+  /** The same lines as `[lineNumber, line]` pairs, as in LineReader#entries(). */
+  entries() {
+    return viewOf(
+      this,
+      this.#stepper(() => this.#cursor.nextEntry(this.#placeOf)),
+    )
   }
 
   close() {
@@ -59,9 +79,12 @@ class LineReaderSync extends ClosingSyncIterator {
     this.#native.close()
   }
 
-  #nextBatch() {
-    if (!this.#cursor.hasLine && !this.#fill()) return done()
-    return { value: this.#cursor.restOfBatch(), done: false }
+  /** Steps that each `take()` from the cursor, reading a batch when it holds no line. */
+  #stepper(take) {
+    return () => {
+      if (!this.#cursor.hasLine && !this.#fill()) return done()
+      return { value: take(), done: false }
+    }
   }
 
   /** Reads the next native batch into the cursor; false at the end. The end, a failure and an abort close the file. */

@@ -1,10 +1,11 @@
 // readLines: the lines of a file, read ahead by a native line stream (source.js) and split by a
-// cursor (cursor.js), handed out one per step or, through batches(), a batch per step.
+// cursor (cursor.js), handed out one per step, through batches() a batch per step, or through
+// entries() with their line numbers.
 'use strict'
 
 const binding = require('./native')
 const { LineCursor } = require('./cursor')
-const { ClosingAsyncIterator, StepQueue, batchesOf, done } = require('./iterator')
+const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { NativeSource } = require('./source')
 
 /** Starts a native stream of line batches (see NativeSource). */
@@ -15,8 +16,8 @@ class LineReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
   #cursor = new LineCursor()
-  /** The position when the reader was closed or aborted: a batch arriving after that never counts. */
-  #finalPosition = undefined
+  /** The place of the batch handed out last, for the cursor to ask once per batch. */
+  #placeOf = () => this.#source.lastBatch()
 
   /** `start` and `firstPlace` as NativeSource takes them: followLines passes its own. */
   constructor(path, options, start = startLineStream, firstPlace = undefined) {
@@ -26,8 +27,17 @@ class LineReader extends ClosingAsyncIterator {
 
   /** The byte offset just past the last line handed out, in the file being read. */
   get position() {
-    if (this.#finalPosition !== undefined) return this.#finalPosition
-    return this.#cursor.position(() => this.#source.lastBatch())
+    return this.#cursor.position(this.#placeOf)
+  }
+
+  /** The number in the file of the last line handed out, or 0 before the first. */
+  get lineNumber() {
+    return this.#cursor.lineNumber(this.#placeOf)
+  }
+
+  /** The byte offset of the last line handed out, or undefined before the first. */
+  get lineOffset() {
+    return this.#cursor.lineOffset(this.#placeOf)
   }
 
   get bytesRead() {
@@ -46,17 +56,23 @@ class LineReader extends ClosingAsyncIterator {
     if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
       return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
     }
-    return this.#queue.run(() => this.#nextLine())
+    return this.#queue.run(() => this.#fillAndTake(() => this.#cursor.nextLine()))
   }
 
-  /** The same lines, many per step: each step gives the rest of the current native batch. */
-  batches() {
-    return batchesOf(this, () => {
-      if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
-        return Promise.resolve({ value: this.#cursor.restOfBatch(), done: false })
-      }
-      return this.#queue.run(() => this.#nextBatch())
-    })
+  /**
+   * The same lines, many per step: each step gives the rest of the current native batch, as an
+   * array or, with `numbered`, with the lines' numbers and offsets.
+   */
+  batches(options) {
+    return viewOf(this, this.#stepper(this.#cursor.batchTaker(options, this.#placeOf)))
+  }
+
+  /** The same lines as `[lineNumber, line]` pairs, like `Array.prototype.entries()` and `grep -n`. */
+  entries() {
+    return viewOf(
+      this,
+      this.#stepper(() => this.#cursor.nextEntry(this.#placeOf)),
+    )
   }
 
   close() {
@@ -64,20 +80,25 @@ class LineReader extends ClosingAsyncIterator {
     return this.#source.close()
   }
 
-  /** Hands out no more lines, and keeps the position of the last one. */
+  /** Hands out no more lines, and keeps where the last one was (a batch read later never counts). */
   #stop() {
-    if (this.#finalPosition === undefined) this.#finalPosition = this.position
+    this.#cursor.pin(this.#placeOf)
     this.#cursor.clear()
   }
 
-  async #nextLine() {
-    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
-    return { value: this.#cursor.nextLine(), done: false }
+  /** Steps that each `take()` from the cursor: at once while it holds lines, else in the queue. */
+  #stepper(take) {
+    return () => {
+      if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
+        return Promise.resolve({ value: take(), done: false })
+      }
+      return this.#queue.run(() => this.#fillAndTake(take))
+    }
   }
 
-  async #nextBatch() {
+  async #fillAndTake(take) {
     if (!this.#cursor.hasLine && !(await this.#fill())) return done()
-    return { value: this.#cursor.restOfBatch(), done: false }
+    return { value: take(), done: false }
   }
 
   /** Loads a batch that is already read into the cursor, if there is one (see takeReady). */

@@ -152,6 +152,15 @@ function normalizeMatch({ match, invert, ignoreCase }) {
   return { strings, invert: invert === true, ignoreCase: ignoreCase === true }
 }
 
+/** The options of `batches()`: whether each batch comes with its lines' numbers and offsets. */
+function normalizeBatchOptions(options) {
+  if (options === undefined) return { numbered: false }
+  if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+  const { numbered = false } = options
+  if (typeof numbered !== 'boolean') throw invalidArgType('options.numbered', 'of type boolean', numbered)
+  return { numbered }
+}
+
 /**
  * Options that mean nothing to a reader that makes no lines (readChunks), or that makes no
  * strings (countLines, which does match): such readers refuse them rather than ignore them.
@@ -166,4 +175,4 @@ function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert',
   }
 }
 
-module.exports = { normalizePath, normalizeOptions, refuseLineOptions }
+module.exports = { normalizePath, normalizeOptions, normalizeBatchOptions, refuseLineOptions }

@@ -1,10 +1,10 @@
-//! Where the lines JS holds were in the file, told only when JS asks (`reader.position`): the
-//! place of the batch last handed to JS, recorded as it becomes a JS value, so a batch read
-//! ahead does not count until JS has it.
+//! Where the lines JS holds were in the file, told only when JS asks (`reader.position`,
+//! `lineNumber`, `lineOffset`, numbered batches): the place of the batch last handed to JS,
+//! recorded as it becomes a JS value, so a batch read ahead does not count until JS has it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use fastlines_core::{Batch, LineLayout, Text};
+use fastlines_core::{Batch, KeptLines, LineLayout, Text};
 use napi::bindgen_prelude::{sys, Float64Array, Result, ToNapiValue, TypeName, ValueType};
 use napi_derive::napi;
 
@@ -21,7 +21,8 @@ pub enum NativeMeasure {
 
 /// Where the batch JS holds was in the file: `start` and `end` (just past its last line), and
 /// either `terminatorLength` (every line took its measured text plus this many bytes) or
-/// `lineEnds` (where each line ended, from `start`).
+/// `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
+/// `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
 #[napi(object)]
 pub struct NativeBatchPlace {
     pub start: f64,
@@ -29,6 +30,8 @@ pub struct NativeBatchPlace {
     pub measure: NativeMeasure,
     pub terminator_length: Option<u32>,
     pub line_ends: Option<Float64Array>,
+    pub line_numbers: Option<Float64Array>,
+    pub line_starts: Option<Float64Array>,
 }
 
 /// A batch's place, kept natively until JS asks for it.
@@ -38,6 +41,7 @@ struct Place {
     end: u64,
     one_byte: bool,
     layout: LineLayout,
+    kept: Option<KeptLines>,
 }
 
 impl Place {
@@ -48,16 +52,14 @@ impl Place {
             end: offset,
             one_byte: true,
             layout: LineLayout::Uniform { terminator_len: 1 },
+            kept: None,
         }
     }
 
     fn to_js(&self) -> NativeBatchPlace {
         let (terminator_length, line_ends) = match &self.layout {
             LineLayout::Uniform { terminator_len } => (Some(u32::from(*terminator_len)), None),
-            LineLayout::Ends(ends) => {
-                let ends: Vec<f64> = ends.iter().map(|&end| end as f64).collect();
-                (None, Some(Float64Array::new(ends)))
-            }
+            LineLayout::Ends(ends) => (None, Some(float64_array(ends))),
         };
         NativeBatchPlace {
             start: self.start as f64,
@@ -69,8 +71,15 @@ impl Place {
             },
             terminator_length,
             line_ends,
+            line_numbers: self.kept.as_ref().map(|kept| float64_array(&kept.numbers)),
+            line_starts: self.kept.as_ref().map(|kept| float64_array(&kept.starts)),
         }
     }
+}
+
+/// Offsets and counts as JS numbers: exact up to 2^53, past any file.
+fn float64_array(values: &[u64]) -> Float64Array {
+    Float64Array::new(values.iter().map(|&value| value as f64).collect())
 }
 
 /// The place of the batch a reader last handed to JS.
@@ -104,6 +113,7 @@ impl LastBatch {
                 end: batch.end,
                 one_byte: matches!(batch.text, Text::OneByte(_)),
                 layout: batch.layout,
+                kept: batch.kept,
             },
             text: JsText {
                 text: batch.text,

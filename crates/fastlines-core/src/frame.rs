@@ -32,16 +32,25 @@ pub struct Batch {
     pub end: u64,
     /// How to find where each line of the batch ended in the input.
     pub layout: LineLayout,
-    /// With a filter, each line's number in the input (1 for its first line): the lines of a
-    /// filtered batch are not consecutive.
-    pub line_numbers: Option<Vec<u64>>,
+    /// With a filter, which lines of the input the batch holds: they are not consecutive, so
+    /// their numbers and starts are listed.
+    pub kept: Option<KeptLines>,
+}
+
+/// The lines a filter kept in a [`Batch`], one entry per line in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptLines {
+    /// Each line's number in the input, counting every line (1 for the input's first line).
+    pub numbers: Vec<u64>,
+    /// Where each line started, counted from the batch's start.
+    pub starts: Vec<u64>,
 }
 
 impl Batch {
     /// How many lines the batch holds.
     pub fn line_count(&self) -> usize {
-        match &self.line_numbers {
-            Some(numbers) => numbers.len(),
+        match &self.kept {
+            Some(kept) => kept.numbers.len(),
             None => match &self.text {
                 Text::OneByte(bytes) => memchr_iter(b'\n', bytes).count() + 1,
                 Text::Utf16(units) => {
@@ -100,7 +109,8 @@ pub struct LineFramer {
     /// Only the lines it keeps are framed, and `lines_before` counts the input's lines.
     filter: Option<LineFilter>,
     /// How many lines of the input came before the first one not yet framed (counted only
-    /// with a filter: the numbers of unfiltered lines follow from their order).
+    /// with a filter: the numbers of unfiltered lines follow from their order). A followed
+    /// file's replacement goes on counting, as JS does for unfiltered lines.
     lines_before: u64,
 }
 
@@ -158,11 +168,11 @@ impl LineFramer {
     }
 
     /// Frames another input from its start (a followed file was replaced or truncated): what
-    /// was left of a line is the caller's to drop, and offsets count from 0 again.
+    /// was left of a line is the caller's to drop, and offsets count from 0 again (line
+    /// numbers go on).
     pub(crate) fn restart(&mut self) {
         self.splitter.reset();
         self.offset = 0;
-        self.lines_before = 0;
     }
 
     /// The batch of what `run` holds: all of it, or with a filter the lines it keeps (`None`
@@ -206,16 +216,17 @@ impl LineFramer {
                 max_string_length: self.max_string_length,
             });
         }
-        let ends = indexes
-            .iter()
-            .map(|&index| raw_ends[index as usize])
-            .collect();
+        let end_of = |index: u64| raw_ends[index as usize];
+        let start_of = |index: u64| index.checked_sub(1).map_or(0, end_of);
         Ok(Some(Batch {
             text: decoded.text,
             start: run_start,
-            end: run_start + raw_ends[last as usize],
-            layout: LineLayout::Ends(ends),
-            line_numbers: Some(indexes.iter().map(|&index| first_number + index).collect()),
+            end: run_start + end_of(last),
+            layout: LineLayout::Ends(indexes.iter().map(|&index| end_of(index)).collect()),
+            kept: Some(KeptLines {
+                numbers: indexes.iter().map(|&index| first_number + index).collect(),
+                starts: indexes.iter().map(|&index| start_of(index)).collect(),
+            }),
         }))
     }
 
@@ -234,7 +245,7 @@ impl LineFramer {
             start,
             end: self.offset,
             layout: LineLayout::of(&run, decoded.exact),
-            line_numbers: None,
+            kept: None,
         })
     }
 }

@@ -43,7 +43,7 @@ pub use decode::{Encoding, Text};
 pub use error::{OsError, ReadError};
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
-pub use frame::{Batch, ChunkFramer, Framer, LineFramer, LineLayout};
+pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::read_last_lines;
 pub use reader::{Progress, Reader};
 pub use source::{open, ReadOptions, Source};

@@ -660,7 +660,7 @@ proptest! {
     }
 
     /// A reader with a filter gives the reference lines that include a string (or none), with
-    /// their numbers in the input and where each ended, however the input is read.
+    /// their numbers in the input and where each started and ended, however the input is read.
     #[test]
     fn filtered_reader_gives_the_matching_lines_with_their_numbers(
         input in input_bytes(),
@@ -676,12 +676,14 @@ proptest! {
         let framer = LineFramer::new(encoding).with_match(Some(&what));
         let mut reader = Reader::new(source, framer, Progress::default());
         let mut got = Vec::new();
-        let mut ends = Vec::new();
+        let (mut starts, mut ends) = (Vec::new(), Vec::new());
         while let Some(batch) = reader.next_blocking().unwrap() {
-            let numbers = batch.line_numbers.clone().expect("numbered lines");
+            let kept = batch.kept.clone().expect("kept lines");
             let text = text_to_string(&batch.text);
-            prop_assert_eq!(numbers.len(), text.split('\n').count());
-            got.extend(numbers.into_iter().zip(text.split('\n').map(str::to_owned)));
+            prop_assert_eq!(kept.numbers.len(), text.split('\n').count());
+            prop_assert_eq!(kept.starts.len(), kept.numbers.len());
+            got.extend(kept.numbers.into_iter().zip(text.split('\n').map(str::to_owned)));
+            starts.extend(kept.starts.iter().map(|start| batch.start + start));
             ends.extend(batch_line_ends(&batch));
         }
         let reference_ends = reference_line_ends(&input);
@@ -694,7 +696,12 @@ proptest! {
             .collect();
         let expected_ends: Vec<u64> =
             expected.iter().map(|(number, _)| reference_ends[*number as usize - 1]).collect();
+        let expected_starts: Vec<u64> = expected
+            .iter()
+            .map(|(number, _)| if *number == 1 { 0 } else { reference_ends[*number as usize - 2] })
+            .collect();
         prop_assert_eq!(got, expected);
+        prop_assert_eq!(starts, expected_starts);
         prop_assert_eq!(ends, expected_ends);
     }
 }
