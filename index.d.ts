@@ -23,8 +23,30 @@ export interface ReadOptions {
   signal?: AbortSignal
 }
 
+/**
+ * Which lines a reader keeps: those whose text contains one of `match`'s strings, as
+ * `line.includes(s)` tells it on the line `readLines` would yield (so an invalid UTF-8 sequence
+ * is matched as the U+FFFD it becomes). Searched natively on the file's bytes, before any line
+ * is decoded, like `grep -F`; only the lines kept become strings.
+ */
+export interface MatchOptions {
+  /**
+   * A string, or several (a line is kept if it contains any). None may be empty. A string
+   * holding `\n` or `\r` never matches (no line holds a terminator), nor, with
+   * `encoding: 'latin1'`, one holding a character above U+00FF.
+   */
+  match?: string | readonly string[]
+  /** Keep the lines that contain none of the strings, like `grep -v`. Only with `match`. */
+  invert?: boolean
+  /**
+   * Compare ASCII letters case-insensitively, like `grep -i` in the C locale: `'error'` matches
+   * `ERROR`, but `'é'` does not match `É`. Only with `match`.
+   */
+  ignoreCase?: boolean
+}
+
 /** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
-export interface LineReadOptions extends ReadOptions {
+export interface LineReadOptions extends ReadOptions, MatchOptions {
   /**
    * The longest line, in bytes without its terminator, the reader will collect. At the first
    * longer line, after every line before it, the step rejects (or throws) with a
@@ -71,12 +93,33 @@ export interface FsError extends Error {
 }
 
 /** Batches of lines from a {@link LineReader}: many lines per step, sharing its state. */
-export interface LineBatches extends AsyncIterableIterator<string[]> {
+export interface LineBatches<Batch = string[]> extends AsyncIterableIterator<Batch> {
   /** Closes the underlying reader. */
   close(): Promise<void>
-  return(value?: any): Promise<IteratorResult<string[]>>
-  throw(error?: any): Promise<IteratorResult<string[]>>
+  return(value?: any): Promise<IteratorResult<Batch>>
+  throw(error?: any): Promise<IteratorResult<Batch>>
 }
+
+/** Options of `batches()`. */
+export interface BatchOptions {
+  /** Give each batch as a {@link NumberedBatch}, with its lines' numbers and offsets. Default false. */
+  numbered?: boolean
+}
+
+/**
+ * A batch with where each of its lines was, index for index: as `grep -n -b` prints them, for a
+ * whole batch at once.
+ */
+export interface NumberedBatch {
+  lines: string[]
+  /** Each line's number in the file, as {@link LineReader.lineNumber} gives it. */
+  lineNumbers: Float64Array
+  /** The byte offset of each line's first byte, as {@link LineReader.lineOffset} gives it. */
+  offsets: Float64Array
+}
+
+/** `[lineNumber, line]`, as `entries()` yields them. */
+export type NumberedLine = [lineNumber: number, line: string]
 
 /**
  * The lines of a file, one string per step, without their terminators. Reading happens natively
@@ -87,7 +130,19 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * The same lines, many per step: each batch is a non-empty array of whole lines. Steps taken
    * here and on the reader itself share one position.
    */
-  batches(): LineBatches
+  batches(options?: BatchOptions & { numbered?: false }): LineBatches
+  /** The same batches, each with its lines' numbers and offsets. */
+  batches(options: BatchOptions & { numbered: true }): LineBatches<NumberedBatch>
+  batches(options?: BatchOptions): LineBatches<string[] | NumberedBatch>
+  /**
+   * The same lines, each as `[lineNumber, line]`, like `Array.prototype.entries()` but with the
+   * file's line numbers (1-based, as `grep -n` gives them, and counting the lines `match` left
+   * out). Steps taken here and on the reader itself share one position.
+   *
+   * @example
+   * for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) console.log(`${n}:${line}`)
+   */
+  entries(): LineBatches<NumberedLine>
   /**
    * Stops the native read and closes the file; a pending step resolves as done. Idempotent.
    * `break`, `return()` and `throw()` in a `for await` call it.
@@ -108,18 +163,37 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * in the new file.
    */
   readonly position: number | undefined
+  /**
+   * The number of the last line handed out (0 before the first), counting every line of the
+   * file from where reading started, matched or not, as `grep -n` does: the file's own line
+   * numbers when reading from its start; with `start`, or in a follower, the first line read is
+   * line 1, and a follower goes on counting across rotations. Read it inside the loop:
+   * `for await (const line of reader) console.log(reader.lineNumber, line)`. Costs nothing per
+   * line until asked, and no native call per line when asked.
+   */
+  readonly lineNumber: number
+  /**
+   * The byte offset in the file of the last line handed out (its first byte; undefined before
+   * the first line), as `grep -b` gives it: `fs.read` at this offset reads the line. After a
+   * batch step, the batch's last line.
+   */
+  readonly lineOffset: number | undefined
 }
 
 /** Batches of lines from a {@link LineReaderSync}. */
-export interface LineBatchesSync extends IterableIterator<string[]> {
+export interface LineBatchesSync<Batch = string[]> extends IterableIterator<Batch> {
   close(): void
-  return(value?: any): IteratorResult<string[]>
-  throw(error?: any): IteratorResult<string[]>
+  return(value?: any): IteratorResult<Batch>
+  throw(error?: any): IteratorResult<Batch>
 }
 
 /** The lines of a file, read on the calling thread. */
 export interface LineReaderSync extends IterableIterator<string> {
-  batches(): LineBatchesSync
+  batches(options?: BatchOptions & { numbered?: false }): LineBatchesSync
+  batches(options: BatchOptions & { numbered: true }): LineBatchesSync<NumberedBatch>
+  batches(options?: BatchOptions): LineBatchesSync<string[] | NumberedBatch>
+  /** As {@link LineReader.entries}. */
+  entries(): LineBatchesSync<NumberedLine>
   /** Closes the file now. Idempotent. */
   close(): void
   return(value?: any): IteratorResult<string>
@@ -128,6 +202,10 @@ export interface LineReaderSync extends IterableIterator<string> {
   readonly linesRead: number
   /** As {@link LineReader.position}. */
   readonly position: number
+  /** As {@link LineReader.lineNumber}. */
+  readonly lineNumber: number
+  /** As {@link LineReader.lineOffset}. */
+  readonly lineOffset: number | undefined
 }
 
 /** The raw bytes of a file, in order, as Buffers of at most `highWaterMark` bytes. */
@@ -150,17 +228,27 @@ export interface ChunkReader extends AsyncIterableIterator<Buffer> {
  * longer than the engine's longest string with a {@link StringTooLongError}, each after every
  * line before it.
  *
+ * With `match` ({@link MatchOptions}), only the lines containing one of its strings; the others
+ * are passed over natively, and `bytesRead` still advances while none match.
+ *
  * @example
  * for await (const line of readLines('app.log')) console.log(line)
  * for await (const batch of readLines('app.log').batches()) total += batch.length
+ * for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) console.log(`${n}:${line}`)
  */
 export function readLines(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReader
 
 /** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
 export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReaderSync
 
-/** The number of lines {@link readLines} would yield, counted without making any strings. */
-export function countLines(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): Promise<number>
+/**
+ * The number of lines {@link readLines} would yield, counted without making any strings: with
+ * `match`, the number of matching lines, like `grep -c`.
+ */
+export function countLines(
+  path: PathLike,
+  options?: (ReadOptions & MatchOptions) | ReadOptions['encoding'],
+): Promise<number>
 
 /** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
 export interface LastLinesOptions extends Omit<LineReadOptions, 'start'> {
@@ -169,7 +257,8 @@ export interface LastLinesOptions extends Omit<LineReadOptions, 'start'> {
 }
 
 /**
- * The last `n` lines {@link readLines} would yield, in order (fewer if the file has fewer).
+ * The last `n` lines {@link readLines} would yield, in order (fewer if the file has fewer): with
+ * `match`, the last `n` matching lines, found by reading back until there are `n`.
  * Found by reading the file backward from its end (or from `end`), so the bytes read are those
  * lines plus at most one read, however large the file.
  *

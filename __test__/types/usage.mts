@@ -19,6 +19,9 @@ import fastlines, {
   type LineReaderSync,
   type LineReadOptions,
   type LineTooLongError,
+  type MatchOptions,
+  type NumberedBatch,
+  type NumberedLine,
   type ReadOptions,
   type StringTooLongError,
 } from 'fastlines'
@@ -106,4 +109,30 @@ export async function typedUsage(): Promise<void> {
   // @ts-expect-error: position is read-only
   follower.position = 0
   await readLastLines('app.log', 1, lastOptions).then((lines) => lines.length + resumed)
+
+  const search: MatchOptions = { match: ['ERROR', 'FATAL'], ignoreCase: true }
+  const errors = readLines('app.log', { ...search, maxLineLength: 1 << 20 })
+  for await (const line of errors) {
+    const where: [number, number | undefined, string] = [errors.lineNumber, errors.lineOffset, line]
+  }
+  for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) `${n + 1}:${line.trim()}`
+  for await (const batch of readLines('app.log', { match: 'ERROR' }).batches({ numbered: true })) {
+    const numbered: NumberedBatch = batch
+    numbered.lineNumbers[0] + numbered.offsets[0] + numbered.lines[0].length
+  }
+  for (const batch of readLinesSync('app.log').batches({ numbered: true })) batch.offsets.at(-1)
+  for (const entry of readLinesSync('app.log', { match: 'x', invert: true }).entries()) {
+    const pair: NumberedLine = entry
+  }
+  const matching: number = await countLines('app.log', { match: 'ERROR', invert: true })
+  const lastErrors: string[] = await readLastLines('app.log', 10, { match: 'ERROR' })
+  followLines('app.log', { match: 'ERROR', lastLines: 10 })
+  // @ts-expect-error: match takes strings, not a RegExp
+  readLines('app.log', { match: /ERROR/ })
+  // @ts-expect-error: plain batches are arrays, without numbers
+  for await (const batch of readLines('app.log').batches()) batch.lineNumbers
+  // @ts-expect-error: line numbers are read-only
+  errors.lineNumber = 1
+  // @ts-expect-error: readChunks makes no lines to match
+  readChunks('app.log', { match: 'ERROR' })
 }
