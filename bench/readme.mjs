@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { followReadme } from './follow-report.mjs'
+import { searchReadme } from './search.mjs'
 import {
   PROBE_COLUMNS,
   baselineOf,
@@ -138,8 +139,10 @@ function probeTable(probes) {
 
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
-  const { rows, follow } = results
-  if (rows.length === 0 && follow === undefined) throw new Error('the results hold no measurements')
+  const { rows, search, follow } = results
+  if (rows.length === 0 && search === undefined && follow === undefined) {
+    throw new Error('the results hold no measurements')
+  }
   const parts = [measuredLine(results)]
   if (rows.length > 0) {
     parts.push(ratioTable(results, { intro: WARM_INTRO }))
@@ -149,6 +152,7 @@ export function readmeSummary(results) {
     if (results.probes?.length > 0) parts.push(probeTable(results.probes))
     parts.push(`![ratios](${CHART})`)
   }
+  if (search !== undefined) parts.push(searchReadme(search))
   if (follow !== undefined) parts.push(followReadme(follow))
   return parts.join('\n\n')
 }

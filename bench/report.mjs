@@ -13,7 +13,7 @@ function median(sorted) {
 }
 
 /** The median of numbers in any order; null if any of them is null. */
-function medianOf(values) {
+export function medianOf(values) {
   if (values.some((value) => value === null)) return null
   return median(values.toSorted((a, b) => a - b))
 }

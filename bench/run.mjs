@@ -1,7 +1,8 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
 // runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
-// and first-line latency on logs-1g, runs the follow section (follow.mjs: following a growing
-// file, and its last lines), prints markdown tables, writes bench/results/latest.json and
+// and first-line latency on logs-1g, runs the search section (search.mjs: finding the lines
+// that contain a literal) and the follow section (follow.mjs: following a growing file, and its
+// last lines), prints markdown tables, writes bench/results/latest.json and
 // chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -14,6 +15,7 @@ import { renderChart } from './chart.mjs'
 import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
 import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
+import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
 import { formatTargets } from './targets.mjs'
 import {
   formatProbeSection,
@@ -36,6 +38,8 @@ const PROBE_CORPUS = 'logs-1g'
 const PROBE_RUNS = 3
 /** The follow section reads the last lines of this corpus. */
 const LAST_LINES_CORPUS = 'logs-1g'
+/** The search section searches this corpus. */
+const SEARCH_CORPUS = 'logs-1g'
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
 /**
@@ -64,12 +68,17 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
                      for the floors
   --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, no follow section (explicit
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search or follow section (explicit
                      options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
-  --[no-]follow      after the corpora, run the follow section: follow latency, idle CPU, no
+  --[no-]search      after the corpora, run the search section: searchers finding the lines
+                     of ${SEARCH_CORPUS} that contain a literal, three queries; ~3 min
+                     (default: on, off with --quick)
+  --search-only      run the search section and nothing else
+  --searchers a,b    searchers in the search section (default: ${SEARCHER_NAMES.join(',')})
+  --[no-]follow      after the search section, run the follow section: follow latency, idle CPU, no
                      loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~4 min
                      (default: on, off with --quick)
   --follow-only      run the follow section and nothing else
@@ -110,6 +119,9 @@ const OPTIONS = {
   probe: { type: 'boolean' },
   follow: { type: 'boolean' },
   'follow-only': { type: 'boolean', default: false },
+  search: { type: 'boolean' },
+  'search-only': { type: 'boolean', default: false },
+  searchers: { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
   'update-readme': { type: 'boolean', default: false },
@@ -139,18 +151,27 @@ function parseOptions(args) {
   const coldRuns = positiveInteger('--cold-runs', values['cold-runs'] ?? (values.quick ? 3 : 5))
   const corpora = values.corpora ?? (values.quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
   const followOnly = values['follow-only']
+  const searchOnly = values['search-only']
+  if (followOnly && searchOnly) throw new UsageError('--follow-only and --search-only: choose one')
   if (followOnly && (values.corpora !== undefined || values.follow === false)) {
     throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
   }
+  if (searchOnly && (values.corpora !== undefined || values.search === false)) {
+    throw new UsageError('--search-only runs the search section alone: drop --corpora and --no-search')
+  }
+  const sectionOnly = followOnly || searchOnly
   return {
     help: values.help,
-    corpora: followOnly ? [] : parseList(corpora, Object.keys(CORPORA), 'corpus'),
+    corpora: sectionOnly ? [] : parseList(corpora, Object.keys(CORPORA), 'corpus'),
     runtimes: parseList(values.runtimes, Object.keys(RUNTIMES), 'runtime'),
     contenders: parseList(values.contenders, Object.keys(CONTENDERS), 'contender'),
     runs,
     coldRuns: values.cold === false ? 0 : coldRuns,
     probe: values.probe ?? !values.quick,
-    follow: followOnly || (values.follow ?? !values.quick),
+    search: searchOnly || (!followOnly && (values.search ?? !values.quick)),
+    searchOnly,
+    searchers: parseList(values.searchers, SEARCHER_NAMES, 'searcher'),
+    follow: followOnly || (!searchOnly && (values.follow ?? !values.quick)),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
     followers: parseList(values.followers, FOLLOWER_NAMES, 'follower'),
@@ -174,6 +195,8 @@ function commandLine(options) {
   const args = []
   if (options.followOnly) {
     args.push('--follow-only')
+  } else if (options.searchOnly) {
+    args.push('--search-only', '--runs', options.runs)
   } else {
     args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
     args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
@@ -181,11 +204,15 @@ function commandLine(options) {
   if (options.runtimes.length < Object.keys(RUNTIMES).length) {
     args.push('--runtimes', options.runtimes.join(','))
   }
-  if (!options.followOnly && options.contenders.length < Object.keys(CONTENDERS).length) {
+  if (options.corpora.length > 0 && options.contenders.length < Object.keys(CONTENDERS).length) {
     args.push('--contenders', options.contenders.join(','))
   }
-  if (!options.followOnly && !options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
-  if (!options.follow) args.push('--no-follow')
+  if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
+  if (!options.search && !options.followOnly) args.push('--no-search')
+  if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
+    args.push('--searchers', options.searchers.join(','))
+  }
+  if (!options.follow && !options.searchOnly) args.push('--no-follow')
   if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
     args.push('--follow-parts', options.followParts.join(','))
   }
@@ -351,7 +378,7 @@ function writeResults(results) {
 }
 
 function warnIfProbeSkipped(options) {
-  if (options.probe && !options.followOnly && !options.corpora.includes(PROBE_CORPUS)) {
+  if (options.probe && options.corpora.length > 0 && !options.corpora.includes(PROBE_CORPUS)) {
     process.stderr.write(`note: the probe runs on ${PROBE_CORPUS} only, which is not selected\n`)
   }
 }
@@ -389,6 +416,7 @@ function newResults(host, runtimes, options) {
     corpora: [],
     rows: [],
     probes: [],
+    search: undefined,
     follow: undefined,
   }
 }
@@ -432,6 +460,29 @@ function reportFollowProgress(kind, rows) {
   }
 }
 
+function reportSearchProgress(rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · search ${row.query} · ${row.searcher}`
+    let outcome = row.error ?? `${row.median.toFixed(1)} ms (median of ${row.runs}), ${row.lines} lines`
+    if (row.same === false) outcome += ', WRONG LINES'
+    process.stderr.write(`  ${name}: ${outcome}\n`)
+  }
+}
+
+/** Runs the search section after the corpora, and prints its tables. */
+async function measureSearch(runtimes, options, results) {
+  const corpus = prepareCorpus(SEARCH_CORPUS)
+  const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
+  const onRows = (rows, search) => {
+    reportSearchProgress(rows)
+    results.search = search
+    writeResults(results)
+  }
+  results.search = await runSearchSection({ runtimes, corpus, searchers: options.searchers, settings, onRows })
+  writeResults(results)
+  console.log(formatSearchSection(results.search))
+}
+
 /** Runs the follow section after the corpora, and prints its tables. */
 async function measureFollow(runtimes, options, results) {
   const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
@@ -459,7 +510,10 @@ function printTargets(results) {
 function finish(results, started, options) {
   results.wallMs = performance.now() - started
   const probeRows = results.probes.flatMap((probe) => probe.rows)
-  results.failures = [...results.rows, ...probeRows].filter(isFailure).length + followFailures(results.follow).length
+  results.failures =
+    [...results.rows, ...probeRows].filter(isFailure).length +
+    searchFailures(results.search).length +
+    followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
   const wall = formatDuration(results.wallMs)
@@ -493,6 +547,7 @@ async function main() {
       }
     }
   }
+  if (options.search) await measureSearch(runtimes, options, results)
   if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }

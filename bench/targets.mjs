@@ -1,6 +1,7 @@
 // Checks issue 10's performance targets against a results file: for each target, runtime and
-// corpus, the figure measured and whether it holds, as markdown; then issue 11's, on the follow
-// section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
+// corpus, the figure measured and whether it holds, as markdown; then issue 12's, on the search
+// section, for each target, runtime and query; then issue 11's, on the follow section, for each
+// target, runtime and case. run.mjs prints it at the end of a run; it never
 // changes the exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
 import fs from 'node:fs'
@@ -9,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { CORPORA } from './corpora.mjs'
 import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
+import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
 
 const DEFAULT_RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 const RUNTIMES = ['node', 'bun']
@@ -325,14 +327,69 @@ const FOLLOW_TARGETS = [
   },
 ]
 
+/** `{ figure, holds }` for a searcher at least `min` times as fast as `other`, on one runtime and query. */
+function searchVs(searcher, other, min) {
+  return (search, runtime, query) => {
+    const found = searchRatio(search, runtime, query, searcher, other)
+    if (found === undefined) return undefined
+    const detail = ` (${ms(found.row.median)} vs ${ms(found.base.median)})`
+    return atLeast(found.ratio, min, detail)
+  }
+}
+
+/** Issue 12's targets, on the search section: `id`, `text` and `check(search, runtime, query)`. */
+const SEARCH_TARGETS = [
+  {
+    id: 'S1',
+    text: `per line: \`fastlines-lines\` with \`match\` at least 10x \`${SEARCH_BASELINE}\``,
+    check: searchVs('fastlines-lines', SEARCH_BASELINE, 10),
+  },
+  {
+    id: 'S2',
+    text: `batches: \`fastlines-batches\` with \`match\` at least 15x \`${SEARCH_BASELINE}\``,
+    check: searchVs('fastlines-batches', SEARCH_BASELINE, 15),
+  },
+  {
+    id: 'S3',
+    text: '`countLines` with `match` no slower than `grep -F -c` (its time / ours)',
+    check: searchVs('fastlines-count', 'grep -F -c', 1),
+  },
+  {
+    id: 'S4',
+    text: `every searcher found the lines \`${SEARCH_BASELINE}\` found`,
+    check(search, runtime, query) {
+      const rows = search.rows.filter((row) => row.runtime === runtime && row.query === query)
+      if (rows.length === 0) return undefined
+      const wrong = rows.filter((row) => row.error !== undefined || row.same !== true)
+      const figure = wrong.length === 0 ? `all ${rows.length}` : `not: ${wrong.map((row) => row.searcher).join(', ')}`
+      return { figure, holds: wrong.length === 0 }
+    },
+  },
+]
+
+/** Issue 12's targets as markdown, or a line saying the run had no search section. */
+function formatSearchTargets(search) {
+  const title = '## Search targets (issue 12)'
+  if (search === undefined) return [title, '', 'Not measured: the run had no search section.', ''].join('\n')
+  return formatCaseTargets(title, SEARCH_TARGETS, () => SEARCH_QUERY_NAMES, search)
+}
+
 /** Issue 11's targets as markdown, or a line saying the run had no follow section. */
 function formatFollowTargets(follow) {
   const title = '## Follow targets (issue 11)'
   if (follow === undefined) return [title, '', 'Not measured: the run had no follow section.', ''].join('\n')
+  return formatCaseTargets(title, FOLLOW_TARGETS, (target) => target.cases, follow)
+}
+
+/**
+ * Targets checked per case (a follow case, a search query) and runtime, as markdown: the
+ * targets, a table of their figures, and a count. `casesOf(target)` names a target's cases.
+ */
+function formatCaseTargets(title, targets, casesOf, section) {
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
-  const body = FOLLOW_TARGETS.flatMap((target) =>
-    target.cases.map((name) => {
-      const outcomes = RUNTIMES.map((runtime) => target.check(follow, runtime, name))
+  const body = targets.flatMap((target) =>
+    casesOf(target).map((name) => {
+      const outcomes = RUNTIMES.map((runtime) => target.check(section, runtime, name))
       const missedOn = RUNTIMES.filter((_, i) => outcomes[i]?.holds === false).map((runtime) => RUNTIME_NAMES[runtime])
       tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
       tally.held += outcomes.filter((outcome) => outcome?.holds).length
@@ -345,7 +402,7 @@ function formatFollowTargets(follow) {
   return [
     title,
     '',
-    ...FOLLOW_TARGETS.map((target) => `- ${target.id}: ${target.text}`),
+    ...targets.map((target) => `- ${target.id}: ${target.text}`),
     '',
     markdownTable(['target', 'case', ...RUNTIMES.map((name) => RUNTIME_NAMES[name])], body, { left: 2 }),
     '',
@@ -397,7 +454,7 @@ export function formatTargets(results) {
   checkShape(results)
   if (results.rows.length === 0) {
     const none = ['## Targets', '', 'Not measured: the run measured no corpus.', '']
-    return [...none, formatFollowTargets(results.follow)].join('\n')
+    return [...none, formatSearchTargets(results.search), formatFollowTargets(results.follow)].join('\n')
   }
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
   const body = TARGETS.flatMap((target) => targetRows(results, target, tally))
@@ -416,6 +473,7 @@ export function formatTargets(results) {
     `${tally.held} of ${checked} checks hold (one per target × corpus × runtime measured; ` +
       `${tally.unmeasured} not measured).${missed}`,
     '',
+    formatSearchTargets(results.search),
     formatFollowTargets(results.follow),
   ].join('\n')
 }

@@ -1,0 +1,66 @@
+// Times one searcher (searchers.mjs) on one query in the runtime running this script (Node or
+// Bun), then runs it once more, untimed, hashing the lines it found, and prints one line of JSON:
+// `{ times, lines, chars, sha256 }` (sha256 of every line followed by `\n`; none for counters),
+// or `{ error }`. The driver checks the lines against readline's.
+// Usage: <node|bun> bench/search-worker.mjs <searcher> <file> <query> <runs> <slow-runs> <slow-ms>
+// One untimed warm-up run first; if it took at least <slow-ms>, <slow-runs> measured runs.
+import { createHash } from 'node:crypto'
+import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
+import { loadLibrary } from './contenders.mjs'
+
+/** Counts the lines found and sums their lengths: the minimal work that keeps each line live. */
+class Tally {
+  lines = 0
+  chars = 0
+
+  add(line) {
+    this.lines++
+    this.chars += line.length
+  }
+}
+
+/** A Tally that also hashes the lines, for the untimed check run. */
+class CheckingTally extends Tally {
+  #hash = createHash('sha256')
+
+  add(line) {
+    super.add(line)
+    this.#hash.update(`${line}\n`)
+  }
+
+  digest() {
+    return this.#hash.digest('hex')
+  }
+}
+
+function runtime() {
+  const bun = process.versions.bun
+  return bun === undefined ? { runtime: 'node', version: process.versions.node } : { runtime: 'bun', version: bun }
+}
+
+async function timeRun(searcher, file, strings, lib) {
+  const started = performance.now()
+  const found = await searcher.run(file, strings, { lib, tally: new Tally() })
+  return { ms: performance.now() - started, found }
+}
+
+async function main([name, file, query, runs, slowRuns, slowMs]) {
+  const searcher = SEARCHERS[name]
+  const strings = SEARCH_QUERIES[query]
+  if (searcher === undefined || strings === undefined) throw new Error(`unknown searcher or query: ${name} ${query}`)
+  const lib = await loadLibrary(searcher)
+  const warmUp = await timeRun(searcher, file, strings, lib)
+  const count = warmUp.ms >= Number(slowMs) ? Number(slowRuns) : Number(runs)
+  const times = []
+  for (let i = 0; i < count; i++) times.push((await timeRun(searcher, file, strings, lib)).ms)
+  const checked = await searcher.run(file, strings, { lib, tally: new CheckingTally() })
+  const sha256 = checked instanceof CheckingTally ? checked.digest() : undefined
+  return { ...runtime(), searcher: name, query, times, capped: count < Number(runs), lines: checked.lines, sha256 }
+}
+
+/** A failure as one line: the error's code, if it has one, and message. */
+const describe = (error) => (error.code === undefined ? error.message : `${error.code}: ${error.message}`)
+
+process.stdout.write(
+  `${JSON.stringify(await main(process.argv.slice(2)).catch((error) => ({ error: describe(error) })))}\n`,
+)
