@@ -14,7 +14,10 @@ export interface ReadOptions {
   start?: number
   /** Offset of the last byte to read, inclusive, as in `fs.createReadStream`. Default: end of file. */
   end?: number
-  /** Bytes asked of the OS per native read (1 byte to 1 GiB); each read becomes one batch. Default 48 KiB. */
+  /**
+   * Bytes asked of the OS per native read (1 byte to 1 GiB); each read becomes one batch (with
+   * `match`, of the lines it keeps). Default 48 KiB; 256 KiB with `match`, unless `invert`.
+   */
   highWaterMark?: number
   /**
    * Aborting it rejects the pending step with an `AbortError` (`code: 'ABORT_ERR'`, `cause`:

@@ -13,6 +13,14 @@ const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
  * UTF-16 (two bytes a unit) below that.
  */
 const DEFAULT_CHUNK_SIZE = 48 * 1024
+/**
+ * The same with `match` (not inverted): the batches hold only the lines kept, a fraction of
+ * each read, so larger reads make as few batches, syscalls and thread hand-offs as the limit
+ * above allows for the lines kept. On logs-1g, `ERROR` (12% of the lines) took 300-340 ms in
+ * 256 KiB reads against 400-430 ms in 48 KiB ones, and a literal found nowhere 190 against
+ * 246 ms.
+ */
+const DEFAULT_MATCH_CHUNK_SIZE = 256 * 1024
 /** Reads larger than this would only make single batches absurdly large. */
 const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
 
@@ -82,7 +90,9 @@ function normalizeOptions(options) {
   else if (typeof options === 'string') options = { encoding: options }
   else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
 
-  const { encoding = 'utf8', start = 0, end, highWaterMark = DEFAULT_CHUNK_SIZE, maxLineLength, signal } = options
+  const lineMatch = normalizeMatch(options)
+  const defaultChunkSize = lineMatch === undefined || lineMatch.invert ? DEFAULT_CHUNK_SIZE : DEFAULT_MATCH_CHUNK_SIZE
+  const { encoding = 'utf8', start = 0, end, highWaterMark = defaultChunkSize, maxLineLength, signal } = options
   const nativeEncoding = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
   if (nativeEncoding === undefined) {
     throw invalidArgValue('encoding', encoding, "is not supported: use 'utf8' or 'latin1'")
@@ -108,7 +118,6 @@ function normalizeOptions(options) {
     maxStringLength: bufferConstants.MAX_STRING_LENGTH,
     lendStrings: LEND_STRINGS,
   }
-  const lineMatch = normalizeMatch(options)
   if (lineMatch !== undefined) lines.match = lineMatch
   if (maxLineLength !== undefined && maxLineLength !== Infinity) {
     if (typeof maxLineLength !== 'number') {

@@ -99,12 +99,28 @@ impl LineFilter {
 
     /// Appends to `kept` the lines of `run` (complete lines, each ending with `\n`, as the
     /// splitter cuts them) that the filter keeps, in order and in the same form, and to
-    /// `indexes` where each was in the run (0 for its first line).
-    pub fn keep(&self, run: &[u8], kept: &mut Vec<u8>, indexes: &mut Vec<u64>) {
-        self.each_kept(run, |lines, first, count| {
-            kept.extend_from_slice(&run[lines]);
-            indexes.extend(first..first + count);
-        });
+    /// `lines` where each was in the run. Returns how many lines `run` holds: counted on the
+    /// way, so that the caller numbers lines without a pass of its own.
+    pub fn keep(&self, run: &[u8], kept: &mut Vec<u8>, lines: &mut Vec<KeptLine>) -> u64 {
+        self.each_kept(run, |range, first, count| {
+            kept.extend_from_slice(&run[range.clone()]);
+            if count == 1 {
+                lines.push(KeptLine {
+                    index: first,
+                    range,
+                });
+                return;
+            }
+            let mut start = range.start;
+            for (i, newline) in memchr_iter(b'\n', &run[range.clone()]).enumerate() {
+                let end = range.start + newline + 1;
+                lines.push(KeptLine {
+                    index: first + i as u64,
+                    range: start..end,
+                });
+                start = end;
+            }
+        })
     }
 
     /// How many lines of `run` (as for [`Self::keep`]) the filter keeps.
@@ -115,8 +131,9 @@ impl LineFilter {
     }
 
     /// Calls `on_kept(bytes, first, count)` for each stretch of kept lines of `run`, in order:
-    /// their bytes, the index of the first in the run, and how many there are.
-    fn each_kept(&self, run: &[u8], mut on_kept: impl FnMut(Range<usize>, u64, u64)) {
+    /// their bytes, the index of the first in the run, and how many there are. Returns how
+    /// many lines `run` holds.
+    fn each_kept(&self, run: &[u8], mut on_kept: impl FnMut(Range<usize>, u64, u64)) -> u64 {
         let mut counter = LineCounter::default();
         let mut at = 0;
         while at < run.len() {
@@ -140,6 +157,7 @@ impl LineFilter {
             }
             at = end;
         }
+        counter.index_at(run, run.len())
     }
 
     /// Where the next matching line from `at` (a line start) has a match, if one has.
@@ -192,6 +210,14 @@ fn encode(string: &str, encoding: Encoding) -> Option<Vec<u8>> {
             .map(|c| u8::try_from(u32::from(c)).ok())
             .collect(),
     }
+}
+
+/// A line a filter kept: its index in the run (0 for the run's first line), and its bytes
+/// there, terminator included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptLine {
+    pub index: u64,
+    pub range: Range<usize>,
 }
 
 /// The line of `run` around byte `at`: from after the `\n` before it to past the `\n` after it.

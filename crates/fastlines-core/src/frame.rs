@@ -189,25 +189,22 @@ impl LineFramer {
     }
 
     /// The lines of `run` that `filter` keeps, as a batch whose layout lists where each ended
-    /// in the input, with their numbers; the batch ends after its last line.
+    /// in the input, with their numbers and starts; the batch ends after its last line. Only
+    /// the kept lines are measured: a run's other lines are only counted, by the filter.
     fn filtered(&mut self, run: Run, filter: &LineFilter) -> Result<Option<Batch>, ReadError> {
-        let (mut kept, mut indexes) = (Vec::new(), Vec::new());
-        if run.lines.last() == Some(&b'\n') {
-            filter.keep(&run.lines, &mut kept, &mut indexes);
+        let (mut kept, mut lines) = (Vec::new(), Vec::new());
+        let line_count = if run.lines.last() == Some(&b'\n') {
+            filter.keep(&run.lines, &mut kept, &mut lines)
         } else {
             // The input's last line, which has no terminator (and may be empty): the filter
             // takes lines that end with one.
-            filter.keep(&[&run.lines[..], b"\n"].concat(), &mut kept, &mut indexes);
-        }
+            filter.keep(&[&run.lines[..], b"\n"].concat(), &mut kept, &mut lines)
+        };
         let run_start = self.offset;
-        let mut raw_ends = run.raw_line_ends();
-        if raw_ends.last().map_or(0, |&end| end as usize) < run.raw_len {
-            raw_ends.push(run.raw_len as u64); // the input's last line, without a terminator
-        }
         self.offset += run.raw_len as u64;
         let first_number = self.lines_before + 1;
-        self.lines_before += raw_ends.len() as u64;
-        let Some(&last) = indexes.last() else {
+        self.lines_before += line_count;
+        let Some(last) = lines.last() else {
             return Ok(None);
         };
         let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
@@ -216,16 +213,23 @@ impl LineFramer {
                 max_string_length: self.max_string_length,
             });
         }
-        let end_of = |index: u64| raw_ends[index as usize];
-        let start_of = |index: u64| index.checked_sub(1).map_or(0, end_of);
+        let input_offset = |offset: usize| run.input_offset(offset);
         Ok(Some(Batch {
             text: decoded.text,
             start: run_start,
-            end: run_start + end_of(last),
-            layout: LineLayout::Ends(indexes.iter().map(|&index| end_of(index)).collect()),
+            end: run_start + input_offset(last.range.end),
+            layout: LineLayout::Ends(
+                lines
+                    .iter()
+                    .map(|line| input_offset(line.range.end))
+                    .collect(),
+            ),
             kept: Some(KeptLines {
-                numbers: indexes.iter().map(|&index| first_number + index).collect(),
-                starts: indexes.iter().map(|&index| start_of(index)).collect(),
+                numbers: lines.iter().map(|line| first_number + line.index).collect(),
+                starts: lines
+                    .iter()
+                    .map(|line| input_offset(line.range.start))
+                    .collect(),
             }),
         }))
     }

@@ -101,6 +101,14 @@ impl Run {
         self.raw_len = len + self.crlf_at.len();
     }
 
+    /// Where a line boundary of `lines` (0, or just past a `\n`) was in the input, from the run's
+    /// start: each `\r\n` before it took a byte more. Past the end of a last line without
+    /// terminator (as a filter sees it, with a `\n` added), the run's end.
+    pub fn input_offset(&self, offset: usize) -> u64 {
+        let crlf_before = self.crlf_at.partition_point(|&at| (at as usize) < offset);
+        (offset + crlf_before).min(self.raw_len) as u64
+    }
+
     /// Where each line of the run ended in the input, past its terminator, from the run's
     /// start: a line without terminator (the input's last) is left out.
     pub fn raw_line_ends(&self) -> Vec<u64> {

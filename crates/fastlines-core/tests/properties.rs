@@ -622,7 +622,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// The filter keeps exactly the reference lines whose decoded text includes one of the
-    /// strings (or, inverted, none), with their indexes, whatever the bytes.
+    /// strings (or, inverted, none), with their indexes and bytes in the run, and counts the
+    /// run's lines, whatever the bytes.
     #[test]
     fn filter_keeps_the_lines_that_include_a_string(
         input in input_bytes(),
@@ -638,8 +639,23 @@ proptest! {
             run.push(b'\n');
         }
         let what = Match { strings: strings.clone(), ignore_case, invert };
-        let (mut kept, mut indexes) = (Vec::new(), Vec::new());
-        LineFilter::new(&what, encoding).keep(&run, &mut kept, &mut indexes);
+        let (mut kept, mut found) = (Vec::new(), Vec::new());
+        let line_count = LineFilter::new(&what, encoding).keep(&run, &mut kept, &mut found);
+        prop_assert_eq!(line_count, lines.len() as u64);
+        let line_starts: Vec<usize> = lines
+            .iter()
+            .scan(0, |start, line| {
+                let this = *start;
+                *start += line.len() + 1;
+                Some(this)
+            })
+            .collect();
+        for kept_line in &found {
+            let start = line_starts[kept_line.index as usize];
+            let line = &lines[kept_line.index as usize];
+            prop_assert_eq!(kept_line.range.clone(), start..start + line.len() + 1);
+        }
+        let indexes: Vec<u64> = found.iter().map(|kept_line| kept_line.index).collect();
         let expected: Vec<(u64, String)> = lines
             .iter()
             .map(|line| reference_decode(line, encoding))
