@@ -39,7 +39,7 @@ export async function loadAllLibraries() {
 }
 
 /** Counts lines and sums their lengths. */
-class Tally {
+export class Tally {
   lines = 0
   chars = 0
 
@@ -139,11 +139,13 @@ async function fileHandleReadLines(path, { onFirst }) {
   return tallyLines(handle.readLines(), onFirst)
 }
 
-/** Decoded stream chunks split on `\n`; the partial last line is carried into the next chunk. */
-async function streamSplit(path, { onFirst }) {
+/**
+ * Decoded stream chunks split on `\n`, each line handed to `add`; the partial last line is
+ * carried into the next chunk. The hand-written split a user writes (search contenders reuse it).
+ */
+export async function splitStream(path, add) {
   const stream = fs.createReadStream(path)
   stream.setEncoding('utf8')
-  const tally = newTally(onFirst)
   let carry = ''
   for await (const chunk of stream) {
     if (!chunk.includes('\n')) {
@@ -153,9 +155,14 @@ async function streamSplit(path, { onFirst }) {
     const parts = chunk.split('\n')
     parts[0] = carry + parts[0]
     carry = parts.pop()
-    for (const line of parts) tally.add(withoutCR(line))
+    for (const line of parts) add(withoutCR(line))
   }
-  if (carry !== '') tally.add(withoutCR(carry))
+  if (carry !== '') add(withoutCR(carry))
+}
+
+async function streamSplit(path, { onFirst }) {
+  const tally = newTally(onFirst)
+  await splitStream(path, (line) => tally.add(line))
   return tally
 }
 

@@ -6,18 +6,7 @@
 // One untimed warm-up run first; if it took at least <slow-ms>, <slow-runs> measured runs.
 import { createHash } from 'node:crypto'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
-import { loadLibrary } from './contenders.mjs'
-
-/** Counts the lines found and sums their lengths: the minimal work that keeps each line live. */
-class Tally {
-  lines = 0
-  chars = 0
-
-  add(line) {
-    this.lines++
-    this.chars += line.length
-  }
-}
+import { Tally, loadLibrary } from './contenders.mjs'
 
 /** A Tally that also hashes the lines, for the untimed check run. */
 class CheckingTally extends Tally {

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import readline from 'node:readline'
+import { splitStream } from './contenders.mjs'
 
 /** The queries on logs-1g: about 12% of the lines, none, and three literals at once. */
 export const SEARCH_QUERIES = {
@@ -13,8 +14,6 @@ export const SEARCH_QUERIES = {
   none: ['OutOfMemoryError'],
   three: ['ERROR', 'FATAL', 'timeout'],
 }
-
-const CR = 13
 
 /** `line.includes(s)` for any of `strings`, as a user writes it (a single `includes` for one). */
 function includesAny(strings) {
@@ -36,30 +35,12 @@ async function tallyLines(lines, tally) {
   return tally
 }
 
-function withoutCR(line) {
-  return line.charCodeAt(line.length - 1) === CR ? line.slice(0, -1) : line
-}
-
 /** The corpus section's hand-written `createReadStream` split (contenders.mjs), filtered. */
 async function streamSplitIncludes(path, strings, { tally }) {
   const matches = includesAny(strings)
-  const stream = fs.createReadStream(path)
-  stream.setEncoding('utf8')
-  let carry = ''
-  for await (const chunk of stream) {
-    if (!chunk.includes('\n')) {
-      carry += chunk
-      continue
-    }
-    const parts = chunk.split('\n')
-    parts[0] = carry + parts[0]
-    carry = parts.pop()
-    for (const part of parts) {
-      const line = withoutCR(part)
-      if (matches(line)) tally.add(line)
-    }
-  }
-  if (carry !== '' && matches(withoutCR(carry))) tally.add(withoutCR(carry))
+  await splitStream(path, (line) => {
+    if (matches(line)) tally.add(line)
+  })
   return tally
 }
 
