@@ -281,7 +281,7 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end'> {
    * file when the first step opens it.
    */
   start?: number
-  /** Start with the last this many lines of the file. Not with `start`. */
+  /** Start with the last this many lines of the file (with `match`, matching lines). Not with `start`. */
   lastLines?: number
   /** Not supported: a follower has no end. */
   end?: never

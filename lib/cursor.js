@@ -19,6 +19,8 @@ class LineCursor {
   #end = 0
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
   #linesBefore = 0
+  /** How many batches were loaded: the serial number of this one (0 before any), by which the native side knows its place. */
+  #serial = 0
   /** The batch's place in the file (see src/position.rs), fetched when first asked for. */
   #place = null
   /**
@@ -36,6 +38,7 @@ class LineCursor {
   /** Takes a native batch: its lines joined by `\n`. */
   load(joined) {
     this.#linesBefore += this.#lines.length
+    this.#serial++
     this.#lines = joined.split('\n')
     this.#index = 0
     this.#end = this.#lines.length
@@ -92,8 +95,9 @@ class LineCursor {
   }
 
   /**
-   * The byte offset just past the last line handed out. `placeOf()` gives the native place of
-   * the batch loaded last (null when reading has not started), asked once per batch.
+   * The byte offset just past the last line handed out. `placeOf(serial)` gives the native
+   * place of the batch with that serial number (see src/position.rs; null when reading has not
+   * started), asked once per batch.
    */
   position(placeOf) {
     const place = this.#fetch(placeOf)
@@ -116,7 +120,7 @@ class LineCursor {
 
   #fetch(placeOf) {
     if (this.#place === null) {
-      this.#place = placeOf()
+      this.#place = placeOf(this.#serial)
       if (this.#place != null) this.#measured = { index: 0, offset: this.#place.start }
     }
     return this.#place

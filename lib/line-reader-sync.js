@@ -17,8 +17,8 @@ class LineReaderSync extends ClosingSyncIterator {
   #abortListener
   #cursor = new LineCursor()
   #closed = false
-  /** The place of the batch read last, for the cursor to ask once per batch. */
-  #placeOf = () => this.#native.lastBatch
+  /** The place of a batch by its serial number, for the cursor to ask once per batch. */
+  #placeOf = (serial) => this.#native.batchPlace(serial)
 
   constructor(path, options) {
     super()

@@ -16,8 +16,8 @@ class LineReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
   #cursor = new LineCursor()
-  /** The place of the batch handed out last, for the cursor to ask once per batch. */
-  #placeOf = () => this.#source.lastBatch()
+  /** The place of a batch by its serial number, for the cursor to ask once per batch. */
+  #placeOf = (serial) => this.#source.batchPlace(serial)
 
   /** `start` and `firstPlace` as NativeSource takes them: followLines passes its own. */
   constructor(path, options, start = startLineStream, firstPlace = undefined) {

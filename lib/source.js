@@ -38,7 +38,7 @@ class NativeSource {
    * `start(bytes, { read, lines })` makes the native stream from the path's bytes and the
    * normalized options (see options.js). `onAbort` lets the owner drop what it has already
    * taken, so the abort shows at its next step. `firstPlace(read)` is where reading starts, as
-   * lastBatch() gives it before the stream is made: by default, at `start`.
+   * batchPlace(0) gives it until the native side knows: by default, at `start`.
    */
   constructor(start, path, options, onAbort = () => {}, firstPlace = startsAtStart) {
     const { bytes, display } = normalizePath(path)
@@ -59,12 +59,13 @@ class NativeSource {
   }
 
   /**
-   * Where the batch handed out last was in the file (NativeBatchPlace); before the first step,
-   * an empty batch where reading starts, or null where that is not known yet.
+   * Where the batch with serial number `serial` was in the file (NativeBatchPlace, see
+   * src/position.rs); for 0, an empty batch where reading starts, or null where that is not
+   * known yet.
    */
-  lastBatch() {
-    if (this.#native !== null) return this.#native.lastBatch
-    return this.#firstPlace(this.#nativeOptions.read)
+  batchPlace(serial) {
+    const place = this.#native === null ? null : this.#native.batchPlace(serial)
+    return place === null && serial === 0 ? this.#firstPlace(this.#nativeOptions.read) : place
   }
 
   /**

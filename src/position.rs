@@ -1,7 +1,9 @@
 //! Where the lines JS holds were in the file, told only when JS asks (`reader.position`,
-//! `lineNumber`, `lineOffset`, numbered batches): the place of the batch last handed to JS,
-//! recorded as it becomes a JS value, so a batch read ahead does not count until JS has it.
+//! `lineNumber`, `lineOffset`, numbered batches): the places of the batches handed to JS last,
+//! recorded as each becomes a JS value and numbered in that order, so a batch read ahead does
+//! not count until JS has it, and JS asks for the one its cursor holds.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{Batch, KeptLines, LineLayout, Text};
@@ -82,25 +84,52 @@ fn float64_array(values: &[u64]) -> Float64Array {
     Float64Array::new(values.iter().map(|&value| value as f64).collect())
 }
 
-/// The place of the batch a reader last handed to JS.
+/// The places of the batches a reader handed to JS last, by serial number: the first batch
+/// is 1, and 0 stands for where reading started, before any.
+///
+/// A JS reader makes a batch a JS value before its cursor takes it, across an `await`, so a
+/// step queued behind the one in progress may have made the next batch a value already while
+/// JS still hands out the lines of the one before: the last [`KEPT_PLACES`] are kept.
 #[derive(Debug, Clone, Default)]
-pub struct LastBatch(Arc<Mutex<Option<Place>>>);
+pub struct LastBatch(Arc<Mutex<Recent>>);
+
+/// How many places [`LastBatch`] keeps: the cursor's batch and the one made after it.
+const KEPT_PLACES: usize = 2;
+
+#[derive(Debug, Default)]
+struct Recent {
+    /// How many batches were handed to JS: the serial number of the last one.
+    handed: u64,
+    /// The places of the last few, the last one at the back.
+    places: VecDeque<Place>,
+}
 
 impl LastBatch {
-    /// The place of the batch handed out last, or before any, an empty batch where reading
-    /// started (`started_at`), if that is known yet.
-    pub fn to_js(&self, started_at: Option<u64>) -> Option<NativeBatchPlace> {
-        match &*self.slot() {
-            Some(place) => Some(place.to_js()),
-            None => started_at.map(|offset| Place::empty_at(offset).to_js()),
+    /// The place of the batch with serial number `serial`, if it is one of the last handed
+    /// out; for 0, an empty batch where reading started (`started_at`), if that is known yet.
+    pub fn to_js(&self, serial: u32, started_at: Option<u64>) -> Option<NativeBatchPlace> {
+        if serial == 0 {
+            return started_at.map(|offset| Place::empty_at(offset).to_js());
         }
+        let recent = self.recent();
+        let back = recent.handed.checked_sub(u64::from(serial))?;
+        let index = recent
+            .places
+            .len()
+            .checked_sub(1 + usize::try_from(back).ok()?)?;
+        Some(recent.places[index].to_js())
     }
 
-    fn set(&self, place: Place) {
-        *self.slot() = Some(place);
+    fn push(&self, place: Place) {
+        let mut recent = self.recent();
+        recent.handed += 1;
+        if recent.places.len() == KEPT_PLACES {
+            recent.places.pop_front();
+        }
+        recent.places.push_back(place);
     }
 
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Place>> {
+    fn recent(&self) -> std::sync::MutexGuard<'_, Recent> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -124,7 +153,7 @@ impl LastBatch {
     }
 }
 
-/// A batch on its way to JS: a string, whose place becomes the reader's last once JS gets it.
+/// A batch on its way to JS: a string, whose place is numbered and kept once JS gets it.
 pub struct JsBatch {
     text: JsText,
     place: Place,
@@ -145,7 +174,7 @@ impl ToNapiValue for JsBatch {
     /// # Safety
     /// Called by napi on the JS thread with a live `env`, as the trait requires.
     unsafe fn to_napi_value(env: sys::napi_env, batch: Self) -> Result<sys::napi_value> {
-        batch.last.set(batch.place);
+        batch.last.push(batch.place);
         // SAFETY: the same call, with the same `env` (trait contract).
         unsafe { JsText::to_napi_value(env, batch.text) }
     }

@@ -61,11 +61,13 @@ impl NativeLineStream {
             .try_read(self.last_batch.maker(self.lending))
     }
 
-    /// Where the batch JS got last was in the file (see `position.rs`); before any, an empty
-    /// batch where reading started, once that is known.
-    #[napi(getter)]
-    pub fn last_batch(&self) -> Option<NativeBatchPlace> {
-        self.last_batch.to_js(self.background.stream.started_at())
+    /// Where the batch with serial number `serial` was in the file (see `position.rs`): 1 for
+    /// the first batch JS got, 0 for an empty batch where reading started, once that is known;
+    /// null for one no longer kept.
+    #[napi]
+    pub fn batch_place(&self, serial: u32) -> Option<NativeBatchPlace> {
+        self.last_batch
+            .to_js(serial, self.background.stream.started_at())
     }
 
     #[napi(getter)]

@@ -61,10 +61,12 @@ impl NativeLineReaderSync {
         step(next, self.last_batch.maker(None))
     }
 
-    /// Where the batch JS got last was in the file (see `position.rs`).
-    #[napi(getter)]
-    pub fn last_batch(&self) -> Option<NativeBatchPlace> {
-        self.last_batch.to_js(Some(self.start))
+    /// Where the batch with serial number `serial` was in the file (see `position.rs`): 1 for
+    /// the first batch JS got, 0 for an empty batch where reading started, once that is known;
+    /// null for one no longer kept.
+    #[napi]
+    pub fn batch_place(&self, serial: u32) -> Option<NativeBatchPlace> {
+        self.last_batch.to_js(serial, Some(self.start))
     }
 
     #[napi(getter)]

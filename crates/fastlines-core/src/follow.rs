@@ -69,11 +69,11 @@ pub(crate) async fn follow(
     } = producer;
     let opened = spawn_blocking(move || {
         let path = std::path::absolute(&path).map_err(|err| OsError::new(&err, "open"))?;
-        let (source, offset) = open_following(&path, &options, from)?;
+        let (source, offset) = open_following(&path, &options, from, &framer)?;
         let watch = Watch::new(&path).map_err(|err| OsError::new(&err, "watch"))?;
-        Ok::<_, ReadError>((path, source, offset, watch))
+        Ok::<_, ReadError>((path, source, offset, watch, framer))
     });
-    let (path, source, offset, watch) = match opened.await {
+    let (path, source, offset, watch, framer) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
             let _ = items.send(Err(err)).await;
@@ -93,11 +93,13 @@ pub(crate) async fn follow(
     run_trips(trip, stop, Some(&watch)).await;
 }
 
-/// Opens `path` and positions it where `from` says; also gives that offset.
+/// Opens `path` and positions it where `from` says (the last lines as `framer` frames them);
+/// also gives that offset.
 fn open_following(
     path: &Path,
     options: &ReadOptions,
     from: FollowFrom,
+    framer: &LineFramer,
 ) -> Result<(Source, u64), ReadError> {
     let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let size = || {
@@ -108,7 +110,9 @@ fn open_following(
     let offset = match from {
         FollowFrom::Start => options.start,
         FollowFrom::End => size()?,
-        FollowFrom::LastLines(n) => start_of_last_lines(&file, n, size()?, options.chunk_size)?,
+        FollowFrom::LastLines(n) => {
+            start_of_last_lines(&file, n, size()?, options.chunk_size, framer)?
+        }
     };
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;

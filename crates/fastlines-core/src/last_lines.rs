@@ -1,7 +1,8 @@
 //! The last lines of a file, found by reading it backward from its end: the bytes read are
 //! those lines plus at most one read, however large the file. [`read_last_lines`] keeps what it
 //! read and frames the lines from it, as a line reader would; a follower starting with its last
-//! lines only needs where they start ([`start_of_last_lines`]), and reads them forward.
+//! lines only needs where they start ([`start_of_last_lines`]), and reads them forward (with a
+//! filter, where the last lines it keeps start, found as `read_last_lines` finds them).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -36,6 +37,18 @@ pub fn read_last_lines(
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let len = file_len(&file)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
+    last_batches(&file, n, len, chunk_size, framer, Some(cancelled))
+}
+
+/// [`read_last_lines`] on an open file, up to `len`.
+fn last_batches(
+    file: &File,
+    n: u64,
+    len: u64,
+    chunk_size: usize,
+    framer: LineFramer,
+    cancelled: Option<&AtomicBool>,
+) -> Result<Option<Vec<Batch>>, ReadError> {
     // The chunks read, by offset: every scan cuts the same chunks, from the end.
     let mut chunks: HashMap<u64, Vec<u8>> = HashMap::new();
     let mut lines_wanted = n;
@@ -45,13 +58,13 @@ pub fn read_last_lines(
             len,
             chunk_size,
             max_line_length: framer.max_line_length(),
-            cancelled: Some(cancelled),
+            cancelled,
         };
         let start = scan.run(|buf, offset| {
             if let Some(chunk) = chunks.get(&offset) {
                 buf.copy_from_slice(chunk);
             } else {
-                read_at(&file, buf, offset)?;
+                read_at(file, buf, offset)?;
                 chunks.insert(offset, buf.to_vec());
             }
             Ok(())
@@ -96,13 +109,32 @@ fn frame_from(
     Ok(batches)
 }
 
-/// Where the last `n` lines of the first `len` bytes of `file` start.
+/// Where the last `n` lines of the first `len` bytes of `file` start; with a filter in
+/// `framer`, the last `n` lines it keeps (or the file's start, if it keeps fewer).
 pub(crate) fn start_of_last_lines(
     file: &File,
     n: u64,
     len: u64,
     chunk_size: usize,
+    framer: &LineFramer,
 ) -> Result<u64, ReadError> {
+    if framer.filters() && n > 0 {
+        let batches = last_batches(file, n, len, chunk_size, framer.clone(), None)?;
+        let starts: Vec<u64> = batches
+            .iter()
+            .flatten()
+            .flat_map(|batch| {
+                batch
+                    .kept
+                    .iter()
+                    .flat_map(|kept| kept.starts.iter().map(|start| batch.start + start))
+            })
+            .collect();
+        return Ok(starts
+            .len()
+            .checked_sub(n as usize)
+            .map_or(0, |first| starts[first]));
+    }
     let scan = Scan {
         n,
         len,
