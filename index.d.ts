@@ -34,7 +34,8 @@ export interface ReadOptions {
  */
 export interface MatchOptions {
   /**
-   * A string, or several (a line is kept if it contains any). None may be empty. A string
+   * A string, or several (a line is kept if it contains any). None may be empty or hold a lone
+   * surrogate (half a character, which no decoded line holds alone). A string
    * holding `\n` or `\r` never matches (no line holds a terminator), nor, with
    * `encoding: 'latin1'`, one holding a character above U+00FF.
    */

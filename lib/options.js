@@ -154,11 +154,16 @@ function normalizeMatch({ match, invert, ignoreCase }) {
     throw invalidArgType('options.match', 'of type string or an instance of Array', match)
   }
   if (strings.length === 0) throw invalidArgValue('options.match', match, 'must name at least one string')
-  strings.forEach((string, i) => {
-    if (typeof string !== 'string') throw invalidArgType(`options.match[${i}]`, 'of type string', string)
-    if (string === '') throw invalidArgValue(`options.match[${i}]`, string, 'must not be empty')
-  })
-  return { strings, invert: invert === true, ignoreCase: ignoreCase === true }
+  // An index loop, not forEach: a hole in a sparse array is undefined, and not a string.
+  for (let i = 0; i < strings.length; i++) {
+    const string = strings[i]
+    const name = typeof match === 'string' ? 'options.match' : `options.match[${i}]`
+    if (typeof string !== 'string') throw invalidArgType(name, 'of type string', string)
+    if (string === '') throw invalidArgValue(name, string, 'must not be empty')
+    if (!string.isWellFormed()) throw invalidArgValue(name, string, 'must not hold a lone surrogate (half a character)')
+  }
+  // A copy: the native stream is made at the first step, after the caller may have changed theirs.
+  return { strings: [...strings], invert: invert === true, ignoreCase: ignoreCase === true }
 }
 
 /** The options of `batches()`: whether each batch comes with its lines' numbers and offsets. */

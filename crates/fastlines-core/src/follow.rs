@@ -24,7 +24,7 @@ use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
 use crate::source::{ReadOptions, Source};
-use crate::stream::{run_trips, Item, Producer, TripEnd, TripReader};
+use crate::stream::{run_trips, Cancel, Item, Producer, TripEnd, TripReader};
 use crate::watch::Watch;
 
 /// Where a follower starts reading.
@@ -126,8 +126,8 @@ impl TripReader for FollowTrip {
         &self.items
     }
 
-    fn next_item(&mut self) -> Result<Option<Batch>, ReadError> {
-        self.next()
+    fn next_item(&mut self, stop: &dyn Cancel) -> Result<Option<Batch>, ReadError> {
+        self.next(&|| stop.is_cancelled())
     }
 
     const NOTHING_MORE: TripEnd<Batch> = TripEnd::CaughtUp;
@@ -135,18 +135,25 @@ impl TripReader for FollowTrip {
 
 impl FollowTrip {
     /// The next batch there is, going on to the next file when the path was rotated; `None`
-    /// once everything is read and the path still names the file being read (or nothing).
-    fn next(&mut self) -> Result<Option<Batch>, ReadError> {
+    /// once everything is read and the path still names the file being read (or nothing), or
+    /// once `stopped()`.
+    fn next(&mut self, stopped: &dyn Fn() -> bool) -> Result<Option<Batch>, ReadError> {
         loop {
+            if stopped() {
+                return Ok(None);
+            }
             if self.next_file.is_some() {
-                if let Some(batch) = self.reader.next_blocking()? {
+                if let Some(batch) = self.reader.next_unless(stopped)? {
                     return Ok(Some(batch));
+                }
+                if stopped() {
+                    return Ok(None);
                 }
                 let next_file = self.next_file.take().expect("a next file");
                 self.restart(next_file);
                 continue;
             }
-            if let Some(batch) = self.reader.next_appended()? {
+            if let Some(batch) = self.reader.next_appended(stopped)? {
                 return Ok(Some(batch));
             }
             match path_change(&self.path, self.reader.input())

@@ -110,12 +110,19 @@ impl<F, I> Reader<F, I> {
 
 impl<F: Framer, I: std::io::Read> Reader<F, I> {
     /// The next item from what the input holds now; `None` when it is all read, leaving a
-    /// partial last line buffered for the bytes still to come (a followed file). Unlike
-    /// [`Reader::next_blocking`], the end of the input is not the end of the last line.
-    pub(crate) fn next_appended(&mut self) -> Result<Option<F::Item>, ReadError> {
+    /// partial last line buffered for the bytes still to come (a followed file), or once
+    /// `stopped()` (as for [`Reader::next_unless`]). Unlike [`Reader::next_blocking`], the end
+    /// of the input is not the end of the last line.
+    pub(crate) fn next_appended(
+        &mut self,
+        stopped: &dyn Fn() -> bool,
+    ) -> Result<Option<F::Item>, ReadError> {
         loop {
             if let Some(item) = self.framer.take(&mut self.buf)? {
                 return Ok(Some(item));
+            }
+            if stopped() {
+                return Ok(None);
             }
             let len = self.next_read_len();
             let n = read_retrying(&mut self.input, self.buf.spare(len))?;
@@ -129,11 +136,21 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
 
     /// The next item, reading as much as it takes; `None` once the input is exhausted.
     pub fn next_blocking(&mut self) -> Result<Option<F::Item>, ReadError> {
+        self.next_unless(&|| false)
+    }
+
+    /// [`Reader::next_blocking`], but `None` as soon as `stopped()` says so, asked before each
+    /// read: a framer with a filter may pass over a whole file without an item, and a reader
+    /// closed meanwhile must not read it all.
+    pub(crate) fn next_unless(
+        &mut self,
+        stopped: &dyn Fn() -> bool,
+    ) -> Result<Option<F::Item>, ReadError> {
         loop {
             if let Some(item) = self.take_ready()? {
                 return Ok(Some(item));
             }
-            if self.eof {
+            if self.eof || stopped() {
                 return Ok(None);
             }
             let len = self.next_read_len();

@@ -401,8 +401,9 @@ pub(crate) trait TripReader: Send + 'static {
     type Item: Send + 'static;
     /// The channel the items go into.
     fn items(&self) -> &mpsc::Sender<Item<Self::Item>>;
-    /// The next item; `None` when there is nothing more for now.
-    fn next_item(&mut self) -> Result<Option<Self::Item>, ReadError>;
+    /// The next item; `None` when there is nothing more for now, or once `stop` is cancelled
+    /// (checked between reads).
+    fn next_item(&mut self, stop: &dyn Cancel) -> Result<Option<Self::Item>, ReadError>;
     /// How a trip ends when `next_item` has nothing more: the end of the stream, or, for a
     /// follower, having caught up.
     const NOTHING_MORE: TripEnd<Self::Item>;
@@ -419,8 +420,8 @@ where
         &self.items
     }
 
-    fn next_item(&mut self) -> Result<Option<F::Item>, ReadError> {
-        self.reader.next_blocking()
+    fn next_item(&mut self, stop: &dyn Cancel) -> Result<Option<F::Item>, ReadError> {
+        self.reader.next_unless(&|| stop.is_cancelled())
     }
 
     const NOTHING_MORE: TripEnd<F::Item> = TripEnd::StreamDone;
@@ -434,7 +435,7 @@ fn fill_channel<R: TripReader>(trip: &mut R, stop: &dyn Cancel) -> TripEnd<R::It
         if stop.is_cancelled() {
             return TripEnd::StreamDone;
         }
-        let item = match trip.next_item() {
+        let item = match trip.next_item(stop) {
             Ok(Some(item)) => Ok(item),
             Ok(None) => return R::NOTHING_MORE,
             Err(err) => Err(err),
