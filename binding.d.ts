@@ -58,8 +58,12 @@ export declare class NativeLineCount {
 export declare class NativeLineReaderSync {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   read(): string | NativeError | null
-  /** Where the batch JS got last was in the file (see `position.rs`). */
-  get lastBatch(): NativeBatchPlace | null
+  /**
+   * Where the batch with serial number `serial` was in the file (see `position.rs`): 1 for
+   * the first batch JS got, 0 for an empty batch where reading started, once that is known;
+   * null for one no longer kept.
+   */
+  batchPlace(serial: number): NativeBatchPlace | null
   get bytesRead(): number
   /** Closes the file now. */
   close(): void
@@ -79,10 +83,11 @@ export declare class NativeLineStream {
    */
   tryRead(): string | NativeError | null | undefined
   /**
-   * Where the batch JS got last was in the file (see `position.rs`); before any, an empty
-   * batch where reading started, once that is known.
+   * Where the batch with serial number `serial` was in the file (see `position.rs`): 1 for
+   * the first batch JS got, 0 for an empty batch where reading started, once that is known;
+   * null for one no longer kept.
    */
-  get lastBatch(): NativeBatchPlace | null
+  batchPlace(serial: number): NativeBatchPlace | null
   get bytesRead(): number
   /** Stops reading; resolves once the file is closed. */
   close(): Promise<void>
