@@ -102,7 +102,7 @@ impl LineFilter {
     /// `lines` where each was in the run. Returns how many lines `run` holds: counted on the
     /// way, so that the caller numbers lines without a pass of its own.
     pub fn keep(&self, run: &[u8], kept: &mut Vec<u8>, lines: &mut Vec<KeptLine>) -> u64 {
-        self.each_kept(run, |range, first, count| {
+        self.each_kept(run, Numbering::On, |range, first, count| {
             kept.extend_from_slice(&run[range.clone()]);
             if count == 1 {
                 lines.push(KeptLine {
@@ -126,15 +126,23 @@ impl LineFilter {
     /// How many lines of `run` (as for [`Self::keep`]) the filter keeps.
     pub fn count(&self, run: &[u8]) -> u64 {
         let mut kept = 0;
-        self.each_kept(run, |_, _, count| kept += count);
+        self.each_kept(run, Numbering::Off, |_, _, count| kept += count);
         kept
     }
 
     /// Calls `on_kept(bytes, first, count)` for each stretch of kept lines of `run`, in order:
-    /// their bytes, the index of the first in the run, and how many there are. Returns how
-    /// many lines `run` holds.
-    fn each_kept(&self, run: &[u8], mut on_kept: impl FnMut(Range<usize>, u64, u64)) -> u64 {
-        let mut counter = LineCounter::default();
+    /// their bytes, the index of the first in the run (with [`Numbering::On`]; else 0), and how
+    /// many there are. Returns how many lines `run` holds (with [`Numbering::On`]; else 0).
+    fn each_kept(
+        &self,
+        run: &[u8],
+        numbering: Numbering,
+        mut on_kept: impl FnMut(Range<usize>, u64, u64),
+    ) -> u64 {
+        let mut counter = LineCounter {
+            numbering,
+            ..LineCounter::default()
+        };
         let mut at = 0;
         while at < run.len() {
             let (start, end) = match self.next_match(run, at) {
@@ -227,16 +235,30 @@ fn line_around(run: &[u8], at: usize) -> (usize, usize) {
     (start, end)
 }
 
+/// Whether a filter numbers the lines it keeps: counting every line of a run is a pass over
+/// it as long as the search, which a count of matching lines does without.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Numbering {
+    #[default]
+    On,
+    Off,
+}
+
 /// The index of the line at an offset of a run, counted forward as the filter moves through it.
 #[derive(Debug, Default)]
 struct LineCounter {
+    numbering: Numbering,
     offset: usize,
     index: u64,
 }
 
 impl LineCounter {
-    /// The index of the line starting at `offset`, at or after the last one asked for.
+    /// The index of the line starting at `offset`, at or after the last one asked for (0
+    /// without numbering).
     fn index_at(&mut self, run: &[u8], offset: usize) -> u64 {
+        if self.numbering == Numbering::Off {
+            return 0;
+        }
         self.index += memchr_iter(b'\n', &run[self.offset..offset]).count() as u64;
         self.offset = offset;
         self.index
