@@ -10,7 +10,7 @@ import { readLastLines, readLines } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
 import {
   EDGE_INPUTS,
-  LARGER_READS,
+  EVERY_READ_SIZE,
   LATIN1_INPUTS,
   SMALL_READS,
   STRADDLERS,
@@ -20,7 +20,6 @@ import { byteRange, bytesOf, randomSoup, referenceLines, seededRandom } from './
 import { bytesReadByProcess, collect } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
-const EVERY_READ_SIZE = [...SMALL_READS, ...LARGER_READS]
 const GiB = 2 ** 30
 
 const temp = makeTempDir(test)

@@ -13,25 +13,23 @@ import { countLines, followLines, readChunks, readLastLines, readLines, readLine
 import { isOpen, makeTempDir } from './helpers/files.mjs'
 import {
   EDGE_INPUTS,
-  LARGER_READS,
+  EVERY_READ_SIZE,
   LATIN1_INPUTS,
   SMALL_READS,
   STRADDLERS,
   straddlerInputs,
 } from './helpers/line-inputs.mjs'
-import { byteRange, bytesOf, referenceLines, splitLineBytes } from './helpers/lines-reference.mjs'
+import { byteRange, bytesOf, referenceLines, seededRandom, splitLineBytes } from './helpers/lines-reference.mjs'
 import {
   asciiLower,
   biasedSoup,
   lineMatches,
   randomMatchOptions,
   referenceMatches,
-  xorshift,
 } from './helpers/match-reference.mjs'
 import { collect, settledLineCount, until } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5ea4c4)
-const EVERY_READ_SIZE = [...SMALL_READS, ...LARGER_READS]
 
 const temp = makeTempDir(test)
 
@@ -160,11 +158,11 @@ test('the reference: includes on the decoded line, ASCII-only case folding, inve
   ])
   // The decoded line holds U+FFFD where the bytes are invalid: one per maximal invalid subpart.
   t.deepEqual(referenceLines(bytesOf([0xe4, 0xb8], 'A\n', [0xed, 0xa0, 0x80])), ['\uFFFDA', '\uFFFD\uFFFD\uFFFD'])
-  const random = xorshift(1)
+  const random = seededRandom(1)
   const draws = Array.from({ length: 1000 }, () => random())
   t.true(draws.every((x) => x >= 0 && x < 1))
   t.true(new Set(draws).size > 990)
-  t.deepEqual(Array.from({ length: 5 }, xorshift(SEED)), Array.from({ length: 5 }, xorshift(SEED)))
+  t.deepEqual(Array.from({ length: 5 }, seededRandom(SEED)), Array.from({ length: 5 }, seededRandom(SEED)))
 })
 
 // ---- the line contract's inputs ------------------------------------------------------------------
@@ -497,7 +495,7 @@ test('U+FFFD: invalid bytes match it as the decoded line holds it, and so does a
 
 const SOUP_COUNT = 120
 const SOUP_GROUPS = 4
-const soupRandom = xorshift(SEED ^ 0x50a9)
+const soupRandom = seededRandom(SEED ^ 0x50a9)
 const SOUPS = Array.from({ length: SOUP_COUNT }, (_, index) => {
   const bytes = biasedSoup(soupRandom, soupRandom() < 0.15 ? soupRandom.int(100, 400) : soupRandom.int(0, 60))
   const file = temp.file(bytes)
@@ -580,7 +578,7 @@ test('start and end: the kept lines are those of the range, numbered from its fi
 
 /** An 8 MB log: about 12% of its lines hold ERROR, a few more `error` in lower case. */
 function largeLog() {
-  const random = xorshift(SEED ^ 0x106)
+  const random = seededRandom(SEED ^ 0x106)
   const levels = ['INFO', 'WARN', 'DEBUG', 'TRACE']
   const parts = []
   let size = 0

@@ -10,6 +10,9 @@ export const SMALL_READS = Array.from({ length: 16 }, (_, i) => i + 1)
 /** Larger read sizes, the default (undefined) last. */
 export const LARGER_READS = [17, 64, 4096, undefined]
 
+/** Every read size the specs try. */
+export const EVERY_READ_SIZE = [...SMALL_READS, ...LARGER_READS]
+
 /** [name, bytes] of the UTF-8 edge cases. */
 export const EDGE_INPUTS = [
   ['empty file', ''],

@@ -30,23 +30,6 @@ export function referenceMatches(lines, options) {
   return kept
 }
 
-/** A seeded xorshift32 PRNG: the same seed gives the same draws on every run and runtime. */
-export function xorshift(seed) {
-  let state = seed >>> 0 || 0x9e3779b9
-  const next = () => {
-    state ^= state << 13
-    state >>>= 0
-    state ^= state >>> 17
-    state ^= state << 5
-    state >>>= 0
-    return state
-  }
-  const random = () => next() / 4294967296
-  random.int = (min, max) => min + Math.floor(random() * (max - min + 1))
-  random.pick = (items) => items[Math.floor(random() * items.length)]
-  return random
-}
-
 // Weighted by repetition: 'a', 'b', terminators and the bytes of 'é' (C3 A9) dominate; 0xFF and
 // a lone 0x80 are never valid; 'A' and 'B' give ignoreCase something to fold; 0xC3 0x89 ('É')
 // differs from 'é' only in bit 0x20 of its second byte.
