@@ -670,8 +670,9 @@ test.serial(
       t.deepEqual(value, { value: undefined, done: true }, `hwm=${highWaterMark}`)
       t.is(reader.bytesRead, LARGE_SIZE, `hwm=${highWaterMark}`)
       t.is(reader.linesRead, 0)
-      t.true(immediates >= 2 && timeouts >= 1, `hwm=${highWaterMark}: ${immediates} immediates, ${timeouts} timeouts`)
       if (highWaterMark === 1024) {
+        // 8,000 reads outlast turns of the loop; in 256 KiB reads the scan can end within one.
+        t.true(immediates >= 2 && timeouts >= 1, `${immediates} immediates, ${timeouts} timeouts`)
         // 8,000 reads of 1 KiB: some turn of the loop sees bytesRead part of the way.
         const between = samples.filter((bytes) => bytes > 0 && bytes < LARGE_SIZE)
         t.true(between.length > 0, `bytesRead seen at the turns: ${[...new Set(samples)].slice(0, 20)}`)
