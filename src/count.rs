@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
+use fastlines_core::{
+    count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadError, ReadOptions,
+};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
@@ -49,7 +51,7 @@ impl NativeLineCount {
         let cancelled = Arc::clone(&self.cancelled);
         spawn_blocking_promise(env, move || -> CountStep {
             let counted = match &filter {
-                None => count_lines(&path, &options, &cancelled),
+                None => count_lines(&path, &options, &cancelled).map_err(ReadError::from),
                 Some(filter) => count_matching_lines(&path, &options, filter, &cancelled),
             };
             match counted {

@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use memchr::{memchr, memchr2_iter, memchr_iter};
 
 use crate::buffer::ReadBuf;
-use crate::error::OsError;
+use crate::error::{OsError, ReadError};
 use crate::filter::LineFilter;
+use crate::frame::Framer;
+use crate::reader::{Progress, Reader};
 use crate::source::{open, read_retrying, ReadOptions};
 use crate::split::LineSplitter;
 
@@ -36,32 +38,44 @@ pub fn count_lines(
 
 /// Counts the lines of `path` (with `options` applied) that `filter` keeps, as
 /// [`count_lines`] counts them all: lines are cut and searched in the read buffer, never
-/// decoded.
+/// decoded, by a [`Reader`] whose items are counts.
 pub fn count_matching_lines(
     path: &Path,
     options: &ReadOptions,
     filter: &LineFilter,
     cancelled: &AtomicBool,
-) -> Result<Option<u64>, OsError> {
-    let source = open(path, options)?;
-    let mut input = source.input.take(source.remaining.unwrap_or(u64::MAX));
-    let mut buf = ReadBuf::new(source.chunk_size);
-    let mut splitter = LineSplitter::default();
+) -> Result<Option<u64>, ReadError> {
+    let framer = MatchCounter {
+        splitter: LineSplitter::default(),
+        filter,
+    };
+    let mut reader = Reader::new(open(path, options)?, framer, Progress::default());
+    let stopped = || cancelled.load(Ordering::Relaxed);
     let mut count = 0;
-    while !cancelled.load(Ordering::Relaxed) {
-        let n = read_retrying(&mut input, buf.spare(source.chunk_size))?;
-        buf.commit(n);
-        while let Some(run) = splitter.take_complete(&mut buf, usize::MAX) {
-            count += filter.count(&run.lines);
-        }
-        if n == 0 {
-            if let Some(last) = splitter.take_rest(&mut buf) {
-                count += filter.count(&[&last.lines[..], b"\n"].concat());
-            }
-            return Ok(Some(count));
-        }
+    while let Some(kept) = reader.next_unless(&stopped)? {
+        count += kept;
     }
-    Ok(None)
+    Ok((!stopped()).then_some(count))
+}
+
+/// Frames each run of complete lines as how many of them `filter` keeps.
+struct MatchCounter<'a> {
+    splitter: LineSplitter,
+    filter: &'a LineFilter,
+}
+
+impl Framer for MatchCounter<'_> {
+    type Item = u64;
+
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<u64>, ReadError> {
+        let run = self.splitter.take_complete(buf, usize::MAX);
+        Ok(run.map(|run| self.filter.count(&run.terminated_lines())))
+    }
+
+    fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<u64>, ReadError> {
+        let run = self.splitter.take_rest(buf);
+        Ok(run.map(|run| self.filter.count(&run.terminated_lines())))
+    }
 }
 
 /// Counts the lines that [`LineSplitter`](crate::split::LineSplitter) would cut from the same bytes, without cutting them.

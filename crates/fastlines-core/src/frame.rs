@@ -46,25 +46,6 @@ pub struct KeptLines {
     pub starts: Vec<u64>,
 }
 
-impl Batch {
-    /// How many lines the batch holds.
-    pub fn line_count(&self) -> usize {
-        match &self.kept {
-            Some(kept) => kept.numbers.len(),
-            None => match &self.text {
-                Text::OneByte(bytes) => memchr_iter(b'\n', bytes).count() + 1,
-                Text::Utf16(units) => {
-                    units
-                        .iter()
-                        .filter(|&&unit| unit == u16::from(b'\n'))
-                        .count()
-                        + 1
-                }
-            },
-        }
-    }
-}
-
 /// Where the lines of a [`Batch`] ended in the input, kept cheap for the usual files: JS works
 /// out a line's end from its text only when asked for a position inside a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,13 +174,7 @@ impl LineFramer {
     /// the kept lines are measured: a run's other lines are only counted, by the filter.
     fn filtered(&mut self, run: Run, filter: &LineFilter) -> Result<Option<Batch>, ReadError> {
         let (mut kept, mut lines) = (Vec::new(), Vec::new());
-        let line_count = if run.lines.last() == Some(&b'\n') {
-            filter.keep(&run.lines, &mut kept, &mut lines)
-        } else {
-            // The input's last line, which has no terminator (and may be empty): the filter
-            // takes lines that end with one.
-            filter.keep(&[&run.lines[..], b"\n"].concat(), &mut kept, &mut lines)
-        };
+        let line_count = filter.keep(&run.terminated_lines(), &mut kept, &mut lines);
         let run_start = self.offset;
         self.offset += run.raw_len as u64;
         let first_number = self.lines_before + 1;

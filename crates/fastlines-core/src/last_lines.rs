@@ -73,8 +73,15 @@ fn last_batches(
             return Ok(None);
         };
         let batches = frame_from(&chunks, start, len, chunk_size, framer.clone())?;
-        let kept: usize = batches.iter().map(Batch::line_count).sum();
-        if kept as u64 >= n || start == 0 || !framer.filters() {
+        if start == 0 || !framer.filters() {
+            return Ok(Some(batches));
+        }
+        let kept: usize = batches
+            .iter()
+            .flat_map(|batch| &batch.kept)
+            .map(|kept| kept.numbers.len())
+            .sum();
+        if kept as u64 >= n {
             return Ok(Some(batches));
         }
         lines_wanted = lines_wanted.saturating_mul(2);

@@ -3,6 +3,8 @@
 //! Terminator bytes never occur inside a multi-byte UTF-8 sequence, so lines can be cut before
 //! decoding and every cut is also a character boundary.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use memchr::{memchr, memchr2, memchr_iter, memrchr2};
 
@@ -99,6 +101,16 @@ impl Run {
         self.lines.truncate(len);
         self.crlf_at.retain(|&at| (at as usize) < len);
         self.raw_len = len + self.crlf_at.len();
+    }
+
+    /// The lines, each ending with `\n`: the input's last line, which has none (and may be
+    /// empty), gets one, so that a filter sees every line the same way. Copies only then.
+    pub fn terminated_lines(&self) -> Cow<'_, [u8]> {
+        if self.lines.last() == Some(&b'\n') {
+            Cow::Borrowed(&self.lines)
+        } else {
+            Cow::Owned([&self.lines[..], b"\n"].concat())
+        }
     }
 
     /// Where a line boundary of `lines` (0, or just past a `\n`) was in the input, from the run's
