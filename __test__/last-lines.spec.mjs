@@ -222,6 +222,8 @@ test.serial('reads the lines asked for plus at most about one read, not the file
   const lines = numberedLines(300_000) // 18 MB of 60-byte lines
   const file = temp.file(lines, 'big.log')
   const all = lines.trimEnd().split('\n')
+  // Once untimed: what the first call loads lazily is read by this process too.
+  await readLastLines(file, 1)
   for (const [n, highWaterMark] of [
     [1, 4096],
     [10, 4096],
