@@ -1,7 +1,7 @@
 // Times one contender's first read of one file in the fresh process of the runtime running this
-// script (Node or Bun): from just before its package is loaded (Node's built-in modules already
+// script (Node, Bun or Deno): from just before its package is loaded (Node's built-in modules already
 // are) until the read ends, printed as one line of JSON on stdout.
-// Usage: <node|bun> bench/cold.mjs <contender> <file>
+// Usage: <runtime> bench/cold.mjs <contender> <file>
 import { CONTENDERS, NotApplicable, loadLibrary } from './contenders.mjs'
 
 function contenderNamed(name) {

@@ -2,12 +2,11 @@
 // the compact "Following" part of the README summary, and the figures the targets check.
 import { FOLLOWERS, LAST_LINES } from './followers.mjs'
 import { formatAmount, formatCount, formatSize, markdownTable } from './report.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 
-const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
 /** The flood parts, as the tables name them. */
 export const FLOOD_PARTS = { 'no-loss': 'no rotation', rename: 'rename', copytruncate: 'copytruncate' }
 
-const runtimeName = (name) => RUNTIME_NAMES[name] ?? name
 const unique = (values) => [...new Set(values)]
 const bullets = (lines) => lines.map((text) => `- ${text}`).join('\n')
 const amount = (value) => (value === null || value === undefined ? 'n/a' : formatAmount(value))
@@ -68,7 +67,7 @@ function followerNotices(rows, label) {
     .map((row) => {
       const shown = row.errors.slice(0, 3).map((message) => `\`${message}\``)
       const more = row.errorCount > shown.length ? ` (${row.errorCount} in all)` : ''
-      return `${row.follower} · ${runtimeName(row.runtime)} · ${label(row)}: ${shown.join('; ')}${more}`
+      return `${row.follower} · ${runtimeLabel(row.runtime)} · ${label(row)}: ${shown.join('; ')}${more}`
     })
 }
 
@@ -84,12 +83,12 @@ function latencySection(follow) {
   const { pacedLines, intervalMs } = follow.settings
   const rows = follow.latency
   const body = rows.map((row) => {
-    const head = [row.follower, runtimeName(row.runtime)]
+    const head = [row.follower, runtimeLabel(row.runtime)]
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '']
     const lines = `${formatCount(row.received)}${row.received < row.count ? ' ✗' : ''}`
     return [...head, amount(row.median), amount(row.p99), amount(row.max), lines, amount(row.cpuMs)]
   })
-  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)}`
+  const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)}`
   return [
     `### Follow latency: a line every ${intervalMs} ms, ${formatCount(pacedLines)} lines`,
     '',
@@ -112,12 +111,12 @@ function latencySection(follow) {
 function idleSection(follow) {
   const rows = follow.idle
   const body = rows.map((row) => {
-    const head = [row.follower, runtimeName(row.runtime)]
+    const head = [row.follower, runtimeLabel(row.runtime)]
     if (row.error !== undefined) return [...head, 'ERROR', '']
     const follows = row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗'
     return [...head, amount(row.cpuMs), follows]
   })
-  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)}`
+  const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)}`
   return [
     `### Follow idle: ${follow.settings.idleMs / 1000} s with nothing written`,
     '',
@@ -140,14 +139,14 @@ function idleSection(follow) {
 function floodSection(follow) {
   const rows = follow.flood
   const body = rows.map((row) => {
-    const head = [row.follower, runtimeName(row.runtime), FLOOD_PARTS[row.part]]
+    const head = [row.follower, runtimeLabel(row.runtime), FLOOD_PARTS[row.part]]
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '', '']
     const lag = row.gotLast ? amount(row.lagMs) : '–'
     const cells = [row.lost, row.duplicates, row.outOfOrder, row.garbled].map(formatCount)
     const verdict = everyLineOnce(row) ? '✓' : behind(row) ? 'behind' : '✗'
     return [...head, formatCount(row.received), ...cells, lag, seconds(row.writerMs), seconds(row.cpuMs), verdict]
   })
-  const label = (row) => `${row.follower} · ${runtimeName(row.runtime)} · ${FLOOD_PARTS[row.part]}`
+  const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)} · ${FLOOD_PARTS[row.part]}`
   const header = ['follower', 'runtime', 'rotation', 'lines', 'missing', 'duplicated', 'out of order', 'garbled']
   return [
     `### Follow without loss: ${formatCount(follow.settings.floodLines)} lines as fast as the writer can`,
@@ -184,7 +183,7 @@ function lastLinesSection(follow) {
   const rows = follow.lastLines
   const { corpus, bytes } = rows[0]
   const body = rows.map((row) => {
-    const head = [row.contender, runtimeName(row.runtime), formatCount(row.n)]
+    const head = [row.contender, runtimeLabel(row.runtime), formatCount(row.n)]
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '']
     const ratio = (other) => {
       const base = find(rows, row.runtime, other, { n: row.n })
@@ -198,7 +197,7 @@ function lastLinesSection(follow) {
       lines,
     ])
   })
-  const label = (row) => `${row.contender} · ${runtimeName(row.runtime)} · last ${row.n}`
+  const label = (row) => `${row.contender} · ${runtimeLabel(row.runtime)} · last ${row.n}`
   const size = bytes === undefined ? '' : ` (${formatSize(bytes)})`
   const header = ['contender', 'runtime', 'n', 'median ms', 'min', 'max', 'vs readline', 'vs read-last-lines', 'lines']
   const wrong = rows.filter((row) => row.same === false)
@@ -242,12 +241,6 @@ export function formatFollowSection(follow) {
   return parts.join('\n')
 }
 
-/** Says which runtime each value in a cell is. */
-function cellLegend(runtimes) {
-  const names = runtimes.map(runtimeName)
-  return names.length === 1 ? `on ${names[0]}` : `each cell is ${names.join(' / ')}`
-}
-
 /** `x / y`: one cell per runtime, `–` where a runtime has no row. */
 function perRuntime(runtimes, rows, name, extra, cell) {
   return runtimes
@@ -267,7 +260,7 @@ function floodCell(row) {
 
 /** The "Following" part of the README summary. */
 export function followReadme(follow) {
-  const runtimes = unique(
+  const runtimes = inRuntimeOrder(
     [...follow.latency, ...follow.idle, ...follow.flood, ...follow.lastLines].map((row) => row.runtime),
   )
   const legend = cellLegend(runtimes)

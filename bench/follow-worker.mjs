@@ -1,6 +1,6 @@
-// Follows one file with one follower (followers.mjs) in the runtime running this script (Node or
-// Bun), tallies the numbered lines that arrive, and prints what it saw as one line of JSON.
-// Usage: <node|bun> bench/follow-worker.mjs <follower> <file> <count> <paced|idle|flood> <catch-up-ms>
+// Follows one file with one follower (followers.mjs) in the runtime running this script (Node, Bun or
+// Deno), tallies the numbered lines that arrive, and prints what it saw as one line of JSON.
+// Usage: <runtime> bench/follow-worker.mjs <follower> <file> <count> <paced|idle|flood> <catch-up-ms>
 //
 // It talks to the driver (follow.mjs) in lines. On stdout: `following` once the follower has
 // started; `ready` when the first `hello` line arrives (the driver appends one every 50 ms until
@@ -17,6 +17,7 @@
 import readline from 'node:readline'
 import { fromPerformanceNow, monotonicNs } from './clock.mjs'
 import { FOLLOWERS, HELLO, lineNumber, loadLibrary } from './followers.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
 const SETTLE_MS = 300
 const QUIET_MS = 3000
@@ -29,11 +30,6 @@ const KEPT_ERRORS = 20
 const say = (text) => process.stdout.write(`${text}\n`)
 const describe = (error) => (error.code === undefined ? error.message : `${error.code}: ${error.message}`)
 const cpuMs = (usage) => (usage.user + usage.system) / 1000
-
-function runtime() {
-  const bun = process.versions.bun
-  return bun === undefined ? { runtime: 'node', version: process.versions.node } : { runtime: 'bun', version: bun }
-}
 
 /** The tally of the numbered lines that arrived. */
 class Tally {
@@ -179,7 +175,7 @@ async function main([name, file, countArg, scenario, catchUpMs]) {
 
   const between = (from, to) => (cpu[from] && cpu[to] ? cpuMs(cpu[to]) - cpuMs(cpu[from]) : null)
   return {
-    ...runtime(),
+    ...currentRuntime(),
     follower: name,
     scenario,
     count,

@@ -1,19 +1,15 @@
 // Times one reader of a file's last lines (LAST_LINES in followers.mjs) in the runtime running
-// this script (Node or Bun), and prints, as one line of JSON, for each n: the times, how many
+// this script (Node, Bun or Deno), and prints, as one line of JSON, for each n: the times, how many
 // lines it returned and a SHA-256 of them joined by `\n`, which the driver checks.
-// Usage: <node|bun> bench/last-lines-worker.mjs <contender> <file> <n,n,...> <runs> <slow-runs>
+// Usage: <runtime> bench/last-lines-worker.mjs <contender> <file> <n,n,...> <runs> <slow-runs>
 // A contender marked `slow` (it reads the whole file) runs <slow-runs> times, without a warm-up,
 // once for the largest n: its time does not depend on n, and the smaller n's lines are the end of
 // those. The others run WARMUP_RUNS times untimed, then <runs> times, for each n.
 import { createHash } from 'node:crypto'
 import { LAST_LINES, loadLibrary } from './followers.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
 const WARMUP_RUNS = 3
-
-function runtime() {
-  const bun = process.versions.bun
-  return bun === undefined ? { runtime: 'node', version: process.versions.node } : { runtime: 'bun', version: bun }
-}
 
 const digest = (lines) => createHash('sha256').update(lines.join('\n')).digest('hex')
 
@@ -47,7 +43,7 @@ async function main([name, file, ns, runs, slowRuns]) {
       results.push({ n, times, lines: lines.length, sha256: digest(lines) })
     }
   }
-  return { ...runtime(), contender: name, results }
+  return { ...currentRuntime(), contender: name, results }
 }
 
 /** A failure as one line: the error's code, if it has one, and message. */

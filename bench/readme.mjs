@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { followReadme } from './follow-report.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { searchReadme } from './search.mjs'
 import {
   PROBE_COLUMNS,
@@ -24,19 +25,10 @@ export const END = '<!-- bench:end -->'
 /** The chart, as linked from the README at the repository root. */
 export const CHART = 'bench/results/chart.svg'
 export const DEFAULT_README = fileURLToPath(new URL('../README.md', import.meta.url))
-const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
-
-const runtimeName = (name) => RUNTIME_NAMES[name] ?? name
 const unique = (values) => [...new Set(values)]
 
-/** One cell per runtime, joined: `2.4x / 2.3x`. */
+/** One cell per runtime, joined: `2.4x / 2.3x / 2.9x`. */
 const joinCells = (cells) => cells.join(' / ')
-
-/** Says which runtime each value in a cell is: `each cell is Node / Bun`. */
-function cellLegend(runtimes) {
-  const names = runtimes.map(runtimeName)
-  return names.length === 1 ? `on ${names[0]}` : `each cell is ${joinCells(names)}`
-}
 
 function ratioCell(row, baseline) {
   if (row === undefined) return '–'
@@ -55,7 +47,7 @@ function coldRatioCell(row, baseline) {
 
 function measuredLine(results) {
   const { cpu, cores, memoryGiB, os } = results.machine
-  const runtimes = results.runtimes.map(({ name, version }) => `${runtimeName(name)} ${version}`)
+  const runtimes = results.runtimes.map(({ name, version }) => `${runtimeLabel(name)} ${version}`)
   const date = results.startedAt.slice(0, 10)
   const command = results.command === undefined ? '' : ` with \`${results.command}\``
   return (
@@ -71,8 +63,12 @@ function measuredLine(results) {
 function ratioTable(results, { intro, ratio = ratioCell, keep = (rows) => rows }) {
   const sections = groupSections(results.rows).filter((section) => keep(section.rows).length > 0)
   const corpora = unique(sections.map((section) => section.corpus))
-  const runtimes = unique(sections.map((section) => section.runtime))
-  const contenders = unique(sections.flatMap((section) => keep(section.rows).map((row) => row.contender)))
+  const runtimes = inRuntimeOrder(sections.map((section) => section.runtime))
+  const kept = new Set(sections.flatMap((section) => keep(section.rows).map((row) => row.contender)))
+  // In table order: a contender kept on one runtime only (deno-streams) has its row on the others.
+  const contenders = unique(sections.flatMap((section) => section.rows.map((row) => row.contender))).filter((name) =>
+    kept.has(name),
+  )
   const sectionOf = (corpus, runtime) =>
     sections.find((section) => section.corpus === corpus && section.runtime === runtime)
   const cell = (contender, corpus) =>
@@ -116,7 +112,9 @@ function compactProbeCells(row) {
 }
 
 /** Contenders × probe measures; each cell holds the runtimes' values. */
-function probeTable(probes) {
+function probeTable(unordered) {
+  const order = inRuntimeOrder(unordered.map((probe) => probe.runtime))
+  const probes = unordered.toSorted((a, b) => order.indexOf(a.runtime) - order.indexOf(b.runtime))
   const contenders = unique(probes.flatMap((probe) => probe.rows.map((row) => row.contender)))
   const body = contenders.map((contender) => {
     const cells = probes.map((probe) => {

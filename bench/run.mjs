@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CONTENDERS } from './contenders.mjs'
@@ -16,6 +17,7 @@ import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from 
 import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
+import { RUNTIMES, parseVersion } from './runtimes.mjs'
 import { formatTargets } from './targets.mjs'
 import {
   formatProbeSection,
@@ -33,6 +35,8 @@ const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url))
 const COLD = fileURLToPath(new URL('./cold.mjs', import.meta.url))
 const RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 const CHART = fileURLToPath(new URL('./results/chart.svg', import.meta.url))
+/** Where this run writes its results and chart: RESULTS and CHART unless `--results` says. */
+const output = { results: RESULTS, chart: CHART }
 /** The probe runs on this corpus only, in PROBE_RUNS fresh processes per contender. */
 const PROBE_CORPUS = 'logs-1g'
 const PROBE_RUNS = 3
@@ -53,11 +57,6 @@ const SLOW_RUNS = 3
 const WORKER_TIMEOUT_MS = 10 * 60 * 1000
 
 const NOTES = Object.fromEntries(Object.entries(CONTENDERS).map(([name, { note }]) => [name, note]))
-
-const RUNTIMES = {
-  node: { command: process.execPath, args: ['--expose-gc'] },
-  bun: { command: fileURLToPath(new URL('../node_modules/.bin/bun', import.meta.url)), args: [] },
-}
 
 const USAGE = `Usage: node bench/run.mjs [options]
   --corpora a,b      corpora, or all (default: ${DEFAULT_CORPORA}; all: ${Object.keys(CORPORA)})
@@ -84,6 +83,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --follow-only      run the follow section and nothing else
   --follow-parts a,b parts of the follow section, or all (default: ${FOLLOW_PARTS})
   --followers a,b    followers in the follow section (default: ${FOLLOWER_NAMES.join(',')})
+  --results file     write the results there, and the chart next to it as <file>.svg
+                     (default: bench/results/latest.json and chart.svg)
   --update-readme    when every contender passed, write the summary between the
                      <!-- bench:start --> and <!-- bench:end --> markers of the README
   --readme path      the README for --update-readme (default: README.md)
@@ -124,6 +125,7 @@ const OPTIONS = {
   searchers: { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
+  results: { type: 'string' },
   'update-readme': { type: 'boolean', default: false },
   readme: { type: 'string', default: DEFAULT_README },
   help: { type: 'boolean', short: 'h', default: false },
@@ -175,6 +177,7 @@ function parseOptions(args) {
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
     followers: parseList(values.followers, FOLLOWER_NAMES, 'follower'),
+    results: values.results,
     updateReadme: values['update-readme'],
     readme: values.readme,
   }
@@ -239,8 +242,8 @@ function availableRuntimes(names) {
   for (const name of names) {
     const { command, args } = RUNTIMES[name]
     try {
-      const version = execFileSync(command, ['--version'], { encoding: 'utf8' }).trim()
-      runtimes.push({ name, version: version.replace(/^v/, ''), command, args })
+      const version = parseVersion(execFileSync(command, ['--version'], { encoding: 'utf8' }))
+      runtimes.push({ name, version, command, args })
     } catch {
       process.stderr.write(`warning: ${name} (${command}) does not start; skipped\n`)
     }
@@ -372,9 +375,16 @@ function writeFileAtomically(file, text) {
 
 /** Writes the results so far, and their chart. */
 function writeResults(results) {
-  fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true })
-  writeFileAtomically(RESULTS, `${JSON.stringify(results, null, 2)}\n`)
-  writeFileAtomically(CHART, renderChart(results))
+  fs.mkdirSync(path.dirname(output.results), { recursive: true })
+  writeFileAtomically(output.results, `${JSON.stringify(results, null, 2)}\n`)
+  writeFileAtomically(output.chart, renderChart(results))
+}
+
+/** Sends the results and chart to `file` and `file` with `.svg` for `.json` (if given). */
+function setOutput(file) {
+  if (file === undefined) return
+  output.results = path.resolve(file)
+  output.chart = output.results.replace(/(\.json)?$/, '.svg')
 }
 
 function warnIfProbeSkipped(options) {
@@ -517,7 +527,7 @@ function finish(results, started, options) {
   writeResults(results)
   printTargets(results)
   const wall = formatDuration(results.wallMs)
-  console.log(`Wall time: ${wall}. Full results: ${RESULTS}, chart: ${CHART}`)
+  console.log(`Wall time: ${wall}. Full results: ${output.results}, chart: ${output.chart}`)
   const readmeStatus = maybeUpdateReadme(results, options)
   if (results.failures === 0) return readmeStatus
   console.error(`\n✗ ${results.failures} contender(s) failed or saw the wrong lines: see above.`)
@@ -531,6 +541,7 @@ async function main() {
     return 0
   }
   checkReadmeOption(options)
+  setOutput(options.results)
   warnIfProbeSkipped(options)
   const started = performance.now()
   const host = machine()

@@ -1,12 +1,13 @@
-// Times one searcher (searchers.mjs) on one query in the runtime running this script (Node or
-// Bun), then runs it once more, untimed, hashing the lines it found, and prints one line of JSON:
+// Times one searcher (searchers.mjs) on one query in the runtime running this script (Node, Bun or
+// Deno), then runs it once more, untimed, hashing the lines it found, and prints one line of JSON:
 // `{ times, lines, chars, sha256 }` (sha256 of every line followed by `\n`; none for counters),
 // or `{ error }`. The driver checks the lines against readline's.
-// Usage: <node|bun> bench/search-worker.mjs <searcher> <file> <query> <runs> <slow-runs> <slow-ms>
+// Usage: <runtime> bench/search-worker.mjs <searcher> <file> <query> <runs> <slow-runs> <slow-ms>
 // One untimed warm-up run first; if it took at least <slow-ms>, <slow-runs> measured runs.
 import { createHash } from 'node:crypto'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
 import { Tally, loadLibrary } from './contenders.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
 /** A Tally that also hashes the lines, for the untimed check run. */
 class CheckingTally extends Tally {
@@ -20,11 +21,6 @@ class CheckingTally extends Tally {
   digest() {
     return this.#hash.digest('hex')
   }
-}
-
-function runtime() {
-  const bun = process.versions.bun
-  return bun === undefined ? { runtime: 'node', version: process.versions.node } : { runtime: 'bun', version: bun }
 }
 
 async function timeRun(searcher, file, strings, lib) {
@@ -44,7 +40,15 @@ async function main([name, file, query, runs, slowRuns, slowMs]) {
   for (let i = 0; i < count; i++) times.push((await timeRun(searcher, file, strings, lib)).ms)
   const checked = await searcher.run(file, strings, { lib, tally: new CheckingTally() })
   const sha256 = checked instanceof CheckingTally ? checked.digest() : undefined
-  return { ...runtime(), searcher: name, query, times, capped: count < Number(runs), lines: checked.lines, sha256 }
+  return {
+    ...currentRuntime(),
+    searcher: name,
+    query,
+    times,
+    capped: count < Number(runs),
+    lines: checked.lines,
+    sha256,
+  }
 }
 
 /** A failure as one line: the error's code, if it has one, and message. */

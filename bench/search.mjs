@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
 import { formatAmount, formatCount, formatSize, markdownTable, medianOf } from './report.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 
 const SEARCH_WORKER = fileURLToPath(new URL('./search-worker.mjs', import.meta.url))
 const WORKER_TIMEOUT_MS = 10 * 60 * 1000
@@ -18,7 +19,6 @@ const execFileAsync = promisify(execFile)
 export const SEARCH_BASELINE = 'readline+includes'
 export const SEARCHER_NAMES = Object.keys(SEARCHERS)
 export const SEARCH_QUERY_NAMES = Object.keys(SEARCH_QUERIES)
-const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
 
 /** Runs one searcher on one query in a worker: its row, or one with `error`. */
 async function measureSearcher(runtime, corpus, searcher, query, settings) {
@@ -140,8 +140,8 @@ export function formatSearchSection(search) {
       `\`${SEARCH_BASELINE}\`'s median / the searcher's. Each searcher's lines are checked against ` +
       `\`${SEARCH_BASELINE}\`'s (their SHA-256, or their count for the counters).`,
   ]
-  for (const runtime of [...new Set(search.rows.map((row) => row.runtime))]) {
-    parts.push('', `### ${RUNTIME_NAMES[runtime] ?? runtime}`, '', runtimeTable(search, runtime))
+  for (const runtime of inRuntimeOrder(search.rows.map((row) => row.runtime))) {
+    parts.push('', `### ${runtimeLabel(runtime)}`, '', runtimeTable(search, runtime))
   }
   const notes = SEARCHER_NAMES.filter((name) => SEARCHERS[name].note !== undefined).map(
     (name) => `- \`${name}\`: ${SEARCHERS[name].note}`,
@@ -158,9 +158,8 @@ export function formatSearchSection(search) {
 
 /** The "Search" part of the README summary: each searcher's speed relative to the baseline, per query. */
 export function searchReadme(search) {
-  const runtimes = [...new Set(search.rows.map((row) => row.runtime))]
-  const names = runtimes.map((name) => RUNTIME_NAMES[name] ?? name)
-  const legend = names.length === 1 ? `on ${names[0]}` : `each cell is ${names.join(' / ')}`
+  const runtimes = inRuntimeOrder(search.rows.map((row) => row.runtime))
+  const legend = cellLegend(runtimes)
   const queries = SEARCH_QUERY_NAMES.filter((query) => search.rows.some((row) => row.query === query))
   const searchers = SEARCHER_NAMES.filter((name) => search.rows.some((row) => row.searcher === name))
   const cell = (name, query) =>

@@ -1,16 +1,14 @@
-// Measures one contender on one file in the runtime running this script (Node or Bun): one
+// Measures one contender on one file in the runtime running this script (Node, Bun or Deno): one
 // warm-up run, then the measured runs, printed as one line of JSON on stdout.
-// Usage: <node|bun> bench/worker.mjs <contender> <file> <runs> <slow-runs> <slow-ms>
+// Usage: <runtime> bench/worker.mjs <contender> <file> <runs> <slow-runs> <slow-ms>
 // Measured runs are capped at <slow-runs> when the warm-up run took at least <slow-ms> ms.
 import { CONTENDERS, NotApplicable, loadLibrary } from './contenders.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
-function runtime() {
-  const bun = process.versions.bun
-  if (bun === undefined) return { runtime: 'node', version: process.versions.node }
-  return { runtime: 'bun', version: bun }
-}
-
-/** Starts each run from a collected heap where the runtime allows it (node --expose-gc, Bun). */
+/**
+ * Starts each run from a collected heap where the runtime allows it: `gc()` on Node and Deno (exposed
+ * by the flags in runtimes.mjs), `Bun.gc(true)` on Bun.
+ */
 function collectGarbage() {
   if (typeof globalThis.gc === 'function') globalThis.gc()
   else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
@@ -38,9 +36,9 @@ async function measure({ name, file, runs, slowRuns, slowMs }) {
 async function main([name, file, runs, slowRuns, slowMs]) {
   const job = { name, file, runs: Number(runs), slowRuns: Number(slowRuns), slowMs: Number(slowMs) }
   try {
-    return { ...runtime(), ...(await measure(job)) }
+    return { ...currentRuntime(), ...(await measure(job)) }
   } catch (error) {
-    if (error instanceof NotApplicable) return { ...runtime(), skipped: error.message }
+    if (error instanceof NotApplicable) return { ...currentRuntime(), skipped: error.message }
     throw error
   }
 }
