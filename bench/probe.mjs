@@ -1,7 +1,7 @@
 // Probes one contender reading one file, once, in the fresh process of the runtime running this
-// script (Node or Bun): peak RSS, event-loop delay p99 while reading and time to the first line,
+// script (Node, Bun or Deno): peak RSS, event-loop delay p99 while reading and time to the first line,
 // printed as one line of JSON on stdout.
-// Usage: <node|bun> bench/probe.mjs <contender|idle> <file>
+// Usage: <runtime> bench/probe.mjs <contender|idle> <file>
 // Every process, `idle` included, loads every package any contender uses (fastlines, split2,
 // n-readlines) before it starts; `idle` then monitors the same way but reads nothing: the baseline
 // that peak RSS is reported above.
@@ -30,10 +30,52 @@ function contenderNamed(name) {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
 
+/**
+ * The times between the ticks of a `setInterval` of RESOLUTION_MS, as `monitorEventLoopDelay`
+ * records the times between the ticks of its timer, with the same `enable`, `disable`, `count` and
+ * `percentile` (in ns). For Deno, whose `monitorEventLoopDelay` (2.x) is a stand-in that records no
+ * delay: a loop blocked for 30 ms shows a max of 0.01 ms. Deno's timers tick every 2 ms at best, so
+ * its figures cannot go below that.
+ */
+class IntervalMonitor {
+  #gaps = []
+  #last
+  #timer
+
+  enable() {
+    this.#last = performance.now()
+    this.#timer = setInterval(() => {
+      const now = performance.now()
+      this.#gaps.push(now - this.#last)
+      this.#last = now
+    }, RESOLUTION_MS)
+  }
+
+  disable() {
+    clearInterval(this.#timer)
+  }
+
+  get count() {
+    return this.#gaps.length
+  }
+
+  percentile(percent) {
+    const sorted = this.#gaps.toSorted((a, b) => a - b)
+    return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] * 1e6
+  }
+}
+
+/** How this runtime's event-loop delay is measured: `monitorEventLoopDelay`, `setInterval` or none. */
+function delayMonitorKind() {
+  if (process.versions.deno !== undefined) return 'setInterval'
+  return typeof perfHooks.monitorEventLoopDelay === 'function' ? 'monitorEventLoopDelay' : undefined
+}
+
 /** An enabled, ticking event-loop delay histogram, or undefined where the runtime has none. */
-async function startDelayMonitor() {
-  if (typeof perfHooks.monitorEventLoopDelay !== 'function') return undefined
-  const histogram = perfHooks.monitorEventLoopDelay({ resolution: RESOLUTION_MS })
+async function startDelayMonitor(kind) {
+  if (kind === undefined) return undefined
+  const histogram =
+    kind === 'setInterval' ? new IntervalMonitor() : perfHooks.monitorEventLoopDelay({ resolution: RESOLUTION_MS })
   histogram.enable()
   await settle()
   return histogram
@@ -53,7 +95,8 @@ async function probe(name, file) {
   const lib = await loadLibrary(contender)
   const prepared = await contender.prepare?.(file, { lib })
   let firstLineMs = null
-  const histogram = await startDelayMonitor()
+  const eldMonitor = delayMonitorKind()
+  const histogram = await startDelayMonitor(eldMonitor)
   const started = performance.now()
   const onFirst = () => {
     firstLineMs ??= performance.now() - started
@@ -62,7 +105,7 @@ async function probe(name, file) {
   const totalMs = performance.now() - started
   const eldP99Ms = await stopDelayMonitor(histogram)
   const maxRssKiB = process.resourceUsage().maxRSS
-  return { maxRssKiB, eldP99Ms, firstLineMs, totalMs, lines }
+  return { maxRssKiB, eldP99Ms, eldMonitor: eldMonitor ?? null, firstLineMs, totalMs, lines }
 }
 
 async function main([name, file]) {

@@ -277,14 +277,25 @@ export function probeCells(row) {
   return [row.rssAboveIdleMB, row.eldP99Ms, row.firstLineMs].map(formatAmount)
 }
 
-function probeFooter({ runtime, idle }) {
+/** How a probe's event-loop delay was measured, as its footer says it. */
+function delayMethod({ idle }) {
+  if (idle.samples?.[0]?.eldMonitor === 'setInterval') {
+    return (
+      "the times between the ticks of a 1 ms `setInterval` (Deno's `monitorEventLoopDelay` records no " +
+      'delay; its timers tick every 2 ms at best)'
+    )
+  }
+  return '`monitorEventLoopDelay({ resolution: 1 })`'
+}
+
+function probeFooter(probe) {
+  const { runtime, idle } = probe
   const idleMB = formatAmount(kibToMB(idle.maxRssKiB))
   const idleDelay = formatAmount(idle.eldP99Ms)
   const lines = [
     'peak RSS: `process.resourceUsage().maxRSS` after the read, minus that of an idle ' +
       `${runtime} process with the same imports (${idleMB} MB); this process only, not \`wc\`.`,
-    'ELD p99: `monitorEventLoopDelay({ resolution: 1 })` from before the call until the read ' +
-      `ends (idle process: ${idleDelay} ms).`,
+    `ELD p99: ${delayMethod(probe)}, from before the call until the read ` + `ends (idle process: ${idleDelay} ms).`,
     'first line: from the call until the first line arrives (the first chunk for the byte ' +
       'counters); n/a for contenders that only return a count.',
   ]
