@@ -166,6 +166,61 @@ async function streamSplit(path, { onFirst }) {
   return tally
 }
 
+/**
+ * A TransformStream of text chunks to lines, as readline cuts them: at `\n`, `\r\n` and a lone
+ * `\r` (a `\r\n` split across two chunks is one terminator), without terminators, with no empty
+ * line after a final terminator and with a last line that has none. What Deno's std
+ * `TextLineStream({ allowCR: true })` does; std is not installed here, so it is written out. Each
+ * line is enqueued on its own, as TextLineStream enqueues them.
+ */
+export class LineSplitStream extends TransformStream {
+  constructor() {
+    let carry = ''
+    /** The last chunk ended in `\r`: a `\n` starting the next one ends no line. */
+    let afterCR = false
+    super({
+      transform(chunk, controller) {
+        if (chunk.length === 0) return
+        let start = afterCR && chunk.charCodeAt(0) === LF ? 1 : 0
+        afterCR = false
+        let lf = chunk.indexOf('\n', start)
+        let cr = chunk.indexOf('\r', start)
+        while (lf !== -1 || cr !== -1) {
+          const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr
+          let next = end + 1
+          if (end === cr) {
+            if (next === chunk.length) afterCR = true
+            else if (chunk.charCodeAt(next) === LF) next++
+          }
+          controller.enqueue(carry + chunk.slice(start, end))
+          carry = ''
+          start = next
+          if (lf !== -1 && lf < start) lf = chunk.indexOf('\n', start)
+          if (cr !== -1 && cr < start) cr = chunk.indexOf('\r', start)
+        }
+        carry += chunk.slice(start)
+      },
+      flush(controller) {
+        if (carry !== '') controller.enqueue(carry)
+      },
+    })
+  }
+}
+
+/**
+ * Deno's own streams, as a Deno user reads lines without `node:` modules: `Deno.open(p)`, its
+ * `readable` piped through a TextDecoderStream (keeping a BOM, as readline does) and a
+ * LineSplitStream, consumed with `for await`. Deno only.
+ */
+async function denoStreams(path, { onFirst }) {
+  if (globalThis.Deno?.open === undefined) throw new NotApplicable('Deno only')
+  const file = await globalThis.Deno.open(path)
+  const lines = file.readable
+    .pipeThrough(new TextDecoderStream('utf-8', { ignoreBOM: true }))
+    .pipeThrough(new LineSplitStream())
+  return tallyLines(lines, onFirst)
+}
+
 /** `fs.createReadStream(p).pipe(split2())`: split2's default matcher, `/\r?\n/`, strips `\r\n`. */
 function split2Lines(path, { lib: split2, onFirst }) {
   return tallyLines(fs.createReadStream(path).pipe(split2()), onFirst)
@@ -290,6 +345,12 @@ export const CONTENDERS = {
   'stream-split': { run: streamSplit },
   'readFileSync-split': { run: readFileSplit },
   'n-readlines': { library: 'n-readlines', run: nReadlines },
+  'deno-streams': {
+    run: denoStreams,
+    note:
+      '`Deno.open(p)`, `file.readable` piped through `TextDecoderStream` and a line-splitting ' +
+      '`TransformStream` (std `TextLineStream` with `allowCR`, written out), `for await`; Deno only',
+  },
   'raw-stream': {
     run: (path, { onFirst }) => countNewlines(fs.createReadStream(path), onFirst),
     note: 'counts `\\n` bytes in fs.createReadStream chunks (64 KiB), no decoding',
