@@ -10,11 +10,10 @@ import { parseArgs } from 'node:util'
 import { CORPORA } from './corpora.mjs'
 import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
+import { RUNTIME_NAMES, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
 
 const DEFAULT_RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
-const RUNTIMES = ['node', 'bun']
-const RUNTIME_NAMES = { node: 'Node', bun: 'Bun' }
 const ALL_CORPORA = Object.keys(CORPORA)
 const PROBE_CORPUS = 'logs-1g'
 const COLD_CORPUS = 'logs-70k'
@@ -98,21 +97,21 @@ const TARGETS = [
   },
   {
     id: '2',
-    text: '`fastlines-batches` vs `readline`: Node >= 10x, Bun >= 8x',
+    text: '`fastlines-batches` vs `readline`: Node >= 10x, Bun >= 8x, Deno >= 10x',
     corpora: ['logs-1g'],
-    ...batchesVsReadline({ node: 10, bun: 8 }),
+    ...batchesVsReadline({ node: 10, bun: 8, deno: 10 }),
   },
   {
     id: '3',
-    text: '`fastlines-batches` vs `readline`: Node >= 8x, Bun >= 5x',
+    text: '`fastlines-batches` vs `readline`: Node >= 8x, Bun >= 5x, Deno >= 8x',
     corpora: ['utf8-heavy'],
-    ...batchesVsReadline({ node: 8, bun: 5 }),
+    ...batchesVsReadline({ node: 8, bun: 5, deno: 8 }),
   },
   {
     id: '4',
     text: '`fastlines-batches` vs `readline` >= 5x',
     corpora: ['long-lines', 'crlf'],
-    ...batchesVsReadline({ node: 5, bun: 5 }),
+    ...batchesVsReadline({ node: 5, bun: 5, deno: 5 }),
   },
   {
     id: '5a',
@@ -219,7 +218,41 @@ const TARGETS = [
       return { figure, holds: rows.every((row) => row.rssAboveIdleMB <= readline.rssAboveIdleMB) }
     },
   },
+  {
+    id: '8a',
+    text: 'Deno: `fastlines-batches` at least 2x `deno-streams` (ms ratio)',
+    corpora: ALL_CORPORA,
+    runtimes: ['deno'],
+    check(v) {
+      const batches = v.row('fastlines-batches')
+      const streams = v.row('deno-streams')
+      if (batches === undefined || streams === undefined) return undefined
+      return atLeast(streams.median / batches.median, 2)
+    },
+  },
+  {
+    id: '8b',
+    text: 'Deno: `fastlines-lines` faster than `deno-streams`',
+    corpora: ALL_CORPORA,
+    runtimes: ['deno'],
+    check(v) {
+      const lines = v.row('fastlines-lines')
+      const streams = v.row('deno-streams')
+      if (lines === undefined || streams === undefined) return undefined
+      const ratio = streams.median / lines.median
+      return { figure: times(ratio), holds: ratio > 1 }
+    },
+  },
 ]
+
+/** The runtimes a run measured, in table order (every runtime for results that do not say). */
+function runtimesOf(results) {
+  const names = results.runtimes?.map((runtime) => runtime.name)
+  return names === undefined || names.length === 0 ? RUNTIME_NAMES : inRuntimeOrder(names)
+}
+
+/** Whether a target is checked on a runtime (`runtimes`, when it lists some, else every one). */
+const appliesTo = (target, runtime) => target.runtimes === undefined || target.runtimes.includes(runtime)
 
 /** A follow row of `kind` for `follower` on `runtime` that ran (no worker error), with `extra` matching. */
 function followRow(follow, kind, runtime, follower, extra = {}) {
@@ -368,29 +401,29 @@ const SEARCH_TARGETS = [
 ]
 
 /** Issue 12's targets as markdown, or a line saying the run had no search section. */
-function formatSearchTargets(search) {
+function formatSearchTargets(search, runtimes) {
   const title = '## Search targets (issue 12)'
   if (search === undefined) return [title, '', 'Not measured: the run had no search section.', ''].join('\n')
-  return formatCaseTargets(title, SEARCH_TARGETS, () => SEARCH_QUERY_NAMES, search)
+  return formatCaseTargets(title, SEARCH_TARGETS, () => SEARCH_QUERY_NAMES, search, runtimes)
 }
 
 /** Issue 11's targets as markdown, or a line saying the run had no follow section. */
-function formatFollowTargets(follow) {
+function formatFollowTargets(follow, runtimes) {
   const title = '## Follow targets (issue 11)'
   if (follow === undefined) return [title, '', 'Not measured: the run had no follow section.', ''].join('\n')
-  return formatCaseTargets(title, FOLLOW_TARGETS, (target) => target.cases, follow)
+  return formatCaseTargets(title, FOLLOW_TARGETS, (target) => target.cases, follow, runtimes)
 }
 
 /**
  * Targets checked per case (a follow case, a search query) and runtime, as markdown: the
  * targets, a table of their figures, and a count. `casesOf(target)` names a target's cases.
  */
-function formatCaseTargets(title, targets, casesOf, section) {
+function formatCaseTargets(title, targets, casesOf, section, runtimes) {
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
   const body = targets.flatMap((target) =>
     casesOf(target).map((name) => {
-      const outcomes = RUNTIMES.map((runtime) => target.check(section, runtime, name))
-      const missedOn = RUNTIMES.filter((_, i) => outcomes[i]?.holds === false).map((runtime) => RUNTIME_NAMES[runtime])
+      const outcomes = runtimes.map((runtime) => target.check(section, runtime, name))
+      const missedOn = runtimes.filter((_, i) => outcomes[i]?.holds === false).map(runtimeLabel)
       tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
       tally.held += outcomes.filter((outcome) => outcome?.holds).length
       tally.missed += missedOn.length
@@ -404,7 +437,7 @@ function formatCaseTargets(title, targets, casesOf, section) {
     '',
     ...targets.map((target) => `- ${target.id}: ${target.text}`),
     '',
-    markdownTable(['target', 'case', ...RUNTIMES.map((name) => RUNTIME_NAMES[name])], body, { left: 2 }),
+    markdownTable(['target', 'case', ...runtimes.map(runtimeLabel)], body, { left: 2 }),
     '',
     `${tally.held} of ${tally.held + tally.missed} checks hold (one per target × case × runtime measured; ` +
       `${tally.unmeasured} not measured).${missed}`,
@@ -412,8 +445,9 @@ function formatCaseTargets(title, targets, casesOf, section) {
   ].join('\n')
 }
 
-/** A cell: the figure with ✓ or ✗, or `not measured`. */
+/** A cell: the figure with ✓ or ✗, `not measured`, or `–` where the target does not apply. */
 function cell(outcome) {
+  if (outcome === NOT_APPLICABLE) return '–'
   if (outcome === undefined) return 'not measured'
   return `${outcome.holds ? '✓' : '✗'} ${outcome.figure}`
 }
@@ -428,14 +462,21 @@ function checkShape(results) {
   }
 }
 
+/** A target's outcome on a runtime it is not checked on. */
+const NOT_APPLICABLE = Symbol('not applicable')
+
 /** The table rows of one target: one per measured corpus, one for all the corpora not measured. */
-function targetRows(results, target, tally) {
+function targetRows(results, target, runtimes, tally) {
   const measured = new Set(results.rows.map((row) => row.corpus))
   const body = []
   const unmeasured = target.corpora.filter((corpus) => !measured.has(corpus))
+  const checked = runtimes.filter((runtime) => appliesTo(target, runtime))
+  if (checked.length === 0) return body
   for (const corpus of target.corpora.filter((name) => measured.has(name))) {
-    const outcomes = RUNTIMES.map((runtime) => target.check(view(results, runtime, corpus), runtime))
-    const missedOn = RUNTIMES.filter((_, i) => outcomes[i]?.holds === false).map((name) => RUNTIME_NAMES[name])
+    const outcomes = runtimes.map((runtime) =>
+      appliesTo(target, runtime) ? target.check(view(results, runtime, corpus), runtime) : NOT_APPLICABLE,
+    )
+    const missedOn = runtimes.filter((_, i) => outcomes[i]?.holds === false).map(runtimeLabel)
     tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
     tally.held += outcomes.filter((outcome) => outcome?.holds).length
     tally.missed += missedOn.length
@@ -443,8 +484,9 @@ function targetRows(results, target, tally) {
     body.push([target.id, corpus, ...outcomes.map(cell)])
   }
   if (unmeasured.length > 0) {
-    tally.unmeasured += unmeasured.length * RUNTIMES.length
-    body.push([target.id, unmeasured.join(', '), ...RUNTIMES.map(() => 'not measured')])
+    tally.unmeasured += unmeasured.length * checked.length
+    const cells = runtimes.map((runtime) => (appliesTo(target, runtime) ? 'not measured' : '–'))
+    body.push([target.id, unmeasured.join(', '), ...cells])
   }
   return body
 }
@@ -452,12 +494,13 @@ function targetRows(results, target, tally) {
 /** The target check as markdown: the targets, a table of their figures, and a count. */
 export function formatTargets(results) {
   checkShape(results)
+  const runtimes = runtimesOf(results)
+  const sections = [formatSearchTargets(results.search, runtimes), formatFollowTargets(results.follow, runtimes)]
   if (results.rows.length === 0) {
-    const none = ['## Targets', '', 'Not measured: the run measured no corpus.', '']
-    return [...none, formatSearchTargets(results.search), formatFollowTargets(results.follow)].join('\n')
+    return ['## Targets', '', 'Not measured: the run measured no corpus.', '', ...sections].join('\n')
   }
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
-  const body = TARGETS.flatMap((target) => targetRows(results, target, tally))
+  const body = TARGETS.flatMap((target) => targetRows(results, target, runtimes, tally))
   const checked = tally.held + tally.missed
   const missed = tally.misses.length === 0 ? '' : ` Missed: ${tally.misses.join('; ')}.`
   return [
@@ -468,13 +511,12 @@ export function formatTargets(results) {
     '',
     ...TARGETS.map((target) => `- ${target.id}: ${target.text}`),
     '',
-    markdownTable(['target', 'corpus', ...RUNTIMES.map((name) => RUNTIME_NAMES[name])], body, { left: 2 }),
+    markdownTable(['target', 'corpus', ...runtimes.map(runtimeLabel)], body, { left: 2 }),
     '',
     `${tally.held} of ${checked} checks hold (one per target × corpus × runtime measured; ` +
-      `${tally.unmeasured} not measured).${missed}`,
+      `${tally.unmeasured} not measured; – where a target is not checked on a runtime).${missed}`,
     '',
-    formatSearchTargets(results.search),
-    formatFollowTargets(results.follow),
+    ...sections,
   ].join('\n')
 }
 
