@@ -143,8 +143,15 @@ async function fileHandleReadLines(path, { onFirst }) {
  * Decoded stream chunks split on `\n`, each line handed to `add`; the partial last line is
  * carried into the next chunk. The hand-written split a user writes (search contenders reuse it).
  */
-export async function splitStream(path, add) {
-  const stream = fs.createReadStream(path)
+export function splitStream(path, add) {
+  return splitReadable(fs.createReadStream(path), add)
+}
+
+/**
+ * splitStream's split of any Node byte stream (a file's, or a decompressor's in the compressed
+ * section), decoded as UTF-8 by `setEncoding`.
+ */
+export async function splitReadable(stream, add) {
   stream.setEncoding('utf8')
   let carry = ''
   for await (const chunk of stream) {

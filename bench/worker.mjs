@@ -3,16 +3,7 @@
 // Usage: <runtime> bench/worker.mjs <contender> <file> <runs> <slow-runs> <slow-ms>
 // Measured runs are capped at <slow-runs> when the warm-up run took at least <slow-ms> ms.
 import { CONTENDERS, NotApplicable, loadLibrary } from './contenders.mjs'
-import { currentRuntime } from './runtimes.mjs'
-
-/**
- * Starts each run from a collected heap where the runtime allows it: `gc()` on Node and Deno (exposed
- * by the flags in runtimes.mjs), `Bun.gc(true)` on Bun.
- */
-function collectGarbage() {
-  if (typeof globalThis.gc === 'function') globalThis.gc()
-  else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
-}
+import { collectGarbage, currentRuntime } from './runtimes.mjs'
 
 async function timeRun(contender, file, lib, prepared) {
   collectGarbage()
