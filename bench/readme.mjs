@@ -1,10 +1,12 @@
 // The benchmark summary that goes between the README's `<!-- bench:start -->` and
 // `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, warm and
-// cold, the probe and the chart, then the follow section's "Following" (follow-report.mjs).
+// cold, the probe and the chart, then the search section's "Search" (search.mjs), the compressed
+// section's "Compressed" (compressed.mjs) and the follow section's "Following" (follow-report.mjs).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { followReadme } from './follow-report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
+import { compressedReadme } from './compressed.mjs'
 import { searchReadme } from './search.mjs'
 import {
   PROBE_COLUMNS,
@@ -137,8 +139,8 @@ function probeTable(unordered) {
 
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
-  const { rows, search, follow } = results
-  if (rows.length === 0 && search === undefined && follow === undefined) {
+  const { rows, search, compressed, follow } = results
+  if (rows.length === 0 && search === undefined && compressed === undefined && follow === undefined) {
     throw new Error('the results hold no measurements')
   }
   const parts = [measuredLine(results)]
@@ -151,6 +153,7 @@ export function readmeSummary(results) {
     parts.push(`![ratios](${CHART})`)
   }
   if (search !== undefined) parts.push(searchReadme(search))
+  if (compressed !== undefined) parts.push(compressedReadme(compressed))
   if (follow !== undefined) parts.push(followReadme(follow))
   return parts.join('\n\n')
 }

@@ -1,8 +1,9 @@
 // Benchmark driver: generates the corpora, measures every contender in a worker process per
 // runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
 // and first-line latency on logs-1g, runs the search section (search.mjs: finding the lines
-// that contain a literal) and the follow section (follow.mjs: following a growing file, and its
-// last lines), prints markdown tables, writes bench/results/latest.json and
+// that contain a literal), the compressed section (compressed.mjs: the lines of a gzip and a zstd
+// file) and the follow section (follow.mjs: following a growing file, and its last lines), prints
+// markdown tables, writes bench/results/latest.json and
 // chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -13,6 +14,9 @@ import { parseArgs } from 'node:util'
 import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
+import { COMPRESSED_FORMAT_NAMES, ensureCompressed } from './compressed-corpora.mjs'
+import { compressedFailures, formatCompressedSection, runCompressedSection } from './compressed.mjs'
+import { DECOMPRESSOR_NAMES } from './decompressors.mjs'
 import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
 import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
@@ -44,6 +48,8 @@ const PROBE_RUNS = 3
 const LAST_LINES_CORPUS = 'logs-1g'
 /** The search section searches this corpus. */
 const SEARCH_CORPUS = 'logs-1g'
+/** The compressed section reads this corpus compressed, unless --compressed-corpus says. */
+const COMPRESSED_CORPUS = 'logs-1g'
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
 /**
@@ -67,8 +73,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
                      for the floors
   --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search or follow section (explicit
-                     options still win)
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed or follow
+                     section (explicit options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
@@ -77,8 +83,21 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      (default: on, off with --quick)
   --search-only      run the search section and nothing else
   --searchers a,b    searchers in the search section (default: ${SEARCHER_NAMES.join(',')})
-  --[no-]follow      after the search section, run the follow section: follow latency, idle CPU, no
-                     loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~4 min
+  --[no-]compressed  after the search section, run the compressed section: the lines of
+                     ${COMPRESSED_CORPUS} compressed with gzip and zstd (made on first use), read
+                     by fastlines' decompress and by zlib, zcat and zstdcat (default: on, off with
+                     --quick)
+  --compressed-only  run the compressed section and nothing else
+  --compressed-corpus name
+                     the corpus the compressed section compresses (default: ${COMPRESSED_CORPUS};
+                     logs-70k for a quick check)
+  --compressed-formats a,b
+                     formats in the compressed section (default: ${COMPRESSED_FORMAT_NAMES.join(',')})
+  --decompressors a,b
+                     contenders in the compressed section (default: all:
+                     ${DECOMPRESSOR_NAMES.join(',')})
+  --[no-]follow      after the compressed section, run the follow section: follow latency, idle CPU, no
+                     loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~2 min a runtime
                      (default: on, off with --quick)
   --follow-only      run the follow section and nothing else
   --follow-parts a,b parts of the follow section, or all (default: ${FOLLOW_PARTS})
@@ -123,6 +142,11 @@ const OPTIONS = {
   search: { type: 'boolean' },
   'search-only': { type: 'boolean', default: false },
   searchers: { type: 'string' },
+  compressed: { type: 'boolean' },
+  'compressed-only': { type: 'boolean', default: false },
+  'compressed-corpus': { type: 'string', default: COMPRESSED_CORPUS },
+  'compressed-formats': { type: 'string' },
+  decompressors: { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
   results: { type: 'string' },
@@ -147,6 +171,13 @@ function positiveInteger(option, value) {
   return number
 }
 
+function oneCorpus(option, name) {
+  if (CORPORA[name] === undefined) {
+    throw new UsageError(`${option}: unknown corpus ${name} (known: ${Object.keys(CORPORA).join(', ')})`)
+  }
+  return name
+}
+
 function parseOptions(args) {
   const values = parseFlags(args)
   const runs = positiveInteger('--runs', values.runs ?? (values.quick ? 3 : 5))
@@ -154,14 +185,21 @@ function parseOptions(args) {
   const corpora = values.corpora ?? (values.quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
   const followOnly = values['follow-only']
   const searchOnly = values['search-only']
-  if (followOnly && searchOnly) throw new UsageError('--follow-only and --search-only: choose one')
+  const compressedOnly = values['compressed-only']
+  if ([followOnly, searchOnly, compressedOnly].filter(Boolean).length > 1) {
+    throw new UsageError('--follow-only, --search-only and --compressed-only: choose one')
+  }
   if (followOnly && (values.corpora !== undefined || values.follow === false)) {
     throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
   }
   if (searchOnly && (values.corpora !== undefined || values.search === false)) {
     throw new UsageError('--search-only runs the search section alone: drop --corpora and --no-search')
   }
-  const sectionOnly = followOnly || searchOnly
+  if (compressedOnly && (values.corpora !== undefined || values.compressed === false)) {
+    throw new UsageError('--compressed-only runs the compressed section alone: drop --corpora and --no-compressed')
+  }
+  const sectionOnly = followOnly || searchOnly || compressedOnly
+  const otherOnly = (mine) => sectionOnly && !mine
   return {
     help: values.help,
     corpora: sectionOnly ? [] : parseList(corpora, Object.keys(CORPORA), 'corpus'),
@@ -170,10 +208,15 @@ function parseOptions(args) {
     runs,
     coldRuns: values.cold === false ? 0 : coldRuns,
     probe: values.probe ?? !values.quick,
-    search: searchOnly || (!followOnly && (values.search ?? !values.quick)),
+    search: searchOnly || (!otherOnly(searchOnly) && (values.search ?? !values.quick)),
     searchOnly,
     searchers: parseList(values.searchers, SEARCHER_NAMES, 'searcher'),
-    follow: followOnly || (!searchOnly && (values.follow ?? !values.quick)),
+    compressed: compressedOnly || (!otherOnly(compressedOnly) && (values.compressed ?? !values.quick)),
+    compressedOnly,
+    compressedCorpus: oneCorpus('--compressed-corpus', values['compressed-corpus']),
+    compressedFormats: parseList(values['compressed-formats'], COMPRESSED_FORMAT_NAMES, 'compressed format'),
+    decompressors: parseList(values.decompressors, DECOMPRESSOR_NAMES, 'decompressor'),
+    follow: followOnly || (!otherOnly(followOnly) && (values.follow ?? !values.quick)),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
     followers: parseList(values.followers, FOLLOWER_NAMES, 'follower'),
@@ -200,6 +243,8 @@ function commandLine(options) {
     args.push('--follow-only')
   } else if (options.searchOnly) {
     args.push('--search-only', '--runs', options.runs)
+  } else if (options.compressedOnly) {
+    args.push('--compressed-only', '--runs', options.runs)
   } else {
     args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
     args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
@@ -211,11 +256,22 @@ function commandLine(options) {
     args.push('--contenders', options.contenders.join(','))
   }
   if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
-  if (!options.search && !options.followOnly) args.push('--no-search')
+  const sectionOnly = options.followOnly || options.searchOnly || options.compressedOnly
+  if (!options.search && !sectionOnly) args.push('--no-search')
   if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
     args.push('--searchers', options.searchers.join(','))
   }
-  if (!options.follow && !options.searchOnly) args.push('--no-follow')
+  if (!options.compressed && !sectionOnly) args.push('--no-compressed')
+  if (options.compressed && options.compressedCorpus !== COMPRESSED_CORPUS) {
+    args.push('--compressed-corpus', options.compressedCorpus)
+  }
+  if (options.compressed && options.compressedFormats.length < COMPRESSED_FORMAT_NAMES.length) {
+    args.push('--compressed-formats', options.compressedFormats.join(','))
+  }
+  if (options.compressed && options.decompressors.length < DECOMPRESSOR_NAMES.length) {
+    args.push('--decompressors', options.decompressors.join(','))
+  }
+  if (!options.follow && !sectionOnly) args.push('--no-follow')
   if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
     args.push('--follow-parts', options.followParts.join(','))
   }
@@ -427,6 +483,7 @@ function newResults(host, runtimes, options) {
     rows: [],
     probes: [],
     search: undefined,
+    compressed: undefined,
     follow: undefined,
   }
 }
@@ -493,6 +550,42 @@ async function measureSearch(runtimes, options, results) {
   console.log(formatSearchSection(results.search))
 }
 
+function reportCompressedProgress(rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · ${row.format} · ${row.contender}`
+    let outcome = `${row.median?.toFixed(1)} ms (median of ${row.runs}), ${row.lines} lines`
+    if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
+    if (row.error !== undefined) outcome = `ERROR ${row.error}`
+    if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
+    process.stderr.write(`  ${name}: ${outcome}\n`)
+  }
+}
+
+/** The compressed file of `corpus` in `format`, made if needed, with progress on stderr. */
+function prepareCompressed(corpus, format) {
+  process.stderr.write(`compressed ${corpus.name} (${format}): `)
+  const file = ensureCompressed(corpus, format)
+  const origin = file.generatedMs > 0 ? `made in ${formatDuration(file.generatedMs)}` : 'cached'
+  process.stderr.write(`${file.bytes} bytes, ${file.tool} (${origin})\n`)
+  return file
+}
+
+/** Runs the compressed section after the search section, and prints its tables. */
+async function measureCompressed(runtimes, options, results) {
+  const corpus = prepareCorpus(options.compressedCorpus)
+  const files = options.compressedFormats.map((format) => prepareCompressed(corpus, format))
+  const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
+  const onRows = (rows, section) => {
+    reportCompressedProgress(rows)
+    results.compressed = section
+    writeResults(results)
+  }
+  const contenders = options.decompressors
+  results.compressed = await runCompressedSection({ runtimes, corpus, files, contenders, settings, onRows })
+  writeResults(results)
+  console.log(formatCompressedSection(results.compressed))
+}
+
 /** Runs the follow section after the corpora, and prints its tables. */
 async function measureFollow(runtimes, options, results) {
   const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
@@ -523,6 +616,7 @@ function finish(results, started, options) {
   results.failures =
     [...results.rows, ...probeRows].filter(isFailure).length +
     searchFailures(results.search).length +
+    compressedFailures(results.compressed).length +
     followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
@@ -559,6 +653,7 @@ async function main() {
     }
   }
   if (options.search) await measureSearch(runtimes, options, results)
+  if (options.compressed) await measureCompressed(runtimes, options, results)
   if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }
