@@ -1,12 +1,14 @@
 // Checks issue 10's performance targets against a results file: for each target, runtime and
 // corpus, the figure measured and whether it holds, as markdown; then issue 12's, on the search
-// section, for each target, runtime and query; then issue 11's, on the follow section, for each
-// target, runtime and case. run.mjs prints it at the end of a run; it never
+// section, for each target, runtime and query; then the compressed section's, for each target,
+// runtime and format; then issue 11's, on the follow section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
 // changes the exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
 import fs from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { COMPRESSED_FORMAT_NAMES } from './compressed-corpora.mjs'
+import { COMPRESSED_BASELINE, COMPRESSED_CAT, compressedRatio } from './compressed.mjs'
 import { CORPORA } from './corpora.mjs'
 import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
@@ -400,6 +402,47 @@ const SEARCH_TARGETS = [
   },
 ]
 
+/** The compressed section's targets: `id`, `text` and `check(section, runtime, format)`. */
+const COMPRESSED_TARGETS = [
+  {
+    id: 'C1',
+    text: `\`fastlines-batches\` with \`decompress\` at least 3x \`${COMPRESSED_BASELINE}\` (the runtime's zlib decompressor piped into readline)`,
+    check(section, runtime, format) {
+      const found = compressedRatio(section, runtime, format, 'fastlines-batches')
+      if (found === undefined) return undefined
+      return atLeast(found.ratio, 3, ` (${ms(found.row.median)} vs ${ms(found.base.median)})`)
+    },
+  },
+  {
+    id: 'C2',
+    text: `\`countLines\` with \`decompress\` no slower than \`${COMPRESSED_CAT}\` (\`zcat\` for gzip, \`zstdcat\` for zstd)`,
+    check(section, runtime, format) {
+      const found = compressedRatio(section, runtime, format, 'fastlines-count', COMPRESSED_CAT)
+      if (found === undefined) return undefined
+      return { figure: `${ms(found.row.median)} vs ${ms(found.base.median)}`, holds: found.ratio >= 1 }
+    },
+  },
+  {
+    id: 'C3',
+    text: "every contender saw the corpus's lines (count, and summed lengths where it sees lines; fastlines' `bytesRead` the compressed size)",
+    check(section, runtime, format) {
+      const rows = section.rows.filter((row) => row.runtime === runtime && row.format === format && !row.skipped)
+      if (rows.length === 0) return undefined
+      const wrong = rows.filter((row) => row.error !== undefined || row.problems.length > 0)
+      const figure = wrong.length === 0 ? `all ${rows.length}` : `not: ${wrong.map((row) => row.contender).join(', ')}`
+      return { figure, holds: wrong.length === 0 }
+    },
+  },
+]
+
+/** The compressed section's targets as markdown, or a line saying the run had no such section. */
+function formatCompressedTargets(section, runtimes) {
+  const title = '## Compressed targets'
+  if (section === undefined) return [title, '', 'Not measured: the run had no compressed section.', ''].join('\n')
+  const formats = COMPRESSED_FORMAT_NAMES.filter((format) => section.rows.some((row) => row.format === format))
+  return formatCaseTargets(title, COMPRESSED_TARGETS, () => formats, section, runtimes)
+}
+
 /** Issue 12's targets as markdown, or a line saying the run had no search section. */
 function formatSearchTargets(search, runtimes) {
   const title = '## Search targets (issue 12)'
@@ -495,7 +538,11 @@ function targetRows(results, target, runtimes, tally) {
 export function formatTargets(results) {
   checkShape(results)
   const runtimes = runtimesOf(results)
-  const sections = [formatSearchTargets(results.search, runtimes), formatFollowTargets(results.follow, runtimes)]
+  const sections = [
+    formatSearchTargets(results.search, runtimes),
+    formatCompressedTargets(results.compressed, runtimes),
+    formatFollowTargets(results.follow, runtimes),
+  ]
   if (results.rows.length === 0) {
     return ['## Targets', '', 'Not measured: the run measured no corpus.', '', ...sections].join('\n')
   }
