@@ -1,8 +1,9 @@
 // Times one contender's first read of one file in the fresh process of the runtime running this
 // script (Node, Bun or Deno): from just before its package is loaded (Node's built-in modules already
-// are) until the read ends, printed as one line of JSON on stdout.
+// are) until the read ends, printed as one line of JSON on stdout, with the runtime that ran it.
 // Usage: <runtime> bench/cold.mjs <contender> <file>
 import { CONTENDERS, NotApplicable, loadLibrary } from './contenders.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
 function contenderNamed(name) {
   const contender = CONTENDERS[name]
@@ -28,4 +29,4 @@ async function main([name, file]) {
   }
 }
 
-process.stdout.write(`${JSON.stringify(await main(process.argv.slice(2)))}\n`)
+process.stdout.write(`${JSON.stringify({ ...currentRuntime(), ...(await main(process.argv.slice(2))) })}\n`)

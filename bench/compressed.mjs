@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { COMPRESSED_FORMATS, COMPRESSED_FORMAT_NAMES } from './compressed-corpora.mjs'
 import { DECOMPRESSORS, DECOMPRESSOR_NAMES } from './decompressors.mjs'
 import { formatAmount, formatCount, formatSize, markdownTable } from './report.mjs'
-import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const WORKER = fileURLToPath(new URL('./decompress-worker.mjs', import.meta.url))
 const WORKER_TIMEOUT_MS = 10 * 60 * 1000
@@ -60,6 +60,8 @@ async function measureDecompressor(runtime, corpus, file, contender, settings) {
       .filter(Boolean)
     return { ...base, error: stderr[stderr.length - 1] ?? error.message.split('\n')[0] }
   }
+  const wrong = wrongRuntime(output, runtime)
+  if (wrong !== undefined) return { ...base, error: wrong }
   if (output.skipped !== undefined) return { ...base, skipped: output.skipped }
   const times = output.samples.map((sample) => sample.ms)
   const sorted = times.toSorted((a, b) => a - b)

@@ -1,12 +1,13 @@
 // Probes one contender reading one file, once, in the fresh process of the runtime running this
 // script (Node, Bun or Deno): peak RSS, event-loop delay p99 while reading and time to the first line,
-// printed as one line of JSON on stdout.
+// printed as one line of JSON on stdout, with the runtime that ran it.
 // Usage: <runtime> bench/probe.mjs <contender|idle> <file>
 // Every process, `idle` included, loads every package any contender uses (fastlines, split2,
 // n-readlines) before it starts; `idle` then monitors the same way but reads nothing: the baseline
 // that peak RSS is reported above.
 import * as perfHooks from 'node:perf_hooks'
 import { CONTENDERS, NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
+import { currentRuntime } from './runtimes.mjs'
 
 const IDLE = 'idle'
 /** Event-loop delay histogram resolution, ms. */
@@ -117,4 +118,4 @@ async function main([name, file]) {
   }
 }
 
-process.stdout.write(`${JSON.stringify(await main(process.argv.slice(2)))}\n`)
+process.stdout.write(`${JSON.stringify({ ...currentRuntime(), ...(await main(process.argv.slice(2))) })}\n`)

@@ -21,7 +21,7 @@ import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from 
 import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
-import { RUNTIMES, parseVersion } from './runtimes.mjs'
+import { RUNTIMES, parseVersion, wrongRuntime } from './runtimes.mjs'
 import { formatTargets } from './targets.mjs'
 import {
   formatProbeSection,
@@ -330,7 +330,10 @@ function prepareCorpus(name) {
   return corpus
 }
 
-/** Runs a script that prints one line of JSON: `{ output }`, or `{ error }` if it failed. */
+/**
+ * Runs a script that prints one line of JSON: `{ output }`, or `{ error }` if it failed or ran on
+ * another runtime than asked.
+ */
 function runScript(runtime, script, args) {
   const child = spawnSync(runtime.command, [...runtime.args, script, ...args.map(String)], {
     encoding: 'utf8',
@@ -339,11 +342,14 @@ function runScript(runtime, script, args) {
   })
   if (child.error !== undefined) return { error: child.error.message }
   if (child.status !== 0) return { error: `process exited with ${child.status ?? child.signal}` }
+  let output
   try {
-    return { output: JSON.parse(child.stdout) }
+    output = JSON.parse(child.stdout)
   } catch {
     return { error: `unreadable output: ${child.stdout.slice(0, 200)}` }
   }
+  const wrong = wrongRuntime(output, runtime)
+  return wrong === undefined ? { output } : { error: wrong }
 }
 
 /** Runs one contender in a worker process: `{ measurement }`, or `{ error }` if it failed. */

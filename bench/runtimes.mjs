@@ -59,3 +59,12 @@ export function collectGarbage() {
   if (typeof globalThis.gc === 'function') globalThis.gc()
   else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
 }
+
+/**
+ * Why a worker's output cannot be used when it says another runtime ran it than `runtime` (the
+ * driver's `{ name }`), or undefined: a check that each runtime's command starts that runtime.
+ */
+export function wrongRuntime(output, runtime) {
+  if (output?.runtime === undefined || output.runtime === runtime.name) return undefined
+  return `ran on ${output.runtime}, not ${runtime.name}`
+}

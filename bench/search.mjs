@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
 import { formatAmount, formatCount, formatSize, markdownTable, medianOf } from './report.mjs'
-import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const SEARCH_WORKER = fileURLToPath(new URL('./search-worker.mjs', import.meta.url))
 const WORKER_TIMEOUT_MS = 10 * 60 * 1000
@@ -31,6 +31,8 @@ async function measureSearcher(runtime, corpus, searcher, query, settings) {
     })
     const output = JSON.parse(stdout)
     if (output.error !== undefined) return { ...base, error: output.error }
+    const wrong = wrongRuntime(output, runtime)
+    if (wrong !== undefined) return { ...base, error: wrong }
     const { times, capped, lines, sha256 } = output
     return { ...base, runs: times.length, capped, median: medianOf(times), times, lines, sha256 }
   } catch (error) {
