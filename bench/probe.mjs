@@ -34,9 +34,10 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
 /**
  * The times between the ticks of a `setInterval` of RESOLUTION_MS, as `monitorEventLoopDelay`
  * records the times between the ticks of its timer, with the same `enable`, `disable`, `count` and
- * `percentile` (in ns). For Deno, whose `monitorEventLoopDelay` (2.x) is a stand-in that records no
- * delay: a loop blocked for 30 ms shows a max of 0.01 ms. Deno's timers tick every 2 ms at best, so
- * its figures cannot go below that.
+ * `percentile` (in ns). For Deno, whose `monitorEventLoopDelay` (2.9) does not measure what Node's
+ * does: an idle loop reads 0 ms, it holds more samples than a 1 ms timer can tick (so its p99 stays
+ * near 0 however the loop is blocked), and a loop blocked for 30 ms showed in its max in some tries
+ * and not in others. Deno's timers tick every 2 ms at best, so these figures cannot go below that.
  */
 class IntervalMonitor {
   #gaps = []

@@ -281,8 +281,8 @@ export function probeCells(row) {
 function delayMethod({ idle }) {
   if (idle.samples?.[0]?.eldMonitor === 'setInterval') {
     return (
-      "the times between the ticks of a 1 ms `setInterval` (Deno's `monitorEventLoopDelay` records no " +
-      'delay; its timers tick every 2 ms at best)'
+      "the times between the ticks of a 1 ms `setInterval` (Deno's `monitorEventLoopDelay` does not " +
+      "measure what Node's does; Deno's timers tick every 2 ms at best)"
     )
   }
   return '`monitorEventLoopDelay({ resolution: 1 })`'
