@@ -44,11 +44,11 @@ class IntervalMonitor {
   #last
   #timer
 
+  /** Like Node's histogram, records from the second tick on: the first has no tick before it. */
   enable() {
-    this.#last = performance.now()
     this.#timer = setInterval(() => {
       const now = performance.now()
-      this.#gaps.push(now - this.#last)
+      if (this.#last !== undefined) this.#gaps.push(now - this.#last)
       this.#last = now
     }, RESOLUTION_MS)
   }
