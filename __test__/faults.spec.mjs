@@ -14,9 +14,19 @@ import test from 'ava'
 
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
+import { evalArgs, scriptArgs, shellCommand } from './helpers/runtimes.mjs'
 
 const temp = makeTempDir(test)
 const { MAX_STRING_LENGTH } = bufferConstants
+
+/**
+ * Writes `text` at byte `position` of `fd`. As a Buffer with offset and length: Deno 2.9's
+ * `fs.writeSync(fd, string, position)` ignores the position and writes at the file's offset.
+ */
+const writeAt = (fd, text, position) => {
+  const bytes = Buffer.from(text)
+  fs.writeSync(fd, bytes, 0, bytes.length, position)
+}
 
 async function collect(iterable) {
   const items = []
@@ -134,7 +144,7 @@ const tooLongForTheEngine = (() => {
   const head = 'first\nsecond\r\n'
   const fd = fs.openSync(file, 'w')
   fs.writeSync(fd, head)
-  fs.writeSync(fd, '\nafter\n', head.length + MAX_STRING_LENGTH + 1)
+  writeAt(fd, '\nafter\n', head.length + MAX_STRING_LENGTH + 1)
   fs.closeSync(fd)
   return file
 })()
@@ -179,7 +189,7 @@ const farStart = FOUR_GIB - 10 // 'straddles 4 GiB' crosses the 2^32 boundary
 const sparse = (() => {
   const file = temp.path('sparse-4GiB.txt')
   const fd = fs.openSync(file, 'w')
-  fs.writeSync(fd, farText, farStart)
+  writeAt(fd, farText, farStart)
   fs.closeSync(fd)
   return file
 })()
@@ -256,7 +266,7 @@ test('bytes overwritten ahead of the reader are read as they are on disk then', 
   const from = 48 * 1024 // lines from here on are 3 MiB ahead of what was read
   const changed = originalLines.slice(from).map((line) => line.replaceAll('x', 'o'))
   const fd = fs.openSync(file, 'r+')
-  fs.writeSync(fd, `${changed.join('\n')}\n`, from * (WIDTH + 1))
+  writeAt(fd, `${changed.join('\n')}\n`, from * (WIDTH + 1))
   fs.closeSync(fd)
   t.deepEqual([...first, ...(await rest(batches))], [...originalLines.slice(0, from), ...changed])
 })
@@ -285,9 +295,10 @@ test('/dev/stdin fed by a pipe: every way of reading gets the lines as they are 
     `setTimeout(() => process.stdout.write(${JSON.stringify(lines.slice(3).join('\r\n'))}), 50)`,
   ].join(';')
   for (const way of ['lines', 'batches', 'sync', 'count']) {
-    const script = '"$0" -e "$1" | "$0" "$2" "$3"'
-    const args = ['-c', script, process.execPath, writer, reader, way]
-    const child = spawn('sh', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    // The shell runs this runtime's executable itself, so the arguments are the runtime's own.
+    const commands = [evalArgs(writer), scriptArgs(reader, way)]
+    const pipeline = commands.map((args) => shellCommand(process.execPath, ...args)).join(' | ')
+    const child = spawn('sh', ['-c', pipeline], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (data) => (out += data))
     const [code] = await once(child, 'exit')

@@ -21,3 +21,27 @@ export function nodeBinary(major) {
   if (!version.startsWith(`v${major}.`)) throw new Error(`${node} is ${version}, not Node ${major}`)
   return node
 }
+
+/** The runtime running this process: 'node', 'bun' or 'deno'. */
+export const runtime = typeof Deno !== 'undefined' ? 'deno' : typeof Bun !== 'undefined' ? 'bun' : 'node'
+
+/**
+ * The arguments that make this runtime's executable (`process.execPath`) run `script` with
+ * `args`, for a command line that does not go through `node:child_process`' spawn of
+ * `process.execPath`, such as a shell pipeline. Node and Bun take the script itself. Deno needs
+ * `run` and its permissions; it is given the flags Deno's own `child_process` adds when it
+ * translates a Node command line (CommonJS detected in `.js` files, as the repository's
+ * `index.js` is, and bare `fs`-style specifiers), so the script runs as it would from spawn.
+ */
+export function scriptArgs(script, ...args) {
+  if (runtime !== 'deno') return [script, ...args]
+  return ['run', '-A', '--unstable-bare-node-builtins', '--unstable-detect-cjs', script, ...args]
+}
+
+/** The same for a line of code, as `node -e code` runs it (`deno eval code` in Deno). */
+export function evalArgs(code) {
+  return runtime === 'deno' ? ['eval', code] : ['-e', code]
+}
+
+/** `argv` as one `sh` command line, each argument single-quoted. */
+export const shellCommand = (...argv) => argv.map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ')
