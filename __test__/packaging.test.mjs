@@ -1,9 +1,10 @@
 // What `npm install fastlines` gives a user, checked end to end: the root package and this
 // machine's platform package are packed as they would be published, installed from the tarballs
 // into fresh directories outside the repository with npm and with Bun, on a PATH without cargo or
-// rustc, and then used from Node 20, 22 and 24 and from Bun. It drives package managers and
-// runtimes as child processes, once, so it runs under `node --test` rather than inside the ava
-// suite that every runtime repeats. Needs the release binary (`npm run build`).
+// rustc, and then used from Node 20, 22 and 24, from Bun, and from Deno (with only the
+// permissions fastlines needs, through each way a Deno program can import it). It drives package
+// managers and runtimes as child processes, once, so it runs under `node --test` rather than
+// inside the ava suite that every runtime repeats. Needs the release binary (`npm run build`).
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -17,7 +18,8 @@ import { nodeBinary } from './helpers/runtimes.mjs'
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 const bun = fs.realpathSync(path.join(repo, 'node_modules/.bin/bun'))
-/** Every supported runtime: this Node, the other Node majors, Bun. */
+const deno = fs.realpathSync(path.join(repo, 'node_modules/.bin/deno'))
+/** Every supported runtime that runs smoke.mjs as it is: this Node, the other Node majors, Bun. */
 const runtimes = [process.execPath, nodeBinary(22), nodeBinary(24), bun]
 const platformDir = 'linux-x64-gnu'
 const platformPackage = `fastlines-${platformDir}`
@@ -76,6 +78,120 @@ function run(command, args, cwd, extraEnv = {}) {
 
 function assertSucceeded(result, what) {
   assert.equal(result.status, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`)
+}
+
+// ---- Deno ----------------------------------------------------------------------------------
+
+/**
+ * The Deno permissions fastlines needs, and no more (each is shown needed below): loading a
+ * native addon (`--allow-ffi`); the environment variables napi-rs' generated loader reads
+ * (`binding.js`: an override of the binary's path, the WASI switches, and, after a version
+ * mismatch only, NAPI_RS_ENFORCE_VERSION_CHECK); and, on Linux, reading `/usr/bin/ldd`, which
+ * tells the loader glibc from musl (without it, the loader asks for a process report, which
+ * needs `--allow-sys`). No `--allow-read` for the files read: the native code opens them, outside
+ * Deno's permission checks, as any code loaded with `--allow-ffi` may.
+ */
+const DENO_PERMISSIONS = [
+  '--allow-ffi',
+  '--allow-env=NAPI_RS_NATIVE_LIBRARY_PATH,NAPI_RS_FORCE_WASI,NAPI_RS_WASI_FLAVOR,NAPI_RS_ENFORCE_VERSION_CHECK',
+  '--allow-read=/usr/bin/ldd',
+]
+
+/** The ways a Deno program imports fastlines from the node_modules npm made, one script each. */
+const DENO_IMPORTS = {
+  'deno-import.mjs': "import * as fastlines from 'fastlines'",
+  'deno-npm-specifier.mjs': "import * as fastlines from 'npm:fastlines'",
+  'deno-require.mjs': "const fastlines = createRequire(import.meta.url)('fastlines')",
+}
+
+/** What each of them does with fastlines: every reader on the file in argv, as JSON. */
+const denoScript = (load) => `import { Buffer } from 'node:buffer'
+import { createRequire } from 'node:module'
+${load}
+
+const [file, missing] = Deno.args
+const required = createRequire(import.meta.url)('fastlines')
+const names = Object.keys(required).sort()
+const lines = []
+for await (const line of fastlines.readLines(file)) lines.push(line)
+const batched = []
+for await (const batch of fastlines.readLines(file, { highWaterMark: 8 }).batches()) batched.push(...batch)
+const chunks = []
+for await (const chunk of fastlines.readChunks(file)) chunks.push(chunk)
+const followed = []
+for await (const line of fastlines.followLines(file, { start: 0 })) if (followed.push(line) === 3) break
+const error = await fastlines.readLines(missing).next().catch((error) => error)
+console.log(JSON.stringify({
+  names,
+  sameAsRequire: names.every((name) => fastlines[name] === required[name]),
+  lines,
+  batched,
+  sync: [...fastlines.readLinesSync(file)],
+  count: await fastlines.countLines(file),
+  text: Buffer.concat(chunks).toString(),
+  last: await fastlines.readLastLines(file, 2),
+  followed,
+  missing: { code: error.code, syscall: error.syscall },
+}))
+`
+
+/** Loads fastlines, and when that fails, prints the error's code before Deno reports it. */
+const DENO_LOAD = `try {
+  await import('fastlines')
+} catch (error) {
+  console.error(\`code: \${error.code}\`)
+  throw error
+}
+`
+
+const DENO_TEXT = 'plain\r\nünïcödé 日本 🎉\n\nlast without newline'
+const DENO_LINES = ['plain', 'ünïcödé 日本 🎉', '', 'last without newline']
+
+/**
+ * Runs `script` in `app` with Deno as a new user would: a Deno cache of its own, so nothing comes
+ * from this machine's, and an npm registry that does not answer, so fastlines can only come from
+ * the app's node_modules (a package.json there makes Deno use it as it is). Its messages come
+ * without colours (Deno colours them even into a pipe).
+ */
+function runDeno(app, permissions, script, args = []) {
+  const env = {
+    DENO_DIR: path.join(work, 'deno-dir', path.basename(app)),
+    NPM_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
+    NO_COLOR: '1',
+  }
+  return run(deno, ['run', ...permissions, script, ...args], app, env)
+}
+
+/** Every Deno import form reads a file in `app` with only DENO_PERMISSIONS, from its node_modules. */
+function assertDenoReads(app) {
+  const file = path.join(app, 'deno-lines.txt')
+  fs.writeFileSync(file, DENO_TEXT)
+  const expected = {
+    names: ['countLines', 'followLines', 'readChunks', 'readLastLines', 'readLines', 'readLinesSync'],
+    sameAsRequire: true,
+    lines: DENO_LINES,
+    batched: DENO_LINES,
+    sync: DENO_LINES,
+    count: DENO_LINES.length,
+    text: DENO_TEXT,
+    last: DENO_LINES.slice(-2),
+    followed: DENO_LINES.slice(0, 3), // the last line has no terminator yet, so a follower waits for it
+    missing: { code: 'ENOENT', syscall: 'open' },
+  }
+  for (const [script, load] of Object.entries(DENO_IMPORTS)) {
+    fs.writeFileSync(path.join(app, script), denoScript(load))
+    const result = runDeno(app, DENO_PERMISSIONS, script, [file, path.join(app, 'missing.txt')])
+    assertSucceeded(result, `deno ${script}`)
+    assert.deepEqual(JSON.parse(result.stdout), expected, script)
+  }
+  // Deno used the node_modules it found and installed nothing of its own.
+  assert.equal(fs.existsSync(path.join(app, 'node_modules', '.deno')), false)
+}
+
+/** Runs DENO_LOAD in `app` with `permissions`: its outcome, for the failure tests. */
+function denoLoad(app, permissions = DENO_PERMISSIONS) {
+  fs.writeFileSync(path.join(app, 'deno-load.mjs'), DENO_LOAD)
+  return runDeno(app, permissions, 'deno-load.mjs')
 }
 
 /** Runs the smoke script in `app` on every supported runtime; each must succeed. */
@@ -145,6 +261,30 @@ test('npm install: every runtime reads lines with the prebuilt binary', () => {
   const installed = path.join(app, 'node_modules', platformPackage, binaryName)
   assert.ok(fs.existsSync(installed), `${installed} is missing`)
   assertSmokeRuns(app)
+  assertDenoReads(app)
+})
+
+test('Deno: each permission fastlines asks for is needed; without --allow-ffi the error says so', () => {
+  const app = makeApp('deno-permissions-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  assertSucceeded(denoLoad(app), 'deno deno-load.mjs')
+  for (const [i, flag] of DENO_PERMISSIONS.entries()) {
+    const result = denoLoad(app, DENO_PERMISSIONS.toSpliced(i, 1))
+    assert.notEqual(result.status, 0, `fastlines loaded on Deno without ${flag}`)
+    assert.match(result.stderr, /NotCapable: Requires (ffi|env|sys) access/, `without ${flag}`)
+  }
+  // What a user who forgot --allow-ffi reads: which binary, and what Deno wants.
+  const withoutFfi = denoLoad(
+    app,
+    DENO_PERMISSIONS.filter((flag) => flag !== '--allow-ffi'),
+  )
+  assert.match(withoutFfi.stderr, /code: ERR_FASTLINES_BINDING_FAILED/)
+  assert.match(
+    withoutFfi.stderr,
+    new RegExp(
+      `"${platformPackage}" is installed but its binary did not load: Requires ffi access to ".*${binaryName}", run again with the --allow-ffi flag`,
+    ),
+  )
 })
 
 test('bun install: every runtime reads lines with the prebuilt binary', () => {
@@ -153,6 +293,7 @@ test('bun install: every runtime reads lines with the prebuilt binary', () => {
   assertSucceeded(run(bun, ['install'], app, { BUN_INSTALL_CACHE_DIR: cache }), 'bun install')
   assert.ok(fs.existsSync(path.join(app, 'node_modules', platformPackage, binaryName)))
   assertSmokeRuns(app)
+  assertDenoReads(app)
 })
 
 test('without the platform package, loading fails with a message that names it', () => {
@@ -166,6 +307,13 @@ test('without the platform package, loading fails with a message that names it',
     assert.match(result.stderr, new RegExp(named))
     assert.match(result.stderr, /ERR_FASTLINES_BINDING_MISSING/)
   }
+  const onDeno = denoLoad(app)
+  assert.notEqual(onDeno.status, 0)
+  assert.match(onDeno.stderr, /code: ERR_FASTLINES_BINDING_MISSING/)
+  assert.match(
+    onDeno.stderr,
+    new RegExp(`"${platformPackage}", an optional dependency of fastlines, which is not installed`),
+  )
 })
 
 test('a platform package whose binary cannot load says so, with the cause', () => {
@@ -183,4 +331,12 @@ test('a platform package whose binary cannot load says so, with the cause', () =
     assert.match(result.stderr, /invalid ELF header|file too short|ERR_DLOPEN_FAILED/)
     assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)
   }
+  const onDeno = denoLoad(app)
+  assert.notEqual(onDeno.status, 0)
+  assert.match(onDeno.stderr, /code: ERR_FASTLINES_BINDING_FAILED/)
+  assert.match(
+    onDeno.stderr,
+    new RegExp(`"${platformPackage}" is installed but its binary did not load: .*${binaryName}`),
+  )
+  assert.match(onDeno.stderr, /invalid ELF header|file too short/)
 })
