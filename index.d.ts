@@ -10,15 +10,34 @@ export interface ReadOptions {
    * accepted as aliases.
    */
   encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary'
-  /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. */
+  /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. Not with `decompress`. */
   start?: number
-  /** Offset of the last byte to read, inclusive, as in `fs.createReadStream`. Default: end of file. */
+  /**
+   * Offset of the last byte to read, inclusive, as in `fs.createReadStream`. Default: end of
+   * file. Not with `decompress`.
+   */
   end?: number
   /**
    * Bytes asked of the OS per native read (1 byte to 1 GiB); each read becomes one batch (with
    * `match`, of the lines it keeps). Default 48 KiB; 256 KiB with `match`, unless `invert`.
+   * With `decompress`, decompressed bytes per read: read-ahead is bounded in decompressed
+   * bytes, so a decompression bomb grows no memory.
    */
   highWaterMark?: number
+  /**
+   * Decompress the file as it is read, natively on the reading thread: the lines (or chunks)
+   * are those of the decompressed bytes. `false` (default): the bytes as they are. `'gzip'`:
+   * any number of members (`cat a.gz b.gz`, bgzip); after the last one, bytes that do not start
+   * another are ignored, as `gzip -d` does ("trailing garbage ignored"). `'zstd'`: any number of
+   * frames, skippable frames skipped; bytes after the last frame that are not one fail, as for
+   * `zstd -d`. `'auto'`: gzip or zstd by the file's first bytes (their magic numbers), else the
+   * bytes as they are, so one option reads `app.log`, `app.log.1` and `app.log.2.gz` alike.
+   *
+   * `bytesRead` counts the file's (compressed) bytes. Damaged or truncated data rejects the step
+   * after every line before the damage, with a {@link DecompressError}. Offsets (`start`, `end`)
+   * do not combine with it, and `followLines` and `readLastLines` refuse it.
+   */
+  decompress?: false | 'gzip' | 'zstd' | 'auto'
   /**
    * Aborting it rejects the pending step with an `AbortError` (`code: 'ABORT_ERR'`, `cause`:
    * the signal's reason), like Node's APIs, and closes the file.
@@ -77,6 +96,25 @@ export interface LineTooLongError extends Error {
 export interface StringTooLongError extends Error {
   /** As `fs.readFileSync(path, 'utf8')` gives for a file too long to be a string. */
   code: 'ERR_STRING_TOO_LONG'
+  /** The path as it was given. */
+  path: string
+}
+
+/**
+ * Damaged or truncated compressed data (`decompress`): the error Node's `zlib` gives for the
+ * same bytes, plus the path. Reading stopped there, after every line decompressed before the
+ * damage.
+ */
+export interface DecompressError extends Error {
+  /**
+   * `'Z_BUF_ERROR'` (errno -5, `unexpected end of file`) when the data ends inside a member or
+   * frame; `'Z_DATA_ERROR'` (-3) for damaged gzip data, with zlib's message (`incorrect header
+   * check`, `invalid block type`, `incorrect data check`...); libzstd's name for damaged zstd
+   * data (`'ZSTD_error_corruption_detected'`, 20; `'ZSTD_error_prefix_unknown'`, 10, for bytes
+   * that are not a frame; `'ZSTD_error_checksum_wrong'`, 22).
+   */
+  code: string
+  errno: number
   /** The path as it was given. */
   path: string
 }
@@ -255,9 +293,11 @@ export function countLines(
 ): Promise<number>
 
 /** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
-export interface LastLinesOptions extends Omit<LineReadOptions, 'start'> {
+export interface LastLinesOptions extends Omit<LineReadOptions, 'start' | 'decompress'> {
   /** Not supported: the lines are the last ones before `end` (or the end of the file). */
   start?: never
+  /** Not supported: a compressed file decodes only from its start; read it with `readLines`. */
+  decompress?: false
 }
 
 /**
@@ -276,7 +316,7 @@ export function readLastLines(
 ): Promise<string[]>
 
 /** Options of {@link followLines}. */
-export interface FollowOptions extends Omit<LineReadOptions, 'end'> {
+export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress'> {
   /**
    * Offset to start at, for example a saved {@link LineReader.position}. Default: the end of the
    * file when the first step opens it.
@@ -286,6 +326,8 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end'> {
   lastLines?: number
   /** Not supported: a follower has no end. */
   end?: never
+  /** Not supported: a compressed file is not appended to; follow the log it was made from. */
+  decompress?: false
 }
 
 /**

@@ -1,6 +1,6 @@
 // The errors fastlines throws, shaped like Node's own: argument errors with Node's codes, the
-// AbortError, and the errors a native failure becomes (fs errors, ERR_LINE_TOO_LONG,
-// ERR_STRING_TOO_LONG).
+// AbortError, and the errors a native failure becomes (fs errors, zlib's errors,
+// ERR_LINE_TOO_LONG, ERR_STRING_TOO_LONG).
 'use strict'
 
 const util = require('node:util')
@@ -40,6 +40,14 @@ function invalidArgValue(name, value, reason) {
   )
 }
 
+function incompatibleOptionPair(name, other) {
+  return codedError(
+    TypeError,
+    'ERR_INCOMPATIBLE_OPTION_PAIR',
+    `Option "${name}" cannot be used in combination with option "${other}"`,
+  )
+}
+
 function outOfRange(name, range, value) {
   return codedError(
     RangeError,
@@ -73,6 +81,19 @@ function fsError({ errno, syscall }, path) {
   error.errno = uvErrno
   error.code = code
   error.syscall = syscall
+  error.path = path
+  return error
+}
+
+/**
+ * Damaged or truncated compressed data: the error Node's `zlib` gives for the same bytes (its
+ * message, `code` such as Z_DATA_ERROR, Z_BUF_ERROR or ZSTD_error_corruption_detected, and
+ * `errno`), with the `path` read. Reading stopped there, after the lines before the damage.
+ */
+function decompressError({ code, errno, message }, path) {
+  const error = new Error(message)
+  error.errno = errno
+  error.code = code
   error.path = path
   return error
 }
@@ -128,6 +149,8 @@ function nativeError(failure, path) {
       return lineTooLongError(path, failure.limit)
     case 'stringTooLong':
       return stringTooLongError(path, failure.limit)
+    case 'decompress':
+      return decompressError(failure, path)
     default:
       return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines: unknown native failure ${failure.kind}`)
   }
@@ -136,6 +159,7 @@ function nativeError(failure, path) {
 module.exports = {
   AbortError,
   codedError,
+  incompatibleOptionPair,
   invalidArgType,
   invalidArgValue,
   isNativeFailure,

@@ -6,6 +6,7 @@
 const binding = require('./native')
 const { invalidArgValue } = require('./errors')
 const { validateLineCount } = require('./last-lines')
+const { refuseDecompress } = require('./options')
 const { LineReader } = require('./line-reader')
 
 /** Where the follower starts, for the native side (NativeFollowOptions). */
@@ -22,6 +23,7 @@ function followStart(options) {
 
 function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
+  refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   const follow = followStart(options ?? {})
   const start = (bytes, { read, lines }) => new binding.NativeLineStream(bytes, read, lines, follow)
   // Before the first step, the position is `start` if given; else where the follower starts

@@ -6,7 +6,7 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
-const { normalizeOptions, normalizePath } = require('./options')
+const { normalizeOptions, normalizePath, refuseDecompress } = require('./options')
 
 /** Checks a count of lines as Node checks integer arguments. */
 function validateLineCount(name, value) {
@@ -19,6 +19,7 @@ function validateLineCount(name, value) {
 async function readLastLines(path, n, options) {
   validateLineCount('n', n)
   if (typeof options === 'string') options = { encoding: options }
+  refuseDecompress(options, 'readLastLines', 'a compressed file decodes only from its start; read it with readLines')
   if (options != null && typeof options === 'object' && options.start !== undefined) {
     throw invalidArgValue('options.start', options.start, 'is not supported by readLastLines: use end')
   }

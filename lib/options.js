@@ -4,7 +4,7 @@
 
 const { constants: bufferConstants } = require('node:buffer')
 const { fileURLToPath } = require('node:url')
-const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
+const { incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
 /**
  * Bytes asked of the OS per read unless `highWaterMark` says otherwise. Each read becomes one
@@ -90,6 +90,7 @@ function normalizeOptions(options) {
   else if (typeof options === 'string') options = { encoding: options }
   else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
 
+  const decompress = normalizeDecompress(options)
   const lineMatch = normalizeMatch(options)
   const defaultChunkSize = lineMatch === undefined || lineMatch.invert ? DEFAULT_CHUNK_SIZE : DEFAULT_MATCH_CHUNK_SIZE
   const { encoding = 'utf8', start = 0, end, highWaterMark = defaultChunkSize, maxLineLength, signal } = options
@@ -113,6 +114,7 @@ function normalizeOptions(options) {
   }
   const read = { start, chunkSize: highWaterMark }
   if (end !== undefined && end !== Infinity) read.end = end
+  if (decompress !== undefined) read.decompress = decompress
   const lines = {
     encoding: nativeEncoding,
     maxStringLength: bufferConstants.MAX_STRING_LENGTH,
@@ -129,6 +131,35 @@ function normalizeOptions(options) {
     lines.maxLineLength = maxLineLength
   }
   return { read, lines, signal }
+}
+
+/** The formats `decompress` names, as the native side takes them (NativeDecompress). */
+const DECOMPRESS_FORMATS = ['gzip', 'zstd', 'auto']
+
+/**
+ * `decompress` as the native side takes it: a format, or undefined for the bytes as they are.
+ * Offsets (`start`, `end`) are in the file, and a compressed stream decodes only from its start:
+ * the two do not combine.
+ */
+function normalizeDecompress({ decompress, start, end }) {
+  if (decompress === undefined || decompress === false) return undefined
+  if (!DECOMPRESS_FORMATS.includes(decompress)) {
+    throw invalidArgValue('options.decompress', decompress, "must be false, 'gzip', 'zstd' or 'auto'")
+  }
+  if (start !== undefined) throw incompatibleOptionPair('start', 'decompress')
+  if (end !== undefined) throw incompatibleOptionPair('end', 'decompress')
+  return decompress
+}
+
+/**
+ * Refuses `decompress` for a reader that cannot apply it (`by` names it, `why` says why): a
+ * follower or a backward reader needs the file's own bytes.
+ */
+function refuseDecompress(options, by, why) {
+  const decompress = options !== null && typeof options === 'object' ? options.decompress : undefined
+  if (decompress !== undefined && decompress !== false) {
+    throw invalidArgValue('options.decompress', decompress, `is not supported by ${by}: ${why}`)
+  }
 }
 
 /**
@@ -189,4 +220,4 @@ function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert',
   }
 }
 
-module.exports = { normalizePath, normalizeOptions, normalizeBatchOptions, refuseLineOptions }
+module.exports = { normalizePath, normalizeOptions, normalizeBatchOptions, refuseDecompress, refuseLineOptions }

@@ -4,9 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::{
-    count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadError, ReadOptions,
-};
+use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
@@ -51,7 +49,7 @@ impl NativeLineCount {
         let cancelled = Arc::clone(&self.cancelled);
         spawn_blocking_promise(env, move || -> CountStep {
             let counted = match &filter {
-                None => count_lines(&path, &options, &cancelled).map_err(ReadError::from),
+                None => count_lines(&path, &options, &cancelled),
                 Some(filter) => count_matching_lines(&path, &options, filter, &cancelled),
             };
             match counted {

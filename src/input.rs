@@ -3,19 +3,30 @@
 
 use std::path::PathBuf;
 
-use fastlines_core::{Encoding, FollowFrom, LineFramer, Match, ReadOptions};
+use fastlines_core::{Decompress, Encoding, FollowFrom, LineFramer, Match, ReadOptions};
 use napi::bindgen_prelude::Uint8Array;
 
 use crate::text::Lending;
 use napi_derive::napi;
 
-/// Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`.
+/// Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`,
+/// and the `decompress` option.
 #[napi(object)]
 pub struct NativeReadOptions {
     pub start: f64,
     /// Inclusive; absent for "to the end".
     pub end: Option<f64>,
     pub chunk_size: u32,
+    /// Absent: the bytes as they are.
+    pub decompress: Option<NativeDecompress>,
+}
+
+/// How the bytes are decompressed: by format, or by the file's first bytes (`auto`).
+#[napi(string_enum = "lowercase")]
+pub enum NativeDecompress {
+    Gzip,
+    Zstd,
+    Auto,
 }
 
 impl From<&NativeReadOptions> for ReadOptions {
@@ -24,6 +35,12 @@ impl From<&NativeReadOptions> for ReadOptions {
             start: options.start as u64,
             end: options.end.map(|end| end as u64),
             chunk_size: options.chunk_size as usize,
+            decompress: match options.decompress {
+                None => Decompress::Off,
+                Some(NativeDecompress::Gzip) => Decompress::Gzip,
+                Some(NativeDecompress::Zstd) => Decompress::Zstd,
+                Some(NativeDecompress::Auto) => Decompress::Auto,
+            },
         }
     }
 }

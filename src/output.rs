@@ -16,6 +16,9 @@ pub enum NativeErrorKind {
     LineTooLong,
     /// A line is longer than the engine's longest string: `limit` is that many UTF-16 units.
     StringTooLong,
+    /// The compressed input is damaged or ends early: `code`, `errno` and `message` are what
+    /// Node's `zlib` gives for it.
+    Decompress,
 }
 
 /// Why a step failed, reported as data: the JS layer builds the `Error` from it, switching on
@@ -29,6 +32,11 @@ pub struct NativeError {
     pub syscall: Option<String>,
     /// `lineTooLong` and `stringTooLong`: the limit that was exceeded.
     pub limit: Option<f64>,
+    /// `decompress`: Node's `zlib` error code (`Z_DATA_ERROR`, `Z_BUF_ERROR`,
+    /// `ZSTD_error_...`).
+    pub code: Option<String>,
+    /// `decompress`: zlib's or libzstd's message.
+    pub message: Option<String>,
 }
 
 impl From<OsError> for NativeError {
@@ -38,6 +46,8 @@ impl From<OsError> for NativeError {
             errno: Some(err.errno),
             syscall: Some(err.syscall.to_owned()),
             limit: None,
+            code: None,
+            message: None,
         }
     }
 }
@@ -46,6 +56,16 @@ impl From<ReadError> for NativeError {
     fn from(err: ReadError) -> Self {
         let (kind, limit) = match err {
             ReadError::Os(err) => return err.into(),
+            ReadError::Decompress(err) => {
+                return NativeError {
+                    kind: NativeErrorKind::Decompress,
+                    errno: Some(err.errno),
+                    syscall: None,
+                    limit: None,
+                    code: Some(err.code.to_owned()),
+                    message: Some(err.message.to_owned()),
+                }
+            }
             ReadError::LineTooLong { max_line_length } => {
                 (NativeErrorKind::LineTooLong, max_line_length)
             }
@@ -58,6 +78,8 @@ impl From<ReadError> for NativeError {
             errno: None,
             syscall: None,
             limit: Some(limit as f64),
+            code: None,
+            message: None,
         }
     }
 }

@@ -11,6 +11,7 @@ import fastlines, {
   readLines,
   readLinesSync,
   type ChunkReader,
+  type DecompressError,
   type FollowOptions,
   type LastLinesOptions,
   type FsError,
@@ -135,4 +136,26 @@ export async function typedUsage(): Promise<void> {
   errors.lineNumber = 1
   // @ts-expect-error: readChunks makes no lines to match
   readChunks('app.log', { match: 'ERROR' })
+}
+
+// Compressed logs: `decompress` on every forward reader; the followers and readLastLines refuse it.
+export async function compressed(): Promise<void> {
+  for await (const line of readLines('app.log.2.gz', { decompress: 'gzip' })) line.length
+  for (const file of ['app.log', 'app.log.1', 'app.log.2.gz', 'app.log.3.zst']) {
+    const lines: number = await countLines(file, { decompress: 'auto', match: 'ERROR' })
+  }
+  for (const line of readLinesSync('app.log.zst', { decompress: 'zstd', maxLineLength: 1 << 20 })) line.length
+  for await (const chunk of readChunks('app.log.gz', { decompress: 'auto' })) chunk.byteLength
+  try {
+    await countLines('app.log.gz', { decompress: 'gzip' })
+  } catch (err) {
+    const damaged = err as DecompressError
+    damaged.code + damaged.errno + damaged.path
+  }
+  // @ts-expect-error: not a format
+  readLines('app.log.gz', { decompress: 'gz' })
+  // @ts-expect-error: a follower reads a file's own bytes
+  followLines('app.log.gz', { decompress: 'gzip' })
+  // @ts-expect-error: readLastLines reads back from the end of the file's own bytes
+  readLastLines('app.log.gz', 10, { decompress: 'auto' })
 }

@@ -113,6 +113,12 @@ impl ReadBuf {
         self.start += n;
     }
 
+    /// Drops the data after its first `n` bytes.
+    pub fn truncate(&mut self, n: usize) {
+        assert!(n <= self.len(), "truncate past the data");
+        self.filled = self.start + n;
+    }
+
     /// Room for `len` more bytes after the data, to read into; [`Self::commit`] what was read.
     pub fn spare(&mut self, len: usize) -> &mut [u8] {
         if self.filled + len > self.buffer.len() {

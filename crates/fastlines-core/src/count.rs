@@ -8,29 +8,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use memchr::{memchr, memchr2_iter, memchr_iter};
 
 use crate::buffer::ReadBuf;
-use crate::error::{OsError, ReadError};
+use crate::decompress::{Filled, Input};
+use crate::error::ReadError;
 use crate::filter::LineFilter;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open, read_retrying, ReadOptions};
+use crate::source::{open, ReadOptions};
 use crate::split::LineSplitter;
 
-/// Counts the lines `path` holds (with `options` applied) without decoding any of them, or
-/// gives `None` once `cancelled` is set: it is checked between reads, so a count of an endless
-/// device or a huge file stops and closes its file soon after.
+/// Counts the lines `path` holds (with `options` applied, decompressed if they say so) without
+/// decoding any of them, or gives `None` once `cancelled` is set: it is checked between reads,
+/// so a count of an endless device or a huge file stops and closes its file soon after.
 pub fn count_lines(
     path: &Path,
     options: &ReadOptions,
     cancelled: &AtomicBool,
-) -> Result<Option<u64>, OsError> {
+) -> Result<Option<u64>, ReadError> {
     let source = open(path, options)?;
-    let mut input = source.input.take(source.remaining.unwrap_or(u64::MAX));
+    let range = source.input.take(source.remaining.unwrap_or(u64::MAX));
+    let mut input = Input::new(range, source.decompress);
     let mut chunk = vec![0; source.chunk_size];
     let mut counter = LineCounter::default();
     while !cancelled.load(Ordering::Relaxed) {
-        match read_retrying(&mut input, &mut chunk)? {
-            0 => return Ok(Some(counter.finish())),
-            n => counter.feed(&chunk[..n]),
+        match input.read(&mut chunk)? {
+            Filled { produced: 0, .. } => return Ok(Some(counter.finish())),
+            Filled { produced, .. } => counter.feed(&chunk[..produced]),
         }
     }
     Ok(None)

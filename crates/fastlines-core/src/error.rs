@@ -2,6 +2,8 @@
 
 use std::io;
 
+use crate::decompress::DecompressError;
+
 /// A failed system call, carrying what Node puts on its fs errors: the error number as libuv
 /// reports it (made positive) and the name of the syscall. The JS layer adds `code`, `path` and the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +75,9 @@ pub enum ReadError {
     /// A line has more UTF-16 code units than the consumer's engine can hold in one string;
     /// reading stops there, after the complete lines before it.
     StringTooLong { max_string_length: usize },
+    /// The compressed input is damaged or ends early; reading stops there, after the complete
+    /// lines before the damage.
+    Decompress(DecompressError),
 }
 
 impl From<OsError> for ReadError {
@@ -81,10 +86,17 @@ impl From<OsError> for ReadError {
     }
 }
 
+impl From<DecompressError> for ReadError {
+    fn from(err: DecompressError) -> Self {
+        ReadError::Decompress(err)
+    }
+}
+
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadError::Os(err) => err.fmt(f),
+            ReadError::Decompress(err) => err.fmt(f),
             ReadError::LineTooLong { max_line_length } => {
                 write!(f, "a line is longer than {max_line_length} bytes")
             }

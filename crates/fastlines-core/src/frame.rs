@@ -18,6 +18,12 @@ pub trait Framer {
     fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
     /// At end of input: removes the last item from what is left in `buf`.
     fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Self::Item>, ReadError>;
+    /// How much of `data` stands complete when the input breaks off right after it (damaged
+    /// compressed data, a failed read): for lines, up to the last terminator, a lone `\r`
+    /// included, since no byte after it can undo the end of its line.
+    fn complete_at_break(&self, data: &[u8]) -> usize {
+        memchr::memrchr2(b'\n', b'\r', data).map_or(0, |last| last + 1)
+    }
 }
 
 /// A batch of complete lines, decoded and joined by `\n` (see [`without_final_terminator`]),
@@ -319,6 +325,11 @@ pub struct ChunkFramer;
 
 impl Framer for ChunkFramer {
     type Item = Bytes;
+
+    /// Chunks are bytes, not lines: every byte read before the break is handed out.
+    fn complete_at_break(&self, data: &[u8]) -> usize {
+        data.len()
+    }
 
     fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
         Ok((!buf.is_empty()).then(|| buf.split_to(buf.len())))

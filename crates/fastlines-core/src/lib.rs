@@ -4,6 +4,8 @@
 //! Nothing here knows about napi; the binding crate only moves what this crate produces across
 //! the boundary. One module per stage, in the order the data flows through them:
 //! - `source`: opening a path (file, device or FIFO) at the start of a byte range;
+//! - `decompress`: decoding gzip or zstd bytes as they are read, between the source and the
+//!   buffer ([`Decompress`]);
 //! - `buffer`: the reusable read buffer, whose memory is recycled once JS has copied what it
 //!   handed out;
 //! - `split`: finding complete lines in that buffer and normalizing their terminators;
@@ -26,6 +28,7 @@
 mod buffer;
 mod count;
 mod decode;
+mod decompress;
 mod error;
 mod filter;
 mod follow;
@@ -40,6 +43,7 @@ mod watch;
 
 pub use count::{count_lines, count_matching_lines};
 pub use decode::{Encoding, Text};
+pub use decompress::{Decompress, DecompressError};
 pub use error::{OsError, ReadError};
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;

@@ -1,16 +1,18 @@
-//! The read loop: fills one reusable [`ReadBuf`] from a [`Source`] and hands out what a
-//! [`Framer`] makes of it, blocking or async, counting the bytes read into a [`Progress`].
+//! The read loop: fills one reusable [`ReadBuf`] from a [`Source`] (decompressed, if it says so)
+//! and hands out what a [`Framer`] makes of it, blocking or async, counting the bytes read from
+//! the source into a [`Progress`].
 
 use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::AsyncRead;
 
 use crate::buffer::ReadBuf;
-use crate::error::{OsError, ReadError};
+use crate::decompress::{Filled, Input};
+use crate::error::ReadError;
 use crate::frame::Framer;
-use crate::source::{read_retrying, Source};
+use crate::source::Source;
 
 /// Bytes read so far, shared: a reader adds to it while another thread (the JS thread asking
 /// for `bytesRead`) watches, and it outlives the reader, so progress still reads right after
@@ -31,15 +33,17 @@ impl Progress {
 /// Reads a source in chunks into one buffer and hands out what `framer` makes of it.
 #[derive(Debug)]
 pub struct Reader<F, I = File> {
-    input: I,
+    input: Input<I>,
     /// Bytes left before the end of the range; `None`: read to the end of the input.
     remaining: Option<u64>,
     /// What was read and not yet framed; its chunk size is the size of each read.
     buf: ReadBuf,
     framer: F,
-    /// The input is exhausted (a read returned 0, or the range is read): only what the buffer
-    /// holds is left.
+    /// The input is exhausted (a read returned 0, or the range is read), or broke off: only
+    /// what the buffer holds is left.
     eof: bool,
+    /// Why the input broke off: reported once the complete items before it are handed out.
+    failed: Option<ReadError>,
     progress: Progress,
 }
 
@@ -48,19 +52,43 @@ impl<F: Framer, I> Reader<F, I> {
     /// the bytes it reads into `progress`.
     pub fn new(source: Source<I>, framer: F, progress: Progress) -> Self {
         Reader {
-            input: source.input,
+            input: Input::new(source.input, source.decompress),
             remaining: source.remaining,
             buf: ReadBuf::new(source.chunk_size),
             framer,
             eof: false,
+            failed: None,
             progress,
         }
     }
 
+    /// The next item from what is buffered; at the end, the last one, and then why the input
+    /// broke off, if it did.
     fn take_ready(&mut self) -> Result<Option<F::Item>, ReadError> {
         match self.framer.take(&mut self.buf)? {
-            None if self.eof => self.framer.finish(&mut self.buf),
+            None if self.eof => match self.framer.finish(&mut self.buf)? {
+                None => self.failed.take().map_or(Ok(None), Err),
+                last => Ok(last),
+            },
             taken => Ok(taken),
+        }
+    }
+
+    /// A read failed: the input ends here, after what the framer counts as complete in the
+    /// buffer (a line whose lone `\r` arrived just before the damage included), and `err` comes
+    /// after the items made of that.
+    fn break_off(&mut self, err: ReadError) {
+        let complete = self.framer.complete_at_break(self.buf.data());
+        self.buf.truncate(complete);
+        self.eof = true;
+        self.failed = Some(err);
+    }
+
+    /// Records one read's outcome; a failure breaks the input off.
+    fn record(&mut self, read: Result<Filled, ReadError>) {
+        match read {
+            Ok(filled) => self.record_read(filled),
+            Err(err) => self.break_off(err),
         }
     }
 
@@ -73,20 +101,20 @@ impl<F: Framer, I> Reader<F, I> {
         }
     }
 
-    fn record_read(&mut self, n: usize) {
-        self.buf.commit(n);
-        self.eof = n == 0;
+    fn record_read(&mut self, Filled { produced, consumed }: Filled) {
+        self.buf.commit(produced);
+        self.eof = produced == 0;
         if let Some(remaining) = &mut self.remaining {
-            *remaining -= n as u64;
+            *remaining -= consumed as u64;
             self.eof |= *remaining == 0;
         }
-        self.progress.add(n);
+        self.progress.add(consumed);
     }
 }
 
 impl<F, I> Reader<F, I> {
     pub(crate) fn input(&self) -> &I {
-        &self.input
+        self.input.source()
     }
 
     pub(crate) fn framer_mut(&mut self) -> &mut F {
@@ -96,7 +124,7 @@ impl<F, I> Reader<F, I> {
     /// Reads `input` from where it stands from now on, dropping what was read of the old one
     /// and not yet framed.
     pub(crate) fn replace_input(&mut self, input: I) {
-        self.input = input;
+        self.input = Input::Plain(input);
         self.drop_unframed();
     }
 
@@ -125,9 +153,9 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
                 return Ok(None);
             }
             let len = self.next_read_len();
-            let n = read_retrying(&mut self.input, self.buf.spare(len))?;
-            self.record_read(n);
-            if n == 0 {
+            let filled = self.input.read(self.buf.spare(len))?;
+            self.record_read(filled);
+            if filled.produced == 0 {
                 self.eof = false;
                 return Ok(None);
             }
@@ -154,8 +182,8 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
                 return Ok(None);
             }
             let len = self.next_read_len();
-            let n = read_retrying(&mut self.input, self.buf.spare(len))?;
-            self.record_read(n);
+            let read = self.input.read(self.buf.spare(len));
+            self.record(read);
         }
     }
 }
@@ -172,12 +200,8 @@ impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
                 return Ok(None);
             }
             let spare = self.buf.spare(self.next_read_len());
-            let n = self
-                .input
-                .read(spare)
-                .await
-                .map_err(|err| OsError::new(&err, "read"))?;
-            self.record_read(n);
+            let read = self.input.read_async(spare).await;
+            self.record(read);
         }
     }
 }

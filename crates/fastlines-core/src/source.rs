@@ -1,12 +1,13 @@
 //! Opening what is read: a path becomes a [`Source`], an input positioned at the start of the
 //! byte range, with the bytes left before its end. Regular files and devices are read with
 //! blocking reads; a FIFO is marked so that an async reader can wait on readiness instead.
-//! Followed and compressed files will be sibling sources.
+//! A source says how its bytes are decompressed; `decompress` does it as they are read.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::decompress::Decompress;
 use crate::error::OsError;
 
 /// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
@@ -16,8 +17,11 @@ pub struct ReadOptions {
     pub start: u64,
     /// Byte offset of the last byte to read (inclusive), or `None` for the end of the file.
     pub end: Option<u64>,
-    /// Bytes asked of the OS per read.
+    /// Bytes asked of the OS per read; with `decompress`, decompressed bytes per read.
     pub chunk_size: usize,
+    /// How the bytes are decompressed. Only with `start` 0 and no `end`: offsets are in the
+    /// file, and a compressed stream can only be decoded from its start.
+    pub decompress: Decompress,
 }
 
 impl ReadOptions {
@@ -38,6 +42,8 @@ pub struct Source<I = File> {
     /// A FIFO: its reads wait for a writer, so an async reader should wait on readiness
     /// instead of holding a thread.
     is_pipe: bool,
+    /// How the input's bytes are decompressed as they are read.
+    pub(crate) decompress: Decompress,
 }
 
 impl<I> Source<I> {
@@ -49,6 +55,7 @@ impl<I> Source<I> {
             remaining,
             chunk_size,
             is_pipe: false,
+            decompress: Decompress::Off,
         }
     }
 
@@ -67,6 +74,7 @@ impl<I> Source<I> {
             remaining: self.remaining,
             chunk_size: self.chunk_size,
             is_pipe: self.is_pipe,
+            decompress: self.decompress,
         })
     }
 }
@@ -82,6 +90,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
     }
     Ok(Source {
         is_pipe,
+        decompress: options.decompress,
         ..Source::new(file, options.len(), options.chunk_size)
     })
 }

@@ -20,7 +20,8 @@ use crate::buffer::ReadBuf;
 #[derive(Debug, Default, Clone)]
 pub struct LineSplitter {
     /// How much of the buffer is known to hold no terminator, so a long line is scanned once
-    /// rather than once per read.
+    /// rather than once per read. It may exceed the buffer's data once the reader cut that
+    /// back (an input that broke off mid-line), so it is bounded by the data where used.
     scanned: usize,
 }
 
@@ -31,7 +32,7 @@ impl LineSplitter {
     /// long unless its single line is longer (see [`run_end_within`]).
     pub fn take_complete(&mut self, buf: &mut ReadBuf, max_run: usize) -> Option<Run> {
         let data = buf.data();
-        let Some(mut end) = complete_end(data, self.scanned) else {
+        let Some(mut end) = complete_end(data, self.scanned.min(data.len())) else {
             // Rescan a trailing `\r` next time, when the byte after it is known.
             self.scanned = data.len() - usize::from(data.last() == Some(&b'\r'));
             return None;

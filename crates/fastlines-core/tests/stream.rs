@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fastlines_core::{Batch, Encoding, LineFramer, ReadError, ReadOptions, ReadStream};
+use fastlines_core::{Batch, Decompress, Encoding, LineFramer, ReadError, ReadOptions, ReadStream};
 
 /// A file in the temp directory, removed when dropped.
 struct TempFile(PathBuf);
@@ -42,6 +42,7 @@ async fn an_error_sent_into_a_full_channel_still_closes_the_file() {
         start: 0,
         end: None,
         chunk_size: 512 * 1024,
+        decompress: Decompress::Off,
     };
     let framer = LineFramer::new(Encoding::Utf8).with_max_line_length(Some(100_000));
     let stream: ReadStream<Batch> = ReadStream::spawn(file.0.clone(), options, framer);
