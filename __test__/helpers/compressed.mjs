@@ -1,0 +1,285 @@
+// Compressed fixtures and their oracle, for decompress.spec.mjs. gzip is made by Node's zlib,
+// or member by member by hand (a deflate stream in RFC 1952's frame) to get the header fields
+// and bgzip's many small members; zstd by the zstd CLI. What a file decompresses to, and how it
+// fails, comes from Node 24's zlib run in a child process (`decompressOutcomes`), so that the
+// references are the same on Node 20, 22 and 24, Bun and Deno. Node's zlib reads one gzip
+// member sequence and one zstd frame; the oracle walks the members and frames as `gzip -d` and
+// `zstd -d` do and takes Node's outcome for each, which is what the `decompress` contract asks.
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import zlib from 'node:zlib'
+
+import { nodeBinary } from './runtimes.mjs'
+
+/** The zstd CLI, for zstd fixtures and for what it decodes before an error. */
+export const ZSTD_CLI = 'zstd'
+
+const LF = 0x0a
+const CR = 0x0d
+
+// ---- gzip --------------------------------------------------------------------------------------
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+  return c >>> 0
+})
+
+/** CRC-32 as gzip's trailer holds it (zlib.crc32 is missing before Node 20.15). */
+export function crc32(bytes) {
+  let crc = 0xffffffff
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+const u16le = (value) => Buffer.from([value & 0xff, (value >>> 8) & 0xff])
+function u32le(value) {
+  const bytes = Buffer.alloc(4)
+  bytes.writeUInt32LE(value >>> 0)
+  return bytes
+}
+
+const FHCRC = 2
+const FEXTRA = 4
+const FNAME = 8
+const FCOMMENT = 16
+
+/**
+ * One gzip member of `bytes`, made by hand: zlib's raw deflate stream between RFC 1952's header
+ * and trailer, with the optional header fields (`extra` bytes, a `name`, a `comment`, a header
+ * CRC) that Node's gzip never writes.
+ */
+export function gzipMember(bytes, { level = 6, extra, name, comment, headerCrc = false } = {}) {
+  const flags = (extra ? FEXTRA : 0) | (name !== undefined ? FNAME : 0) | (comment !== undefined ? FCOMMENT : 0)
+  const parts = [Buffer.from([0x1f, 0x8b, 8, flags | (headerCrc ? FHCRC : 0), 0x78, 0x56, 0x34, 0x12, 0, 0xff])]
+  if (extra) parts.push(u16le(extra.length), Buffer.from(extra))
+  if (name !== undefined) parts.push(Buffer.from(name, 'latin1'), Buffer.from([0]))
+  if (comment !== undefined) parts.push(Buffer.from(comment, 'latin1'), Buffer.from([0]))
+  if (headerCrc) parts.push(u16le(crc32(Buffer.concat(parts)) & 0xffff))
+  const body = zlib.deflateRawSync(bytes, { level })
+  return Buffer.concat([...parts, body, u32le(crc32(bytes)), u32le(bytes.length)])
+}
+
+/** One bgzip block: a member whose extra field `BC` gives the block's size less one. */
+function bgzipBlock(bytes) {
+  const body = zlib.deflateRawSync(bytes)
+  const size = 10 + 2 + 6 + body.length + 8
+  const header = Buffer.from([0x1f, 0x8b, 8, FEXTRA, 0, 0, 0, 0, 0, 0xff, 6, 0, 0x42, 0x43, 2, 0])
+  return Buffer.concat([header, u16le(size - 1), body, u32le(crc32(bytes)), u32le(bytes.length)])
+}
+
+/**
+ * `bytes` as bgzip writes it: cut every `blockSize` bytes (with no regard for lines or
+ * characters), each piece its own member, then bgzip's empty end-of-file member.
+ */
+export function bgzip(bytes, blockSize) {
+  const blocks = []
+  for (let at = 0; at < bytes.length; at += blockSize) blocks.push(bgzipBlock(bytes.subarray(at, at + blockSize)))
+  blocks.push(bgzipBlock(Buffer.alloc(0)))
+  return Buffer.concat(blocks)
+}
+
+/** bgzip's end-of-file member, as the SAM specification spells it. */
+export const BGZIP_EOF = Buffer.from('1f8b08040000000000ff0600424302001b0003000000000000000000', 'hex')
+
+// ---- zstd --------------------------------------------------------------------------------------
+
+/** `bytes` compressed by the zstd CLI with `args` (e.g. '-19', '--no-check', `--stream-size=N`). */
+export function zstd(bytes, args = []) {
+  return execFileSync(ZSTD_CLI, ['-q', '-c', ...args], { input: bytes, maxBuffer: 2 ** 31 - 1 })
+}
+
+/** A zstd skippable frame holding `payload`; `nibble` picks its magic, 0x184D2A50 to ...5F. */
+export function skippableFrame(payload, nibble = 0) {
+  const bytes = Buffer.from(payload)
+  return Buffer.concat([Buffer.from([0x50 + nibble, 0x2a, 0x4d, 0x18]), u32le(bytes.length), bytes])
+}
+
+// ---- lines of decoded bytes ---------------------------------------------------------------------
+
+/** The bytes up to and including the last terminator: the lines a damaged read must yield. */
+export function completeLines(bytes) {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === LF || bytes[i] === CR) return bytes.subarray(0, i + 1)
+  }
+  return bytes.subarray(0, 0)
+}
+
+// ---- the oracle ----------------------------------------------------------------------------------
+
+function attempt(run) {
+  try {
+    return { value: run() }
+  } catch (error) {
+    if (typeof error.code !== 'string') throw error
+    return { error: { code: error.code, errno: error.errno, message: error.message } }
+  }
+}
+
+/**
+ * The length of the gzip member at the start of `bytes` (RFC 1952's header, the deflate stream
+ * as far as zlib reads it, the 8-byte trailer), or undefined if it cannot be made out.
+ */
+function gzipMemberSize(bytes) {
+  if (bytes.length < 10 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return undefined
+  const flags = bytes[3]
+  let at = 10
+  if (flags & FEXTRA) {
+    if (at + 2 > bytes.length) return undefined
+    at += 2 + bytes.readUInt16LE(at)
+  }
+  for (const flag of [FNAME, FCOMMENT]) {
+    if (!(flags & flag)) continue
+    const zero = bytes.indexOf(0, at)
+    if (zero < 0) return undefined
+    at = zero + 1
+  }
+  if (flags & FHCRC) at += 2
+  if (at > bytes.length) return undefined
+  const inflated = attempt(() => zlib.inflateRawSync(bytes.subarray(at), { info: true }))
+  if (inflated.error) return undefined
+  const size = at + inflated.value.engine.bytesWritten + 8
+  return size <= bytes.length ? size : undefined
+}
+
+const gunzip = (bytes) => zlib.gunzipSync(bytes)
+const syncFlush = { finishFlush: zlib.constants.Z_SYNC_FLUSH }
+
+/**
+ * gzip as the contract reads it: member after member, each with Node's outcome; after a
+ * member, bytes that do not start another member (1f 8b, or a lone 1f at the end) are ignored.
+ */
+function gzipOutcome(bytes) {
+  const outputs = []
+  let rest = bytes
+  for (let first = true; ; first = false) {
+    if (!first) {
+      const another = rest[0] === 0x1f && (rest.length === 1 || rest[1] === 0x8b)
+      if (!another) return { output: Buffer.concat(outputs), error: null }
+    }
+    const size = gzipMemberSize(rest)
+    const member = size === undefined ? undefined : attempt(() => gunzip(rest.subarray(0, size)))
+    if (member === undefined || member.error) {
+      const failed = attempt(() => gunzip(rest))
+      if (!failed.error) throw new Error(`oracle: Node gunzips ${rest.toString('hex')} that the member walk cannot`)
+      const partial = attempt(() => zlib.gunzipSync(rest, syncFlush))
+      outputs.push(partial.value ?? Buffer.alloc(0))
+      return { output: Buffer.concat(outputs), error: failed.error, exact: !partial.error }
+    }
+    outputs.push(member.value)
+    rest = rest.subarray(size)
+  }
+}
+
+/** The length of the zstd frame at the start of `bytes`, which Node decompresses: its shortest prefix it takes. */
+function zstdFrameSize(bytes) {
+  let low = 1
+  let high = bytes.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (attempt(() => zlib.zstdDecompressSync(bytes.subarray(0, mid))).error) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+/** What `zstd -dc` writes out for `bytes` (all it decoded, up to an error), and its exit status. */
+const zstdCli = (bytes) =>
+  spawnSync(ZSTD_CLI, ['-d', '-c', '-q'], { input: bytes, maxBuffer: 2 ** 31 - 1, stdio: ['pipe', 'pipe', 'ignore'] })
+
+/** Whether `bytes` start with a zstd frame's magic or a skippable frame's. */
+function startsZstdFrame(bytes) {
+  if (bytes.length < 4) return false
+  const magic = bytes.readUInt32LE(0)
+  return magic === 0xfd2fb528 || (magic & 0xfffffff0) === 0x184d2a50
+}
+
+/**
+ * zstd as the contract reads it: frame after frame (skippable ones give nothing), each with
+ * Node's outcome, at least one. What the failing frame gives before its error is what the zstd
+ * CLI writes out for it (alone: the CLI would also take a gzip or xz stream after a frame).
+ */
+function zstdOutcome(bytes) {
+  const outputs = []
+  let rest = bytes
+  do {
+    const frame = attempt(() => zlib.zstdDecompressSync(rest))
+    if (frame.error) {
+      if (startsZstdFrame(rest)) {
+        const cli = zstdCli(rest)
+        if (cli.status === 0) throw new Error(`oracle: zstd -d takes ${rest.toString('hex')}, Node fails`)
+        outputs.push(cli.stdout)
+      }
+      return { output: Buffer.concat(outputs), error: frame.error, exact: true }
+    }
+    const size = zstdFrameSize(rest)
+    outputs.push(frame.value)
+    rest = rest.subarray(size)
+  } while (rest.length > 0)
+  const output = Buffer.concat(outputs)
+  const cli = zstdCli(bytes)
+  if (cli.status !== 0 || !cli.stdout.equals(output)) {
+    throw new Error(`oracle: Node takes ${bytes.toString('hex')}, zstd -d does not or decodes other bytes`)
+  }
+  return { output, error: null }
+}
+
+/** What the child process does for each item: an outcome, or zstd compression by Node's zlib. */
+const OPERATIONS = {
+  gzip: gzipOutcome,
+  zstd: zstdOutcome,
+  zstdCompress: (bytes, { checksum = false, level = 3 } = {}) => ({
+    output: zlib.zstdCompressSync(bytes, {
+      params: {
+        [zlib.constants.ZSTD_c_checksumFlag]: checksum ? 1 : 0,
+        [zlib.constants.ZSTD_c_compressionLevel]: level,
+      },
+    }),
+  }),
+}
+
+/** Runs `items` ({ op, bytes, options }) through OPERATIONS in Node 24, all in one child process. */
+function inNode24(items) {
+  const input = JSON.stringify(
+    items.map(({ op, bytes, options }) => ({ op, options, bytes: Buffer.from(bytes).toString('base64') })),
+  )
+  const stdout = execFileSync(nodeBinary('24'), [fileURLToPath(import.meta.url), '--oracle'], {
+    input,
+    maxBuffer: 2 ** 31 - 1,
+    encoding: 'utf8',
+  })
+  return JSON.parse(stdout).map(({ output, ...result }) => ({ ...result, output: Buffer.from(output, 'base64') }))
+}
+
+/**
+ * For each `{ format: 'gzip' | 'zstd', bytes }`, what reading it with `decompress: format` must
+ * give: `{ output, error, exact }`. `output` is everything it decompresses to when `error` is
+ * null; with an error (`{ code, errno, message }`, Node's), the bytes decompressed before it,
+ * as zlib gives them from the prefix (gzip, with Z_SYNC_FLUSH) or the zstd CLI writes them
+ * (`exact: false` where zlib gave nothing for the damaged member). Computed by Node 24 in a
+ * child process, every item at once.
+ */
+export const decompressOutcomes = (items) => inNode24(items.map(({ format, bytes }) => ({ op: format, bytes })))
+
+/** One item's outcome (see decompressOutcomes). */
+export const decompressOutcome = (format, bytes) => decompressOutcomes([{ format, bytes }])[0]
+
+/** The same outcome computed in this process: Node 22.15 or later for zstd (zlib.zstdDecompressSync). */
+export const decompressOutcomeHere = (format, bytes) => OPERATIONS[format](Buffer.from(bytes))
+
+/**
+ * Each of `inputs` as one zstd frame made by Node 24's zlib (with the content size in its
+ * header, unlike the CLI's from stdin), all in one child process.
+ */
+export const zstdFrames = (inputs, options) =>
+  inNode24(inputs.map((bytes) => ({ op: 'zstdCompress', bytes, options }))).map(({ output }) => output)
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--oracle') {
+  const items = JSON.parse(fs.readFileSync(0, 'utf8'))
+  const results = items.map(({ op, bytes, options }) => {
+    const { output, ...result } = OPERATIONS[op](Buffer.from(bytes, 'base64'), options)
+    return { ...result, output: output.toString('base64') }
+  })
+  process.stdout.write(JSON.stringify(results))
+}
