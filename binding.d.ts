@@ -109,6 +109,13 @@ export interface NativeBatchPlace {
   lineStarts?: Float64Array
 }
 
+/** How the bytes are decompressed: by format, or by the file's first bytes (`auto`). */
+export declare const enum NativeDecompress {
+  Gzip = 'gzip',
+  Zstd = 'zstd',
+  Auto = 'auto',
+}
+
 /** How bytes become characters. */
 export declare const enum NativeEncoding {
   Utf8 = 'utf8',
@@ -127,6 +134,13 @@ export interface NativeError {
   syscall?: string
   /** `lineTooLong` and `stringTooLong`: the limit that was exceeded. */
   limit?: number
+  /**
+   * `decompress`: Node's `zlib` error code (`Z_DATA_ERROR`, `Z_BUF_ERROR`,
+   * `ZSTD_error_...`).
+   */
+  code?: string
+  /** `decompress`: zlib's or libzstd's message. */
+  message?: string
 }
 
 /** Which failure a [`NativeError`] reports. */
@@ -137,6 +151,11 @@ export declare const enum NativeErrorKind {
   LineTooLong = 'lineTooLong',
   /** A line is longer than the engine's longest string: `limit` is that many UTF-16 units. */
   StringTooLong = 'stringTooLong',
+  /**
+   * The compressed input is damaged or ends early: `code`, `errno` and `message` are what
+   * Node's `zlib` gives for it.
+   */
+  Decompress = 'decompress',
 }
 
 /**
@@ -191,10 +210,15 @@ export declare const enum NativeMeasure {
   Utf8 = 'utf8',
 }
 
-/** Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`. */
+/**
+ * Which bytes to read and how: `fs.createReadStream`'s `start`, `end` and `highWaterMark`,
+ * and the `decompress` option.
+ */
 export interface NativeReadOptions {
   start: number
   /** Inclusive; absent for "to the end". */
   end?: number
   chunkSize: number
+  /** Absent: the bytes as they are. */
+  decompress?: NativeDecompress
 }
