@@ -159,7 +159,7 @@ function runtimeTable(section, runtime) {
       return [`${row.median.toFixed(1)}${mark}`, ratio === undefined ? '–' : `${formatAmount(ratio.ratio)}x`]
     }),
   ])
-  const header = ['contender', ...formats.flatMap((format) => [`${format} ms`, 'vs readline'])]
+  const header = ['contender', ...formats.flatMap((format) => [`${format} ms`, `vs ${COMPRESSED_BASELINE}`])]
   return markdownTable(header, body)
 }
 
@@ -182,7 +182,7 @@ export function formatCompressedSection(section) {
       `${fileLegend(section)}`,
     '',
     `Median ms of ${settings.runs} runs after a warm-up († ${settings.slowRuns} runs: the warm-up took over ` +
-      `${settings.slowMs / 1000} s); vs readline: \`${COMPRESSED_BASELINE}\`'s median / the contender's, for ` +
+      `${settings.slowMs / 1000} s); vs ${COMPRESSED_BASELINE}: its median / the contender's, for ` +
       "the same format. Every run's line count, and its lines' summed lengths where it sees lines, is " +
       "checked against the corpus; fastlines' `bytesRead` against the compressed file's size.",
   ]
