@@ -156,6 +156,8 @@ export declare const enum NativeErrorKind {
    * Node's `zlib` gives for it.
    */
   Decompress = 'decompress',
+  /** A bug: the native reading thread panicked. */
+  Panicked = 'panicked',
 }
 
 /**

@@ -151,6 +151,8 @@ function nativeError(failure, path) {
       return stringTooLongError(path, failure.limit)
     case 'decompress':
       return decompressError(failure, path)
+    case 'panicked':
+      return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines failed: a native task panicked reading '${path}'`)
     default:
       return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines: unknown native failure ${failure.kind}`)
   }

@@ -19,6 +19,8 @@ pub enum NativeErrorKind {
     /// The compressed input is damaged or ends early: `code`, `errno` and `message` are what
     /// Node's `zlib` gives for it.
     Decompress,
+    /// A bug: the native reading thread panicked.
+    Panicked,
 }
 
 /// Why a step failed, reported as data: the JS layer builds the `Error` from it, switching on
@@ -39,12 +41,13 @@ pub struct NativeError {
     pub message: Option<String>,
 }
 
-impl From<OsError> for NativeError {
-    fn from(err: OsError) -> Self {
+impl NativeError {
+    /// A failure of `kind` with none of the fields set.
+    fn of(kind: NativeErrorKind) -> Self {
         NativeError {
-            kind: NativeErrorKind::Os,
-            errno: Some(err.errno),
-            syscall: Some(err.syscall.to_owned()),
+            kind,
+            errno: None,
+            syscall: None,
             limit: None,
             code: None,
             message: None,
@@ -52,34 +55,35 @@ impl From<OsError> for NativeError {
     }
 }
 
+impl From<OsError> for NativeError {
+    fn from(err: OsError) -> Self {
+        NativeError {
+            errno: Some(err.errno),
+            syscall: Some(err.syscall.to_owned()),
+            ..NativeError::of(NativeErrorKind::Os)
+        }
+    }
+}
+
 impl From<ReadError> for NativeError {
     fn from(err: ReadError) -> Self {
-        let (kind, limit) = match err {
-            ReadError::Os(err) => return err.into(),
-            ReadError::Decompress(err) => {
-                return NativeError {
-                    kind: NativeErrorKind::Decompress,
-                    errno: Some(err.errno),
-                    syscall: None,
-                    limit: None,
-                    code: Some(err.code.to_owned()),
-                    message: Some(err.message.to_owned()),
-                }
-            }
-            ReadError::LineTooLong { max_line_length } => {
-                (NativeErrorKind::LineTooLong, max_line_length)
-            }
-            ReadError::StringTooLong { max_string_length } => {
-                (NativeErrorKind::StringTooLong, max_string_length)
-            }
-        };
-        NativeError {
-            kind,
-            errno: None,
-            syscall: None,
-            limit: Some(limit as f64),
-            code: None,
-            message: None,
+        match err {
+            ReadError::Os(err) => err.into(),
+            ReadError::LineTooLong { max_line_length } => NativeError {
+                limit: Some(max_line_length as f64),
+                ..NativeError::of(NativeErrorKind::LineTooLong)
+            },
+            ReadError::StringTooLong { max_string_length } => NativeError {
+                limit: Some(max_string_length as f64),
+                ..NativeError::of(NativeErrorKind::StringTooLong)
+            },
+            ReadError::Decompress(err) => NativeError {
+                errno: Some(err.errno),
+                code: Some(err.code.to_owned()),
+                message: Some(err.message.to_owned()),
+                ..NativeError::of(NativeErrorKind::Decompress)
+            },
+            ReadError::Panicked => NativeError::of(NativeErrorKind::Panicked),
         }
     }
 }

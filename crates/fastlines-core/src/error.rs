@@ -78,6 +78,9 @@ pub enum ReadError {
     /// The compressed input is damaged or ends early; reading stops there, after the complete
     /// lines before the damage.
     Decompress(DecompressError),
+    /// A bug: the reading thread panicked. Reported rather than ending the stream, which would
+    /// look like the end of the file and silently drop the rest.
+    Panicked,
 }
 
 impl From<OsError> for ReadError {
@@ -97,6 +100,7 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Os(err) => err.fmt(f),
             ReadError::Decompress(err) => err.fmt(f),
+            ReadError::Panicked => write!(f, "the reading thread panicked"),
             ReadError::LineTooLong { max_line_length } => {
                 write!(f, "a line is longer than {max_line_length} bytes")
             }

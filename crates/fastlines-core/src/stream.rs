@@ -372,6 +372,9 @@ pub(crate) async fn run_trips<R: TripReader>(trip: R, stop: Arc<Stop<R>>, watch:
         });
         let more = match (trip.await, watch) {
             (Ok(TripEnd::ChannelFull(item)), _) => forward(&items, item.map(Some)).await,
+            (Err(failed), _) if failed.is_panic() => {
+                forward(&items, Err(ReadError::Panicked)).await
+            }
             (Ok(TripEnd::TripDone), _) => true,
             (Ok(TripEnd::CaughtUp), Some(watch)) => {
                 watch.changed().await;
