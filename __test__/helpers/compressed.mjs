@@ -7,6 +7,8 @@
 // `zstd -d` do and takes Node's outcome for each, which is what the `decompress` contract asks.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 
@@ -14,6 +16,20 @@ import { nodeBinary } from './runtimes.mjs'
 
 /** The zstd CLI, for zstd fixtures and for what it decodes before an error. */
 export const ZSTD_CLI = 'zstd'
+
+/**
+ * Runs `run(pathOf)` with a fresh temp directory, removed after. Child processes get their
+ * input and give their output through files: Deno's execFileSync deadlocks when both the input
+ * and the output of a child outgrow a pipe's buffer.
+ */
+function withTempDir(run) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-compressed-'))
+  try {
+    return run((name) => path.join(dir, name))
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 const LF = 0x0a
 const CR = 0x0d
@@ -85,9 +101,19 @@ export const BGZIP_EOF = Buffer.from('1f8b08040000000000ff0600424302001b00030000
 
 // ---- zstd --------------------------------------------------------------------------------------
 
-/** `bytes` compressed by the zstd CLI with `args` (e.g. '-19', '--no-check', `--stream-size=N`). */
+/**
+ * `bytes` compressed by the zstd CLI with `args` (e.g. '-19', '--no-check'): one frame, without
+ * its content size in the header (as the CLI writes a stream) unless `args` has '--content-size'.
+ */
 export function zstd(bytes, args = []) {
-  return execFileSync(ZSTD_CLI, ['-q', '-c', ...args], { input: bytes, maxBuffer: 2 ** 31 - 1 })
+  const size = args.includes('--content-size') ? [] : ['--no-content-size']
+  return withTempDir((file) => {
+    fs.writeFileSync(file('in'), bytes)
+    execFileSync(ZSTD_CLI, ['-q', '-f', ...size, ...args, '-o', file('out'), file('in')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    return fs.readFileSync(file('out'))
+  })
 }
 
 /** A zstd skippable frame holding `payload`; `nibble` picks its magic, 0x184D2A50 to ...5F. */
@@ -199,6 +225,9 @@ function startsZstdFrame(bytes) {
  * zstd as the contract reads it: frame after frame (skippable ones give nothing), each with
  * Node's outcome, at least one. What the failing frame gives before its error is what the zstd
  * CLI writes out for it (alone: the CLI would also take a gzip or xz stream after a frame).
+ * `cliAgrees` says whether the CLI (libzstd 1.5.4 here, older than Node's) failed where Node
+ * did and decoded the same bytes where Node did; where it did not, Node's outcome stands and the
+ * bytes before an error are only those of the frames before (`exact: false`).
  */
 function zstdOutcome(bytes) {
   const outputs = []
@@ -206,12 +235,13 @@ function zstdOutcome(bytes) {
   do {
     const frame = attempt(() => zlib.zstdDecompressSync(rest))
     if (frame.error) {
+      let cliAgrees = true
       if (startsZstdFrame(rest)) {
         const cli = zstdCli(rest)
-        if (cli.status === 0) throw new Error(`oracle: zstd -d takes ${rest.toString('hex')}, Node fails`)
-        outputs.push(cli.stdout)
+        cliAgrees = cli.status !== 0
+        if (cliAgrees) outputs.push(cli.stdout)
       }
-      return { output: Buffer.concat(outputs), error: frame.error, exact: true }
+      return { output: Buffer.concat(outputs), error: frame.error, exact: cliAgrees, cliAgrees }
     }
     const size = zstdFrameSize(rest)
     outputs.push(frame.value)
@@ -219,10 +249,7 @@ function zstdOutcome(bytes) {
   } while (rest.length > 0)
   const output = Buffer.concat(outputs)
   const cli = zstdCli(bytes)
-  if (cli.status !== 0 || !cli.stdout.equals(output)) {
-    throw new Error(`oracle: Node takes ${bytes.toString('hex')}, zstd -d does not or decodes other bytes`)
-  }
-  return { output, error: null }
+  return { output, error: null, cliAgrees: cli.status === 0 && cli.stdout.equals(output) }
 }
 
 /** What the child process does for each item: an outcome, or zstd compression by Node's zlib. */
@@ -244,10 +271,11 @@ function inNode24(items) {
   const input = JSON.stringify(
     items.map(({ op, bytes, options }) => ({ op, options, bytes: Buffer.from(bytes).toString('base64') })),
   )
-  const stdout = execFileSync(nodeBinary('24'), [fileURLToPath(import.meta.url), '--oracle'], {
-    input,
-    maxBuffer: 2 ** 31 - 1,
-    encoding: 'utf8',
+  const stdout = withTempDir((file) => {
+    fs.writeFileSync(file('in.json'), input)
+    const args = [fileURLToPath(import.meta.url), '--oracle', file('in.json'), file('out.json')]
+    execFileSync(nodeBinary('24'), args, { stdio: ['ignore', 'ignore', 'inherit'] })
+    return fs.readFileSync(file('out.json'), 'utf8')
   })
   return JSON.parse(stdout).map(({ output, ...result }) => ({ ...result, output: Buffer.from(output, 'base64') }))
 }
@@ -276,10 +304,10 @@ export const zstdFrames = (inputs, options) =>
   inNode24(inputs.map((bytes) => ({ op: 'zstdCompress', bytes, options }))).map(({ output }) => output)
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--oracle') {
-  const items = JSON.parse(fs.readFileSync(0, 'utf8'))
+  const items = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))
   const results = items.map(({ op, bytes, options }) => {
     const { output, ...result } = OPERATIONS[op](Buffer.from(bytes, 'base64'), options)
     return { ...result, output: output.toString('base64') }
   })
-  process.stdout.write(JSON.stringify(results))
+  fs.writeFileSync(process.argv[4], JSON.stringify(results))
 }
