@@ -25,6 +25,8 @@ import {
   crc32,
   decompressOutcome,
   decompressOutcomes,
+  damagedGzip,
+  GZIP_DAMAGES,
   gzipMember,
   skippableFrame,
   zstd,
@@ -898,6 +900,87 @@ test('zstd with corrupted bytes (seeded): Node 24’s error for the same bytes, 
   const multi = await checkCorruptions(c, 'zstd', Buffer.concat(frames), random, 60)
   c.done((checked.count + unchecked.count + multi.count) * 4)
   t.true(checked.failures > 60, `${checked.failures} of the corruptions fail`)
+})
+
+test('gzip damage zlib finds on its fast path: its own message, after the lines before it, at every highWaterMark', async (t) => {
+  const c = checker(t)
+  const text = bytesOf('first\r\nsecond é\n', 'x'.repeat(300), '\rlast')
+  for (const damage of GZIP_DAMAGES) {
+    for (const padding of [0, 32]) {
+      const bytes = damagedGzip(text, damage, padding)
+      const outcome = decompressOutcome('gzip', bytes)
+      t.like(outcome.error, { code: 'Z_DATA_ERROR', errno: -3, message: damage })
+      const file = write(bytes)
+      // zlib has decoded every literal before it reads the damaged code.
+      const want = expectation({ output: text, error: outcome.error }, file, bytes.length)
+      await checkKinds(c, file, { decompress: 'gzip' }, want, { readSizes: [5, 1024, undefined], context: damage })
+    }
+  }
+  c.done(GZIP_DAMAGES.length * 2 * 3 * ALL_KINDS.length)
+})
+
+test('a corrupted zstd frame with its content size fails with Node’s error at every highWaterMark', async (t) => {
+  const c = checker(t)
+  const text = Buffer.from(numberedLines(40, 30))
+  const [frame] = zstdFrames([text], { checksum: true })
+  const damaged = []
+  // Its content size one short and one long (a 2-byte field holding the size less 256, right
+  // after the descriptor of a single-segment frame), and bytes changed in its block.
+  t.is(frame[4] & 0xe0, 0x60, 'a single-segment frame with a 2-byte content size')
+  t.is(frame.readUInt16LE(5) + 256, text.length)
+  for (const delta of [-1, 1]) {
+    const bytes = Buffer.from(frame)
+    bytes.writeUInt16LE(frame.readUInt16LE(5) + delta, 5)
+    damaged.push(bytes)
+  }
+  for (const at of [12, 20, 40, 60]) {
+    const bytes = Buffer.from(frame)
+    bytes[at] ^= 0x55
+    damaged.push(bytes)
+  }
+  const outcomes = decompressOutcomes(damaged.map((bytes) => ({ format: 'zstd', bytes })))
+  for (const [i, bytes] of damaged.entries()) {
+    const file = write(bytes)
+    const want = { ...expectation(outcomes[i], file, bytes.length), bytesRead: undefined }
+    const kinds = ['sync', 'count', 'chunks']
+    const view = (got) => ({ error: errorShape(got.error), count: got.error ? undefined : got.count })
+    for (const highWaterMark of [5, 1024, 16 * 1024, undefined, 65536]) {
+      for (const kind of kinds) {
+        const got = await READERS[kind](file, { decompress: 'zstd', highWaterMark })
+        const expected = {
+          error: want.error,
+          count: want.error ? undefined : kind === 'count' ? want.rows.length : undefined,
+        }
+        c.check(view(got), expected, `${kind} highWaterMark=${highWaterMark}: ${hex(bytes, 200)}`)
+      }
+    }
+  }
+  c.done(damaged.length * 5 * 3)
+})
+
+test('bytesRead counts the bytes read when the read fails, also at the first step', async (t) => {
+  const text = bytesOf('one\ntwo\n', 'x'.repeat(50), '\n')
+  for (const [format, compressed] of [
+    ['gzip', gzip(text)],
+    ['zstd', zstd(text)],
+  ]) {
+    for (const cut of [1, 3, 8, compressed.length - 1]) {
+      const file = write(compressed.subarray(0, cut))
+      const reader = readLines(file, { decompress: format })
+      await t.throwsAsync(async () => {
+        for await (const _ of reader);
+      })
+      t.is(reader.bytesRead, cut, `${format} cut at ${cut}, readLines`)
+      const sync = readLinesSync(file, { decompress: format })
+      t.throws(() => [...sync])
+      t.is(sync.bytesRead, cut, `${format} cut at ${cut}, readLinesSync`)
+      const chunks = readChunks(file, { decompress: format })
+      await t.throwsAsync(async () => {
+        for await (const _ of chunks);
+      })
+      t.is(chunks.bytesRead, cut, `${format} cut at ${cut}, readChunks`)
+    }
+  }
 })
 
 test('gzip trailing bytes: zeros and garbage are ignored, a lone 1f is an unexpected end, 1f 8b starts a member', async (t) => {

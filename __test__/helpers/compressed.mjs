@@ -96,6 +96,47 @@ export function bgzip(bytes, blockSize) {
   return Buffer.concat(blocks)
 }
 
+/** Codes that make a fixed-Huffman deflate stream invalid, each with zlib's name for it. */
+const BAD_CODES = {
+  'invalid distance too far back': (code, put) => {
+    code(1, 7) // length 3
+    code(29, 5) // a distance of 24577 + the 13 extra bits, beyond what was written
+    put(8000, 13)
+  },
+  'invalid distance code': (code) => {
+    code(1, 7)
+    code(30, 5) // distance codes 30 and 31 do not occur
+  },
+  'invalid literal/length code': (code) => code(0xc6, 8), // 286 and 287 do not occur
+}
+
+/**
+ * A gzip member of one fixed-Huffman block (RFC 1951, 3.2.6) holding `text` as literals, then
+ * the damage zlib names `damage` (a key of BAD_CODES), then `padding` zero bytes: with 15 bytes
+ * of input and 258 of output space left, zlib finds the damage on its fast path (inflate_fast).
+ */
+export function damagedGzip(text, damage, padding = 32) {
+  const bits = []
+  const put = (value, count) => {
+    for (let i = 0; i < count; i++) bits.push((value >> i) & 1)
+  }
+  const code = (value, count) => {
+    for (let i = count - 1; i >= 0; i--) bits.push((value >> i) & 1)
+  }
+  put(1, 1) // the last block
+  put(1, 2) // fixed Huffman codes
+  for (const byte of Buffer.from(text)) {
+    if (byte < 144) code(0x30 + byte, 8)
+    else code(0x190 + byte - 144, 9)
+  }
+  BAD_CODES[damage](code, put)
+  const body = Buffer.alloc(Math.ceil(bits.length / 8))
+  bits.forEach((bit, i) => (body[i >> 3] |= bit << (i & 7)))
+  return Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), body, Buffer.alloc(padding)])
+}
+
+export const GZIP_DAMAGES = Object.keys(BAD_CODES)
+
 /** bgzip's end-of-file member, as the SAM specification spells it. */
 export const BGZIP_EOF = Buffer.from('1f8b08040000000000ff0600424302001b0003000000000000000000', 'hex')
 
