@@ -958,6 +958,30 @@ test('a corrupted zstd frame with its content size fails with Node’s error at 
   c.done(damaged.length * 5 * 3)
 })
 
+test('zstd frames whose window is above 128 MiB are refused as Node refuses them, after the frames before', async (t) => {
+  const c = checker(t)
+  const first = zstd(Buffer.from('first frame\n'))
+  const frame = zstd(Buffer.from('a\nb\n'))
+  t.is(frame[4] & 0x20, 0, 'a frame with a window descriptor')
+  const files = []
+  for (const windowLog of [20, 27, 28, 31]) {
+    const wide = Buffer.from(frame)
+    wide[5] = (windowLog - 10) << 3 // the window descriptor's exponent, no mantissa
+    files.push({ windowLog, bytes: wide }, { windowLog, bytes: Buffer.concat([first, wide]) })
+  }
+  const outcomes = decompressOutcomes(files.map(({ bytes }) => ({ format: 'zstd', bytes })))
+  for (const [i, { windowLog, bytes }] of files.entries()) {
+    const refused = outcomes[i].error?.code === 'ZSTD_error_frameParameter_windowTooLarge'
+    t.is(refused, windowLog > 27, `Node refuses a window of 2^${windowLog} bytes`)
+    const file = write(bytes)
+    await checkKinds(c, file, { decompress: 'zstd' }, expectation(outcomes[i], file, bytes.length), {
+      readSizes: [3, undefined],
+      context: `window 2^${windowLog}: ${hex(bytes)}`,
+    })
+  }
+  c.done(files.length * 2 * ALL_KINDS.length)
+})
+
 test('bytesRead counts the bytes read when the read fails, also at the first step', async (t) => {
   const text = bytesOf('one\ntwo\n', 'x'.repeat(50), '\n')
   for (const [format, compressed] of [
