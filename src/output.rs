@@ -80,7 +80,7 @@ impl From<ReadError> for NativeError {
             ReadError::Decompress(err) => NativeError {
                 errno: Some(err.errno),
                 code: Some(err.code.to_owned()),
-                message: Some(err.message.to_owned()),
+                message: Some(err.message.into_owned()),
                 ..NativeError::of(NativeErrorKind::Decompress)
             },
             ReadError::Panicked => NativeError::of(NativeErrorKind::Panicked),

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use memchr::{memchr, memchr2_iter, memchr_iter};
 
 use crate::buffer::ReadBuf;
-use crate::decompress::{Filled, Input};
+use crate::decompress::Input;
 use crate::error::ReadError;
 use crate::filter::LineFilter;
 use crate::frame::Framer;
@@ -30,9 +30,9 @@ pub fn count_lines(
     let mut chunk = vec![0; source.chunk_size];
     let mut counter = LineCounter::default();
     while !cancelled.load(Ordering::Relaxed) {
-        match input.read(&mut chunk)? {
-            Filled { produced: 0, .. } => return Ok(Some(counter.finish())),
-            Filled { produced, .. } => counter.feed(&chunk[..produced]),
+        match input.read(&mut chunk).produced? {
+            0 => return Ok(Some(counter.finish())),
+            n => counter.feed(&chunk[..n]),
         }
     }
     Ok(None)

@@ -65,7 +65,7 @@ impl std::fmt::Display for OsError {
 impl std::error::Error for OsError {}
 
 /// Why reading stopped before the end of the input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
     /// A system call failed.
     Os(OsError),

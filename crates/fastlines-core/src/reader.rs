@@ -84,14 +84,6 @@ impl<F: Framer, I> Reader<F, I> {
         self.failed = Some(err);
     }
 
-    /// Records one read's outcome; a failure breaks the input off.
-    fn record(&mut self, read: Result<Filled, ReadError>) {
-        match read {
-            Ok(filled) => self.record_read(filled),
-            Err(err) => self.break_off(err),
-        }
-    }
-
     /// How much the next read may ask for: a chunk, or less when `end` is closer.
     fn next_read_len(&self) -> usize {
         let chunk_size = self.buf.chunk_size();
@@ -101,14 +93,23 @@ impl<F: Framer, I> Reader<F, I> {
         }
     }
 
-    fn record_read(&mut self, Filled { produced, consumed }: Filled) {
-        self.buf.commit(produced);
-        self.eof = produced == 0;
+    /// Records one read: the source bytes it took (even if it failed), and what it gave.
+    fn record(&mut self, Filled { produced, consumed }: Filled) -> Result<usize, ReadError> {
+        self.progress.add(consumed);
         if let Some(remaining) = &mut self.remaining {
             *remaining -= consumed as u64;
-            self.eof |= *remaining == 0;
         }
-        self.progress.add(consumed);
+        let produced = produced?;
+        self.buf.commit(produced);
+        self.eof = produced == 0 || self.remaining == Some(0);
+        Ok(produced)
+    }
+
+    /// Records one read; a failure breaks the input off (see [`Reader::break_off`]).
+    fn record_or_break_off(&mut self, filled: Filled) {
+        if let Err(err) = self.record(filled) {
+            self.break_off(err);
+        }
     }
 }
 
@@ -153,9 +154,8 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
                 return Ok(None);
             }
             let len = self.next_read_len();
-            let filled = self.input.read(self.buf.spare(len))?;
-            self.record_read(filled);
-            if filled.produced == 0 {
+            let filled = self.input.read(self.buf.spare(len));
+            if self.record(filled)? == 0 {
                 self.eof = false;
                 return Ok(None);
             }
@@ -182,8 +182,8 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
                 return Ok(None);
             }
             let len = self.next_read_len();
-            let read = self.input.read(self.buf.spare(len));
-            self.record(read);
+            let filled = self.input.read(self.buf.spare(len));
+            self.record_or_break_off(filled);
         }
     }
 }
@@ -200,8 +200,8 @@ impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
                 return Ok(None);
             }
             let spare = self.buf.spare(self.next_read_len());
-            let read = self.input.read_async(spare).await;
-            self.record(read);
+            let filled = self.input.read_async(spare).await;
+            self.record_or_break_off(filled);
         }
     }
 }

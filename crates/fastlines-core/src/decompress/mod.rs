@@ -10,6 +10,7 @@
 mod gzip;
 mod zstd;
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -36,11 +37,11 @@ pub enum Decompress {
 /// `Z_DATA_ERROR` (errno -3) and zlib's message for damaged gzip data, `Z_BUF_ERROR` (-5)
 /// for an unexpected end of either format, and libzstd's error name and number for damaged
 /// zstd data (`ZSTD_error_corruption_detected`, 20).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecompressError {
     pub code: &'static str,
     pub errno: i32,
-    pub message: &'static str,
+    pub message: Cow<'static, str>,
 }
 
 impl DecompressError {
@@ -48,15 +49,15 @@ impl DecompressError {
     pub const UNEXPECTED_END: DecompressError = DecompressError {
         code: "Z_BUF_ERROR",
         errno: -5,
-        message: "unexpected end of file",
+        message: Cow::Borrowed("unexpected end of file"),
     };
 
     /// Damaged deflate data or gzip header, with zlib's message.
-    fn zlib(message: &'static str) -> Self {
+    fn zlib(message: &str) -> Self {
         DecompressError {
             code: "Z_DATA_ERROR",
             errno: -3,
-            message,
+            message: Cow::Owned(message.to_owned()),
         }
     }
 
@@ -70,7 +71,7 @@ impl DecompressError {
         DecompressError {
             code,
             errno: errno as i32,
-            message: zstd_safe::get_error_name(result),
+            message: Cow::Borrowed(zstd_safe::get_error_name(result)),
         }
     }
 }
@@ -187,11 +188,12 @@ impl Decoder {
 /// read to feed several of the reader's chunks.
 const COMPRESSED_READ_BYTES: usize = 64 * 1024;
 
-/// What a read gave: `produced` bytes for the read buffer, which took `consumed` bytes of the
-/// source (what `bytesRead` counts). `produced` is 0 only at the end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a read did: the bytes it gave the read buffer (0 only at the end), or why it failed;
+/// and the bytes of the source it took either way, which `bytesRead` counts: a read that meets
+/// damage may have read the source first.
+#[derive(Debug)]
 pub(crate) struct Filled {
-    pub(crate) produced: usize,
+    pub(crate) produced: Result<usize, ReadError>,
     pub(crate) consumed: usize,
 }
 
@@ -221,29 +223,38 @@ impl<I> Input<I> {
 
 impl<I: Read> Input<I> {
     /// One read into `into`, blocking.
-    pub(crate) fn read(&mut self, into: &mut [u8]) -> Result<Filled, ReadError> {
+    pub(crate) fn read(&mut self, into: &mut [u8]) -> Filled {
         match self {
-            Input::Plain(source) => Ok(Filled::plain(read_retrying(source, into)?)),
-            Input::Decompressed(decompressed) => decompressed.read(into),
+            Input::Plain(source) => Filled::plain(read_retrying(source, into)),
+            Input::Decompressed(decompressed) => {
+                let mut consumed = 0;
+                let produced = decompressed.read(into, &mut consumed);
+                Filled { produced, consumed }
+            }
         }
     }
 }
 
 impl<I: AsyncRead + Unpin> Input<I> {
     /// One read into `into`, waiting on the source's readiness (a pipe's).
-    pub(crate) async fn read_async(&mut self, into: &mut [u8]) -> Result<Filled, ReadError> {
+    pub(crate) async fn read_async(&mut self, into: &mut [u8]) -> Filled {
         match self {
-            Input::Plain(source) => Ok(Filled::plain(read_async(source, into).await?)),
-            Input::Decompressed(decompressed) => decompressed.read_async(into).await,
+            Input::Plain(source) => Filled::plain(read_async(source, into).await),
+            Input::Decompressed(decompressed) => {
+                let mut consumed = 0;
+                let produced = decompressed.read_async(into, &mut consumed).await;
+                Filled { produced, consumed }
+            }
         }
     }
 }
 
 impl Filled {
-    fn plain(n: usize) -> Self {
+    /// A read of the source itself: what it gave is what it took.
+    fn plain(read: Result<usize, OsError>) -> Self {
         Filled {
-            produced: n,
-            consumed: n,
+            consumed: *read.as_ref().unwrap_or(&0),
+            produced: read.map_err(ReadError::from),
         }
     }
 }
@@ -393,35 +404,29 @@ impl<I> Decompressed<I> {
         n
     }
 
-    fn record_direct(&mut self, n: usize, consumed: usize) -> Filled {
+    fn record_direct(&mut self, n: usize) -> usize {
         self.source_done = n == 0;
-        Filled {
-            produced: n,
-            consumed: consumed + n,
-        }
+        n
     }
 }
 
 impl<I: Read> Decompressed<I> {
-    fn read(&mut self, into: &mut [u8]) -> Result<Filled, ReadError> {
-        let mut consumed = 0;
+    /// Decompressed bytes into `into`, reading the source as needed and adding what it read to
+    /// `consumed` as it goes, so that a read that fails still counts.
+    fn read(&mut self, into: &mut [u8], consumed: &mut usize) -> Result<usize, ReadError> {
         loop {
             match self.decode_pending(into)? {
-                Next::Gave(produced) => return Ok(Filled { produced, consumed }),
-                Next::End => {
-                    return Ok(Filled {
-                        produced: 0,
-                        consumed,
-                    })
-                }
+                Next::Gave(produced) => return Ok(produced),
+                Next::End => return Ok(0),
                 Next::NeedInput => {
                     self.make_room();
                     let n = read_retrying(&mut self.source, &mut self.pending[self.end..])?;
-                    consumed += self.record_fill(n);
+                    *consumed += self.record_fill(n);
                 }
                 Next::ReadDirect => {
                     let n = read_retrying(&mut self.source, into)?;
-                    return Ok(self.record_direct(n, consumed));
+                    *consumed += self.record_direct(n);
+                    return Ok(n);
                 }
             }
         }
@@ -430,25 +435,24 @@ impl<I: Read> Decompressed<I> {
 
 impl<I: AsyncRead + Unpin> Decompressed<I> {
     /// [`Decompressed::read`], waiting on the source's readiness.
-    async fn read_async(&mut self, into: &mut [u8]) -> Result<Filled, ReadError> {
-        let mut consumed = 0;
+    async fn read_async(
+        &mut self,
+        into: &mut [u8],
+        consumed: &mut usize,
+    ) -> Result<usize, ReadError> {
         loop {
             match self.decode_pending(into)? {
-                Next::Gave(produced) => return Ok(Filled { produced, consumed }),
-                Next::End => {
-                    return Ok(Filled {
-                        produced: 0,
-                        consumed,
-                    })
-                }
+                Next::Gave(produced) => return Ok(produced),
+                Next::End => return Ok(0),
                 Next::NeedInput => {
                     self.make_room();
                     let n = read_async(&mut self.source, &mut self.pending[self.end..]).await?;
-                    consumed += self.record_fill(n);
+                    *consumed += self.record_fill(n);
                 }
                 Next::ReadDirect => {
                     let n = read_async(&mut self.source, into).await?;
-                    return Ok(self.record_direct(n, consumed));
+                    *consumed += self.record_direct(n);
+                    return Ok(n);
                 }
             }
         }
@@ -458,18 +462,14 @@ impl<I: AsyncRead + Unpin> Decompressed<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zlib_rs::{compress_slice, DeflateConfig};
+    use std::io::Write;
 
     const TEXT: &[u8] = b"one\ntwo\r\nthree\rfour\n\nfive";
 
     fn gzip(data: &[u8]) -> Vec<u8> {
-        let config = DeflateConfig {
-            window_bits: 16 + 15,
-            ..DeflateConfig::default()
-        };
-        let mut out = vec![0; data.len() + 64];
-        let (compressed, _) = compress_slice(&mut out, data, config);
-        compressed.to_vec()
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(data).expect("compressed");
+        encoder.finish().expect("compressed")
     }
 
     fn zstd(data: &[u8]) -> Vec<u8> {
@@ -497,15 +497,11 @@ mod tests {
         let (mut out, mut consumed) = (Vec::new(), 0);
         let mut buf = vec![0; chunk];
         loop {
-            match reader.read(&mut buf) {
-                Ok(Filled {
-                    produced: 0,
-                    consumed: c,
-                }) => return (out, None, consumed + c),
-                Ok(filled) => {
-                    out.extend(&buf[..filled.produced]);
-                    consumed += filled.consumed;
-                }
+            let filled = reader.read(&mut buf);
+            consumed += filled.consumed;
+            match filled.produced {
+                Ok(0) => return (out, None, consumed),
+                Ok(produced) => out.extend(&buf[..produced]),
                 Err(err) => return (out, Some(err), consumed),
             }
         }
@@ -572,7 +568,7 @@ mod tests {
             panic!("{err:?}")
         };
         assert_eq!(
-            (err.code, err.errno, err.message),
+            (err.code, err.errno, &*err.message),
             ("ZSTD_error_prefix_unknown", 10, "Unknown frame descriptor")
         );
     }
@@ -616,9 +612,23 @@ mod tests {
             panic!("{err:?}")
         };
         assert_eq!(
-            (err.code, err.errno, err.message),
+            (err.code, err.errno, &*err.message),
             ("Z_DATA_ERROR", -3, "incorrect header check")
         );
+    }
+
+    #[test]
+    fn damage_met_on_zlib_s_fast_path_keeps_its_message() {
+        // "ab\n", then a match 32,577 bytes back: found while inflating with room for 258 bytes
+        // or more, the path where zlib-rs 0.6.8 reported "repeated call with bad state".
+        let mut file = b"\x1f\x8b\x08\0\0\0\0\0\0\x03\x4b\x4c\xe2\x02\x5e\xa0\x0f".to_vec();
+        file.extend([0; 32]);
+        for chunk in [5, 64 * 1024] {
+            let (out, err, _) = read_all(&file, Decompress::Gzip, chunk);
+            assert_eq!(out, b"ab\n", "chunk {chunk}");
+            let expected = DecompressError::zlib("invalid distance too far back");
+            assert_eq!(err, Some(ReadError::Decompress(expected)), "chunk {chunk}");
+        }
     }
 
     #[test]
