@@ -9,6 +9,7 @@
 // by Node 24, so the same on every runtime); 'auto' detection; the argument errors; and memory:
 // a decompression bomb read slowly keeps RSS flat, and one without a newline stops at
 // maxLineLength.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
@@ -1405,4 +1406,50 @@ test.serial('close and abort stop a decompressing read at once', async (t) => {
   t.true(length > 0 && length <= 48 * 1024, `a chunk of ${length} bytes`)
   await chunks.close()
   t.false(isOpen(file))
+})
+
+// ---- pipes ---------------------------------------------------------------------------------------
+
+/** A FIFO in the temp dir, and a writer for it once the reader has it open. */
+function fifo(name) {
+  const file = temp.path(name)
+  execFileSync('mkfifo', [file])
+  return { file, open: () => fs.promises.open(file, 'w') }
+}
+
+test('gzip and zstd read through a FIFO as the writer sends them in pieces', async (t) => {
+  const text = bytesOf(numberedLines(20_000))
+  const want = referenceLines(text)
+  for (const [format, compressed] of [
+    ['gzip', gzip(text)],
+    ['zstd', zstd(text)],
+  ]) {
+    for (const decompress of [format, 'auto']) {
+      const pipe = fifo(`${format}-${decompress}.fifo`)
+      const reader = readLines(pipe.file, { decompress })
+      const lines = (async () => {
+        const got = []
+        for await (const batch of reader.batches()) got.push(...batch)
+        return got
+      })()
+      const writer = await pipe.open()
+      for (let at = 0; at < compressed.length; at += 4096) await writer.write(compressed.subarray(at, at + 4096))
+      await writer.close()
+      t.deepEqual(await lines, want, `${format} as ${decompress}`)
+      t.is(reader.bytesRead, compressed.length, `${format} as ${decompress}: bytesRead`)
+    }
+  }
+})
+
+test("'auto' on a FIFO hands out a short first line before the writer sends more", async (t) => {
+  const pipe = fifo('short.fifo')
+  const reader = readLines(pipe.file, { decompress: 'auto' })
+  const first = reader.next()
+  const writer = await pipe.open()
+  await writer.write('ok\n')
+  t.deepEqual(await first, { done: false, value: 'ok' })
+  await writer.write('then more\n')
+  await writer.close()
+  t.deepEqual(await reader.next(), { done: false, value: 'then more' })
+  t.deepEqual(await reader.next(), DONE)
 })

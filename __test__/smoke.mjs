@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import zlib from 'node:zlib'
 
 import * as esm from 'fastlines'
 
@@ -55,6 +56,16 @@ try {
     if (followed.length === 5) break
   }
   assert.deepEqual(followed, [...expected, 'appended'])
+
+  // Compressed files: the decompressors are compiled into the binary (no system library).
+  const compressed = { gzip: zlib.gzipSync(text) }
+  if (typeof zlib.zstdCompressSync === 'function') compressed.zstd = zlib.zstdCompressSync(text)
+  for (const [format, bytes] of Object.entries(compressed)) {
+    const packed = path.join(dir, `smoke.${format}`)
+    fs.writeFileSync(packed, bytes)
+    assert.deepEqual([...esm.readLinesSync(packed, { decompress: format })], expected, format)
+    assert.equal(await esm.countLines(packed, { decompress: 'auto' }), expected.length, format)
+  }
 
   await assert.rejects(esm.readLines(path.join(dir, 'missing')).next(), { code: 'ENOENT', syscall: 'open' })
 } finally {

@@ -30,10 +30,11 @@ pub fn count_lines(
     let mut chunk = vec![0; source.chunk_size];
     let mut counter = LineCounter::default();
     while !cancelled.load(Ordering::Relaxed) {
-        match input.read(&mut chunk).produced? {
-            0 => return Ok(Some(counter.finish())),
-            n => counter.feed(&chunk[..n]),
+        let filled = input.read(&mut chunk);
+        if filled.at_end() {
+            return Ok(Some(counter.finish()));
         }
+        counter.feed(&chunk[..filled.produced?]);
     }
     Ok(None)
 }

@@ -93,16 +93,17 @@ impl<F: Framer, I> Reader<F, I> {
         }
     }
 
-    /// Records one read: the source bytes it took (even if it failed), and what it gave.
-    fn record(&mut self, Filled { produced, consumed }: Filled) -> Result<usize, ReadError> {
-        self.progress.add(consumed);
+    /// Records one read: the source bytes it took (even if it failed), and what it gave;
+    /// whether the input is at its end.
+    fn record(&mut self, filled: Filled) -> Result<bool, ReadError> {
+        let at_end = filled.at_end();
+        self.progress.add(filled.consumed);
         if let Some(remaining) = &mut self.remaining {
-            *remaining -= consumed as u64;
+            *remaining = remaining.saturating_sub(filled.consumed as u64);
         }
-        let produced = produced?;
-        self.buf.commit(produced);
-        self.eof = produced == 0 || self.remaining == Some(0);
-        Ok(produced)
+        self.buf.commit(filled.produced?);
+        self.eof = at_end || self.remaining == Some(0);
+        Ok(at_end)
     }
 
     /// Records one read; a failure breaks the input off (see [`Reader::break_off`]).
@@ -155,7 +156,7 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
             }
             let len = self.next_read_len();
             let filled = self.input.read(self.buf.spare(len));
-            if self.record(filled)? == 0 {
+            if self.record(filled)? {
                 self.eof = false;
                 return Ok(None);
             }

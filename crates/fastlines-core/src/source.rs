@@ -82,6 +82,10 @@ impl<I> Source<I> {
 /// Opens `path` for reading at `options.start`. Errors name the syscall Node would name: `open`
 /// for the open, and `read` for positioning, since Node positions with `pread`.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+    debug_assert!(
+        options.decompress == Decompress::Off || (options.start == 0 && options.end.is_none()),
+        "a compressed stream is read whole"
+    );
     let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let is_pipe = is_fifo(&file);
     if options.start > 0 {

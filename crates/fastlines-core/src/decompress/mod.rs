@@ -146,8 +146,42 @@ struct Failed {
     error: DecompressError,
 }
 
-/// The bytes `'auto'` looks at: the longest magic below.
-const MAGIC_LEN: usize = 4;
+/// A magic number `'auto'` recognizes, as a test per byte.
+type Magic = [fn(u8) -> bool];
+
+/// gzip's magic and deflate's method byte.
+const GZIP_MAGIC: [fn(u8) -> bool; 3] = [|b| b == 0x1f, |b| b == 0x8b, |b| b == 0x08];
+/// A zstd frame's magic.
+const ZSTD_MAGIC: [fn(u8) -> bool; 4] =
+    [|b| b == 0x28, |b| b == 0xb5, |b| b == 0x2f, |b| b == 0xfd];
+/// A zstd skippable frame's magic: 50-5f, then 2a 4d 18.
+const SKIPPABLE_MAGIC: [fn(u8) -> bool; 4] = [
+    |b| b & 0xf0 == 0x50,
+    |b| b == 0x2a,
+    |b| b == 0x4d,
+    |b| b == 0x18,
+];
+
+/// How the first bytes of a file stand against a magic number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Against {
+    /// They start with it.
+    Matches,
+    /// They are too few to tell, and could still start with it.
+    MayMatch,
+    Differs,
+}
+
+fn against(head: &[u8], magic: &Magic) -> Against {
+    let n = head.len().min(magic.len());
+    if !head[..n].iter().zip(magic).all(|(&byte, is)| is(byte)) {
+        Against::Differs
+    } else if n == magic.len() {
+        Against::Matches
+    } else {
+        Against::MayMatch
+    }
+}
 
 /// How the bytes are decoded; `Detect` until the first bytes are there to tell.
 #[derive(Debug)]
@@ -168,19 +202,21 @@ impl Decoder {
         }
     }
 
-    /// What `'auto'` makes of a file starting with `head` (all of it, if shorter than
-    /// [`MAGIC_LEN`]): gzip for its magic and deflate's method byte (1f 8b 08), zstd for a
-    /// frame's magic (28 b5 2f fd) or a skippable frame's (5? 2a 4d 18), else the bytes as
-    /// they are, so a text file that happens to start with `1f` stays text.
-    fn detect(head: &[u8]) -> Self {
-        match head {
-            [0x1f, 0x8b, 0x08, ..] => Decoder::Gzip(Gzip::new()),
-            [0x28, 0xb5, 0x2f, 0xfd, ..] => Decoder::Zstd(Zstd::new()),
-            [skippable, 0x2a, 0x4d, 0x18, ..] if skippable & 0xf0 == 0x50 => {
-                Decoder::Zstd(Zstd::new())
-            }
-            _ => Decoder::Plain,
+    /// What `'auto'` makes of a file starting with `head` (all of it when `whole`): gzip or
+    /// zstd by their magic numbers, else the bytes as they are, so a text file that happens to
+    /// start with `1f` stays text. `None` while `head` is too short to tell; a head that can
+    /// start no magic is told at once, so a pipe's first short line is not held back.
+    fn detect(head: &[u8], whole: bool) -> Option<Self> {
+        let gzip = against(head, &GZIP_MAGIC);
+        let zstd = [against(head, &ZSTD_MAGIC), against(head, &SKIPPABLE_MAGIC)];
+        if gzip == Against::Matches {
+            return Some(Decoder::Gzip(Gzip::new()));
         }
+        if zstd.contains(&Against::Matches) {
+            return Some(Decoder::Zstd(Zstd::new()));
+        }
+        let undecided = gzip == Against::MayMatch || zstd.contains(&Against::MayMatch);
+        (whole || !undecided).then_some(Decoder::Plain)
     }
 }
 
@@ -188,9 +224,10 @@ impl Decoder {
 /// read to feed several of the reader's chunks.
 const COMPRESSED_READ_BYTES: usize = 64 * 1024;
 
-/// What a read did: the bytes it gave the read buffer (0 only at the end), or why it failed;
-/// and the bytes of the source it took either way, which `bytesRead` counts: a read that meets
-/// damage may have read the source first.
+/// What a read did: the bytes it gave the read buffer, or why it failed; and the bytes of the
+/// source it took either way, which `bytesRead` counts: a read that meets damage may have read
+/// the source first. A read that took bytes and gave none (a gzip header, a skippable frame,
+/// ignored trailing bytes) is not the end: only one that did neither is ([`Filled::at_end`]).
 #[derive(Debug)]
 pub(crate) struct Filled {
     pub(crate) produced: Result<usize, ReadError>,
@@ -250,6 +287,11 @@ impl<I: AsyncRead + Unpin> Input<I> {
 }
 
 impl Filled {
+    /// The input is all read: nothing given, nothing taken.
+    pub(crate) fn at_end(&self) -> bool {
+        matches!(self.produced, Ok(0)) && self.consumed == 0
+    }
+
     /// A read of the source itself: what it gave is what it took.
     fn plain(read: Result<usize, OsError>) -> Self {
         Filled {
@@ -327,13 +369,13 @@ impl<I> Decompressed<I> {
         loop {
             let pending = &self.pending[self.start..self.end];
             let decoded = match &mut self.decoder {
-                Decoder::Detect if pending.len() < MAGIC_LEN && !self.source_done => {
-                    return Ok(Next::NeedInput);
-                }
-                Decoder::Detect => {
-                    self.decoder = Decoder::detect(pending);
-                    continue;
-                }
+                Decoder::Detect => match Decoder::detect(pending, self.source_done) {
+                    Some(decoder) => {
+                        self.decoder = decoder;
+                        continue;
+                    }
+                    None => return Ok(Next::NeedInput),
+                },
                 Decoder::Plain => return Ok(self.copy_pending(into)),
                 Decoder::Gzip(gzip) => gzip.decode(pending, into),
                 Decoder::Zstd(zstd) => zstd.decode(pending, into),
@@ -411,14 +453,18 @@ impl<I> Decompressed<I> {
 }
 
 impl<I: Read> Decompressed<I> {
-    /// Decompressed bytes into `into`, reading the source as needed and adding what it read to
-    /// `consumed` as it goes, so that a read that fails still counts.
+    /// Decompressed bytes into `into`, reading the source at most once (so the caller can stop
+    /// between reads, however much input gives no output) and adding what it read to
+    /// `consumed`, so that a read that fails still counts.
     fn read(&mut self, into: &mut [u8], consumed: &mut usize) -> Result<usize, ReadError> {
+        let mut read_once = false;
         loop {
             match self.decode_pending(into)? {
                 Next::Gave(produced) => return Ok(produced),
                 Next::End => return Ok(0),
+                Next::NeedInput if read_once => return Ok(0),
                 Next::NeedInput => {
+                    read_once = true;
                     self.make_room();
                     let n = read_retrying(&mut self.source, &mut self.pending[self.end..])?;
                     *consumed += self.record_fill(n);
@@ -440,11 +486,14 @@ impl<I: AsyncRead + Unpin> Decompressed<I> {
         into: &mut [u8],
         consumed: &mut usize,
     ) -> Result<usize, ReadError> {
+        let mut read_once = false;
         loop {
             match self.decode_pending(into)? {
                 Next::Gave(produced) => return Ok(produced),
                 Next::End => return Ok(0),
+                Next::NeedInput if read_once => return Ok(0),
                 Next::NeedInput => {
+                    read_once = true;
                     self.make_room();
                     let n = read_async(&mut self.source, &mut self.pending[self.end..]).await?;
                     *consumed += self.record_fill(n);
@@ -498,9 +547,10 @@ mod tests {
         let mut buf = vec![0; chunk];
         loop {
             let filled = reader.read(&mut buf);
+            let at_end = filled.at_end();
             consumed += filled.consumed;
             match filled.produced {
-                Ok(0) => return (out, None, consumed),
+                _ if at_end => return (out, None, consumed),
                 Ok(produced) => out.extend(&buf[..produced]),
                 Err(err) => return (out, Some(err), consumed),
             }
@@ -653,6 +703,31 @@ mod tests {
         }
         let (out, _, _) = read_all(&gzip(TEXT), Decompress::Auto, 7);
         assert_eq!(out, TEXT);
+    }
+
+    #[test]
+    fn auto_decides_as_soon_as_the_first_bytes_tell() {
+        let plain = |decoder: Option<Decoder>| matches!(decoder, Some(Decoder::Plain));
+        assert!(
+            plain(Decoder::detect(b"a", false)),
+            "no magic starts with a"
+        );
+        assert!(plain(Decoder::detect(b"\x1fx", false)));
+        assert!(
+            plain(Decoder::detect(b"\x1f", true)),
+            "a whole file of one byte"
+        );
+        for undecided in [&b""[..], b"\x1f", b"\x1f\x8b", b"(\xb5/", b"\x5f*M"] {
+            assert!(Decoder::detect(undecided, false).is_none(), "{undecided:?}");
+        }
+        assert!(matches!(
+            Decoder::detect(b"\x1f\x8b\x08", false),
+            Some(Decoder::Gzip(_))
+        ));
+        assert!(matches!(
+            Decoder::detect(b"\x5f*M\x18", false),
+            Some(Decoder::Zstd(_))
+        ));
     }
 
     #[test]
