@@ -103,7 +103,14 @@ async function probe(name, file) {
   const onFirst = () => {
     firstLineMs ??= performance.now() - started
   }
-  const { lines } = await contender.run(file, { lib, prepared, onFirst })
+  let lines
+  try {
+    ;({ lines } = await contender.run(file, { lib, prepared, onFirst }))
+  } catch (error) {
+    // Deno's monitor is a timer: left running, it keeps the process alive past the failure.
+    histogram?.disable()
+    throw error
+  }
   const totalMs = performance.now() - started
   const eldP99Ms = await stopDelayMonitor(histogram)
   const maxRssKiB = process.resourceUsage().maxRSS
