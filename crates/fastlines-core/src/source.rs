@@ -119,3 +119,15 @@ pub(crate) fn read_retrying(input: &mut impl Read, into: &mut [u8]) -> Result<us
         }
     }
 }
+
+/// One read of an input that signals readiness (a pipe), with the syscall Node would name.
+pub(crate) async fn read_async(
+    input: &mut (impl tokio::io::AsyncRead + Unpin),
+    into: &mut [u8],
+) -> Result<usize, OsError> {
+    use tokio::io::AsyncReadExt;
+    input
+        .read(into)
+        .await
+        .map_err(|err| OsError::new(&err, "read"))
+}

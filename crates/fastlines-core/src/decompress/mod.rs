@@ -13,10 +13,10 @@ mod zstd;
 use std::borrow::Cow;
 use std::io::Read;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::AsyncRead;
 
 use crate::error::{OsError, ReadError};
-use crate::source::read_retrying;
+use crate::source::{read_async, read_retrying};
 
 use self::gzip::Gzip;
 use self::zstd::Zstd;
@@ -301,16 +301,6 @@ impl Filled {
     }
 }
 
-async fn read_async(
-    source: &mut (impl AsyncRead + Unpin),
-    into: &mut [u8],
-) -> Result<usize, OsError> {
-    source
-        .read(into)
-        .await
-        .map_err(|err| OsError::new(&err, "read"))
-}
-
 /// What decoding the buffered input calls for next.
 enum Next {
     /// This many bytes were given.
@@ -440,40 +430,37 @@ impl<I> Decompressed<I> {
         self.start = 0;
     }
 
-    fn record_fill(&mut self, n: usize) -> usize {
+    /// After `n` bytes of the source went into `pending[end..]`: what decoding them gives. A
+    /// read goes to the source at most once, so that the caller can stop between reads however
+    /// much input gives no output: a decoder that needs still more input gives 0 for now.
+    fn decode_filled(&mut self, into: &mut [u8], n: usize) -> Result<usize, ReadError> {
         self.end += n;
         self.source_done = n == 0;
-        n
-    }
-
-    fn record_direct(&mut self, n: usize) -> usize {
-        self.source_done = n == 0;
-        n
+        match self.decode_pending(into)? {
+            Next::Gave(produced) => Ok(produced),
+            Next::NeedInput | Next::ReadDirect | Next::End => Ok(0),
+        }
     }
 }
 
 impl<I: Read> Decompressed<I> {
-    /// Decompressed bytes into `into`, reading the source at most once (so the caller can stop
-    /// between reads, however much input gives no output) and adding what it read to
-    /// `consumed`, so that a read that fails still counts.
+    /// Decompressed bytes into `into`, reading the source at most once and adding what it read
+    /// to `consumed`, so that a read that fails still counts.
     fn read(&mut self, into: &mut [u8], consumed: &mut usize) -> Result<usize, ReadError> {
-        let mut read_once = false;
-        loop {
-            match self.decode_pending(into)? {
-                Next::Gave(produced) => return Ok(produced),
-                Next::End => return Ok(0),
-                Next::NeedInput if read_once => return Ok(0),
-                Next::NeedInput => {
-                    read_once = true;
-                    self.make_room();
-                    let n = read_retrying(&mut self.source, &mut self.pending[self.end..])?;
-                    *consumed += self.record_fill(n);
-                }
-                Next::ReadDirect => {
-                    let n = read_retrying(&mut self.source, into)?;
-                    *consumed += self.record_direct(n);
-                    return Ok(n);
-                }
+        match self.decode_pending(into)? {
+            Next::Gave(produced) => Ok(produced),
+            Next::End => Ok(0),
+            Next::NeedInput => {
+                self.make_room();
+                let n = read_retrying(&mut self.source, &mut self.pending[self.end..])?;
+                *consumed += n;
+                self.decode_filled(into, n)
+            }
+            Next::ReadDirect => {
+                let n = read_retrying(&mut self.source, into)?;
+                *consumed += n;
+                self.source_done = n == 0;
+                Ok(n)
             }
         }
     }
@@ -486,23 +473,20 @@ impl<I: AsyncRead + Unpin> Decompressed<I> {
         into: &mut [u8],
         consumed: &mut usize,
     ) -> Result<usize, ReadError> {
-        let mut read_once = false;
-        loop {
-            match self.decode_pending(into)? {
-                Next::Gave(produced) => return Ok(produced),
-                Next::End => return Ok(0),
-                Next::NeedInput if read_once => return Ok(0),
-                Next::NeedInput => {
-                    read_once = true;
-                    self.make_room();
-                    let n = read_async(&mut self.source, &mut self.pending[self.end..]).await?;
-                    *consumed += self.record_fill(n);
-                }
-                Next::ReadDirect => {
-                    let n = read_async(&mut self.source, into).await?;
-                    *consumed += self.record_direct(n);
-                    return Ok(n);
-                }
+        match self.decode_pending(into)? {
+            Next::Gave(produced) => Ok(produced),
+            Next::End => Ok(0),
+            Next::NeedInput => {
+                self.make_room();
+                let n = read_async(&mut self.source, &mut self.pending[self.end..]).await?;
+                *consumed += n;
+                self.decode_filled(into, n)
+            }
+            Next::ReadDirect => {
+                let n = read_async(&mut self.source, into).await?;
+                *consumed += n;
+                self.source_done = n == 0;
+                Ok(n)
             }
         }
     }
