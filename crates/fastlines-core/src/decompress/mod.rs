@@ -351,13 +351,17 @@ impl<I> Decompressed<I> {
         }
     }
 
-    /// Decodes what is pending into `into` as far as it goes without reading the source.
+    /// Decodes what is pending into `into` as far as it goes without reading the source: on
+    /// across members and frames until `into` is full, so a file of many small members (gzip
+    /// appended a flush at a time, bgzip with small blocks) still fills each read.
     fn decode_pending(&mut self, into: &mut [u8]) -> Result<Next, DecompressError> {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
+        let mut gave = 0;
         loop {
             let pending = &self.pending[self.start..self.end];
+            let room = &mut into[gave..];
             let decoded = match &mut self.decoder {
                 Decoder::Detect => match Decoder::detect(pending, self.source_done) {
                     Some(decoder) => {
@@ -367,26 +371,32 @@ impl<I> Decompressed<I> {
                     None => return Ok(Next::NeedInput),
                 },
                 Decoder::Plain => return Ok(self.copy_pending(into)),
-                Decoder::Gzip(gzip) => gzip.decode(pending, into),
-                Decoder::Zstd(zstd) => zstd.decode(pending, into),
+                Decoder::Gzip(gzip) => gzip.decode(pending, room),
+                Decoder::Zstd(zstd) => zstd.decode(pending, room),
             };
             let step = match decoded {
                 Ok(step) => step,
                 Err(Failed { step, error }) => {
                     self.start += step.consumed;
-                    if step.produced == 0 {
+                    gave += step.produced;
+                    if gave == 0 {
                         return Err(error);
                     }
                     self.failed = Some(error);
-                    return Ok(Next::Gave(step.produced));
+                    return Ok(Next::Gave(gave));
                 }
             };
             self.start += step.consumed;
-            if step.produced > 0 {
-                return Ok(Next::Gave(step.produced));
+            gave += step.produced;
+            if gave == into.len() {
+                return Ok(Next::Gave(gave));
             }
-            if step.consumed == 0 {
-                return self.at_a_standstill();
+            if step.consumed == 0 && step.produced == 0 {
+                return if gave > 0 {
+                    Ok(Next::Gave(gave))
+                } else {
+                    self.at_a_standstill()
+                };
             }
         }
     }
