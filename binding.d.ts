@@ -19,8 +19,22 @@ export declare class NativeChunkStream {
 }
 
 /**
- * The last `n` lines of a file, read once, which `cancel()` (or finalizing this object) stops
- * between reads.
+ * The file a path names when `followLines` is called, and its length: where the follower
+ * starts, whenever its first step comes (see `fastlines_core::Anchor`). Taking it opens nothing.
+ */
+export declare class NativeFollowAnchor {
+  /**
+   * Never fails: a path that names nothing is anchored too, and its errors come when
+   * reading begins.
+   */
+  constructor(path: Uint8Array)
+  /** The file's length then; null if nothing was at the path. */
+  get length(): number | null
+}
+
+/**
+ * The last `n` lines of a file, read once, which `cancel()` (or finalizing this object, or
+ * tearing down its env) stops between reads.
  */
 export declare class NativeLastLines {
   /**
@@ -38,8 +52,9 @@ export declare class NativeLastLines {
 }
 
 /**
- * A line count run on the blocking pool, which `cancel()` stops between reads, as does
- * finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
+ * A line count run on the blocking pool, which `cancel()` stops between reads, as do
+ * finalizing this object (collected, or its worker ended; JS keeps it while it awaits) and
+ * tearing down its env.
  */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
@@ -71,11 +86,13 @@ export declare class NativeLineReaderSync {
 
 /**
  * Batches of lines read in the background; `read()` resolves with one batch (its lines joined
- * by newlines), `null` at the end, or a `NativeError`. With `follow`, a follower: it never
+ * by newlines), `null` at the end, or a `NativeError`. Made by `follow()`, a follower: it never
  * ends by itself, reading what is appended to the file (see `fastlines_core::follow`).
  */
 export declare class NativeLineStream {
-  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions, follow?: NativeFollowOptions | undefined | null)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
+  /** A follower of the file `anchor` took, starting where `follow` says as of the anchor. */
+  static follow(anchor: NativeFollowAnchor, options: NativeReadOptions, lines: NativeLineOptions, follow: NativeFollowOptions): NativeLineStream
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to

@@ -200,8 +200,9 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * The byte offset, in the file being read, just past the last line handed out (and its
    * terminator), by either iterator: `readLines(path, { start: reader.position })` resumes
    * exactly after it, with no line lost or repeated. Before the first line, the `start` option
-   * (0 by default). A follower ({@link followLines}) starting at the end of the file has
-   * `undefined` here until its first step has opened the file; after a rotation, offsets are
+   * (0 by default). A follower ({@link followLines}) starting at the end has the file's length
+   * when it was made (`undefined` if there was no file), and one starting with `lastLines` has
+   * `undefined` until its first step has read back from the end; after a rotation, offsets are
    * in the new file.
    */
   readonly position: number | undefined
@@ -319,10 +320,13 @@ export function readLastLines(
 export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress'> {
   /**
    * Offset to start at, for example a saved {@link LineReader.position}. Default: the end of the
-   * file when the first step opens it.
+   * file when `followLines` is called.
    */
   start?: number
-  /** Start with the last this many lines of the file (with `match`, matching lines). Not with `start`. */
+  /**
+   * Start with the last this many lines of the file as it was when `followLines` was called
+   * (with `match`, matching lines). Not with `start`.
+   */
   lastLines?: number
   /** Not supported: a follower has no end. */
   end?: never
@@ -335,6 +339,10 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
  * `batches()`, `close()`, `position`), which never ends by itself. Each line is yielded once its
  * terminator is written (a line ending in `\r` once the next byte shows whether it is `\r\n`).
  *
+ * It starts where the file stood at this call, whenever the first step comes: the call records
+ * which file the path names and its length (opening nothing), so lines appended before the
+ * loop starts come, and a rotation before it is followed as below.
+ *
  * Woken by the OS's file notifications (inotify, FSEvents, ReadDirectoryChangesW), never by a
  * timer; one watcher per process, watching each followed file's directory. Rotations are
  * followed: when the path is renamed away and recreated, the old file is read to its end (its
@@ -342,8 +350,9 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
  * truncated in place (`copytruncate`), reading starts again at offset 0, as `tail -F` does (lines
  * written after the copy and before the truncation are lost there too, and a truncation
  * followed by more than was read before it, before the follower wakes, looks like growth); when
- * the path is deleted, the follower waits for it to reappear. A path that does not exist at the
- * first step rejects it with `ENOENT`.
+ * the path is deleted, the follower waits for it to reappear. A path that names nothing at the
+ * call is read from its start once a file is there; nothing there at the first step rejects
+ * it with `ENOENT`.
  *
  * @example
  * for await (const line of followLines('app.log', { lastLines: 10, signal })) console.log(line)

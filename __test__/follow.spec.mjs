@@ -65,25 +65,128 @@ function runScript(name, code, options) {
 
 // ---- where following starts ------------------------------------------------------------------
 
-test('starts at the end: lines there before the first step are skipped, lines appended after come', async (t) => {
+test('starts at the end as of the call: lines appended before the first step come, nothing is opened before it', async (t) => {
   const file = temp.file('old 1\nold 2\n')
   const reader = followLines(file)
-  t.is(reader.position, undefined, 'no position before the first step opens the file')
+  t.is(reader.position, 12, 'the end as of the call, before the first step')
   fs.appendFileSync(file, 'written before the first step\n')
+  // Anything asynchronous between the call and the loop (opening a database, say).
+  await fs.promises.readFile(file)
   t.false(isOpen(file), 'nothing is opened before the first step')
-  const first = reader.next()
-  await until(() => reader.position !== undefined, 'the first step to open the file')
+  t.deepEqual(await reader.next(), line('written before the first step'))
   t.is(reader.position, fs.statSync(file).size)
+  const step = reader.next()
   fs.appendFileSync(file, 'new 1\n')
-  t.deepEqual(await first, line('new 1'))
+  t.deepEqual(await step, line('new 1'))
   fs.appendFileSync(file, 'new 2\nnew 3\n')
   t.deepEqual(await take(reader, 2), ['new 2', 'new 3'])
-  t.is(reader.linesRead, 3)
-  t.is(reader.bytesRead, 'new 1\nnew 2\nnew 3\n'.length)
+  t.is(reader.linesRead, 4)
+  t.is(reader.bytesRead, 'written before the first step\nnew 1\nnew 2\nnew 3\n'.length)
   t.is(reader.position, fs.statSync(file).size)
   await reader.close()
   t.false(isOpen(file))
   t.deepEqual(await reader.next(), done)
+})
+
+// What happens to the file between followLines() and the first step, for each way of starting:
+// the follower starts from the file as it was at the call, and reads on as if it had been
+// running since then.
+const ORIGINAL = 'o1\no2\r\no3\ro4\n'
+const startModes = [
+  { name: 'at the end', options: undefined, before: [] },
+  { name: 'at start', options: { start: 3 }, before: ['o2', 'o3', 'o4'] },
+  { name: 'with lastLines', options: { lastLines: 2 }, before: ['o3', 'o4'] },
+]
+const inBetween = [
+  {
+    name: 'an append',
+    change: (file) => fs.appendFileSync(file, 'between\n'),
+    after: ['between'],
+  },
+  {
+    name: 'an append, then a rename rotation',
+    change: (file) => {
+      fs.appendFileSync(file, 'between\n')
+      fs.renameSync(file, `${file}.1`)
+      fs.writeFileSync(file, 'new file\n')
+    },
+    after: ['between', 'new file'],
+  },
+  {
+    // What the copy took before the truncation is in the copy only, as for a running
+    // follower that had not read it yet; the truncated file, shorter than at the call, is read
+    // from its start.
+    name: 'an append, then copytruncate',
+    change: (file) => {
+      fs.appendFileSync(file, 'between\n')
+      fs.copyFileSync(file, `${file}.1`)
+      fs.truncateSync(file, 0)
+      fs.appendFileSync(file, 'truncated\n')
+    },
+    after: ['truncated'],
+    truncated: true,
+  },
+]
+for (const mode of startModes) {
+  for (const change of inBetween) {
+    test(`starting ${mode.name}, ${change.name} between the call and the first step: no line lost`, async (t) => {
+      const file = temp.file(ORIGINAL, `between-${mode.name}-${change.name}.log`.replaceAll(/[ ,]+/g, '-'))
+      const reader = followLines(file, mode.options)
+      t.teardown(() => reader.close())
+      change.change(file)
+      await fs.promises.stat(file)
+      const expected = [...(change.truncated ? [] : mode.before), ...change.after]
+      t.deepEqual(await take(reader, expected.length), expected)
+      t.is(reader.position, fs.statSync(file).size, 'position is in the file at the path')
+      const step = reader.next()
+      fs.appendFileSync(file, 'later\n')
+      t.deepEqual(await step, line('later'))
+    })
+  }
+}
+
+test('a file deleted and recreated before the first step is read from 0, even given the same inode', async (t) => {
+  const file = temp.file('0123456789 old line\n'.repeat(10), 'reborn-before.log')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  const oldInode = fs.statSync(file).ino
+  fs.unlinkSync(file)
+  // Long enough that starting at the old length would skip lines of the new file.
+  const lines = Array.from({ length: 20 }, (_, i) => logLine(i))
+  fs.writeFileSync(file, `${lines.join('\n')}\n`)
+  t.log(fs.statSync(file).ino === oldInode ? 'the new file was given the old inode' : 'a new inode')
+  t.deepEqual(await take(reader, 20), lines)
+})
+
+test('a symbolic link re-pointed before the first step: the old target is read on, then the new one', async (t) => {
+  const dir = fs.mkdtempSync(path.join(temp.dir, 'targets-'))
+  const [day1, day2] = [path.join(dir, 'day-1.log'), path.join(dir, 'day-2.log')]
+  fs.writeFileSync(day1, 'old\n')
+  const link = temp.path('current-link.log')
+  fs.symlinkSync(day1, link)
+  const reader = followLines(link)
+  t.teardown(() => reader.close())
+  fs.appendFileSync(day1, 'late on day 1\n')
+  fs.writeFileSync(day2, 'day 2\n')
+  fs.unlinkSync(link)
+  fs.symlinkSync(day2, link)
+  t.deepEqual(await take(reader, 2), ['late on day 1', 'day 2'])
+})
+
+test('a path that names nothing at the call but a file at the first step: the whole file comes', async (t) => {
+  for (const options of [undefined, { lastLines: 1 }]) {
+    const file = temp.path(`appears-${options === undefined ? 'end' : 'last'}.log`)
+    const reader = followLines(file, options)
+    t.is(reader.position, undefined)
+    fs.writeFileSync(file, 'first\nsecond\n')
+    t.deepEqual(await take(reader, 2), ['first', 'second'], JSON.stringify(options))
+    await reader.close()
+  }
+  const file = temp.path('appears-start.log')
+  const reader = followLines(file, { start: 6 })
+  fs.writeFileSync(file, 'first\nsecond\n')
+  t.deepEqual(await reader.next(), line('second'))
+  await reader.close()
 })
 
 test('start: follows from a byte offset, with the lines readLines gives from there', async (t) => {

@@ -11,7 +11,7 @@ import { followLines, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
 import { EDGE_INPUTS, LATIN1_INPUTS, SMALL_READS } from './helpers/line-inputs.mjs'
 import { byteRange, bytesOf, referenceLines } from './helpers/lines-reference.mjs'
-import { collect, lineEnds, settledLineCount, take, until } from './helpers/tail.mjs'
+import { collect, lineEnds, settledLineCount, take } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 
@@ -129,18 +129,23 @@ test('followLines: before any line the start, then after every line the offset p
   }
 })
 
-test('followLines from the end: undefined until the first step opens the file, then its size', async (t) => {
+test('followLines from the end: its size at the call, before and after the first step opens it', async (t) => {
   const file = temp.file('one\ntwo\n')
   const reader = followLines(file)
-  t.is(reader.position, undefined)
+  t.is(reader.position, 8)
   const step = reader.next()
-  await until(() => reader.position !== undefined, 'the first step to open the file')
   t.is(reader.position, 8)
   fs.appendFileSync(file, 'three\r\n')
   await step
   t.is(reader.position, 15)
   await reader.close()
   t.is(followLines(file, { start: 4 }).position, 4)
+  t.is(followLines(temp.path('not-there.log')).position, undefined, 'no file at the call')
+  const last = followLines(file, { lastLines: 1 })
+  t.is(last.position, undefined, 'lastLines: not known before the file is read back')
+  t.deepEqual(await last.next(), { value: 'three', done: false })
+  t.is(last.position, 15)
+  await last.close()
 })
 
 // ---- resuming at every line --------------------------------------------------------------------

@@ -7,8 +7,8 @@ const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
 const { refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
-/** Starts a native stream of raw chunks (see NativeSource). */
-const startChunkStream = (bytes, { read }) => new binding.NativeChunkStream(bytes, read)
+/** A native stream of raw chunks, made at the first step (see NativeSource). */
+const chunkStream = (bytes, { read }) => ({ open: () => new binding.NativeChunkStream(bytes, read) })
 
 /** Iterates the raw chunks of a file as Buffers. */
 class ChunkReader extends ClosingAsyncIterator {
@@ -18,7 +18,7 @@ class ChunkReader extends ClosingAsyncIterator {
   constructor(path, options) {
     super()
     refuseLineOptions(options)
-    this.#source = new NativeSource(startChunkStream, path, options)
+    this.#source = new NativeSource(chunkStream, path, options)
   }
 
   get bytesRead() {

@@ -25,11 +25,26 @@ function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   const follow = followStart(options ?? {})
-  const start = (bytes, { read, lines }) => new binding.NativeLineStream(bytes, read, lines, follow)
-  // Before the first step, the position is `start` if given; else where the follower starts
-  // is known only once it has opened the file.
-  const firstPlace = follow.atEnd || follow.lastLines !== undefined ? () => null : undefined
-  return new LineReader(path, options, start, firstPlace)
+  return new LineReader(path, options, (bytes, { read, lines }) => {
+    // The file as it is now, and its length: the follower starts there, whenever the first
+    // step comes, and so reads the lines appended in between (see anchor.rs).
+    const anchor = new binding.NativeFollowAnchor(bytes)
+    return {
+      open: () => binding.NativeLineStream.follow(anchor, read, lines, follow),
+      firstPlace: () => firstPlace(follow, anchor, read),
+    }
+  })
+}
+
+/**
+ * Where a follower starts, before its first step: `start` if given; the file's end as of the
+ * call; with `lastLines`, only known once the file is read (null).
+ */
+function firstPlace(follow, anchor, read) {
+  if (follow.lastLines !== undefined) return null
+  if (!follow.atEnd) return { start: read.start, end: read.start }
+  const end = anchor.length
+  return end === null ? null : { start: end, end }
 }
 
 module.exports = { followLines }

@@ -8,8 +8,8 @@ const { LineCursor } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { NativeSource } = require('./source')
 
-/** Starts a native stream of line batches (see NativeSource). */
-const startLineStream = (bytes, { read, lines }) => new binding.NativeLineStream(bytes, read, lines)
+/** A native stream of line batches, made at the first step (see NativeSource). */
+const lineStream = (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) })
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */
 class LineReader extends ClosingAsyncIterator {
@@ -19,10 +19,10 @@ class LineReader extends ClosingAsyncIterator {
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#source.batchPlace(serial)
 
-  /** `start` and `firstPlace` as NativeSource takes them: followLines passes its own. */
-  constructor(path, options, start = startLineStream, firstPlace = undefined) {
+  /** `prepare` as NativeSource takes it: followLines passes its own. */
+  constructor(path, options, prepare = lineStream) {
     super()
-    this.#source = new NativeSource(start, path, options, () => this.#stop(), firstPlace)
+    this.#source = new NativeSource(prepare, path, options, () => this.#stop())
   }
 
   /** The byte offset just past the last line handed out, in the file being read. */

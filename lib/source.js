@@ -21,11 +21,10 @@ const MAX_MS_WITHOUT_A_TURN = 2
  * errors.js) and an aborted signal into an AbortError that rejects the pending step at once.
  */
 class NativeSource {
-  #start
+  #open
   #firstPlace
   #native = null
   #path
-  #nativeOptions
   #signal
   #abortListener
   #rejectStep = null
@@ -35,18 +34,19 @@ class NativeSource {
   #final = undefined
 
   /**
-   * `start(bytes, { read, lines })` makes the native stream from the path's bytes and the
-   * normalized options (see options.js). `onAbort` lets the owner drop what it has already
-   * taken, so the abort shows at its next step. `firstPlace(read)` is where reading starts, as
-   * batchPlace(0) gives it until the native side knows: by default, at `start`.
+   * `prepare(bytes, { read, lines })` is called here, with the path's bytes and the normalized
+   * options (see options.js), and gives `open()`, which makes the native stream at the first
+   * step, and optionally `firstPlace()`, where reading starts as batchPlace(0) gives it until
+   * the native side knows (by default, at `start`). `onAbort` lets the owner drop what it has
+   * already taken, so the abort shows at its next step.
    */
-  constructor(start, path, options, onAbort = () => {}, firstPlace = startsAtStart) {
+  constructor(prepare, path, options, onAbort = () => {}) {
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
-    this.#start = start
+    const { open, firstPlace = () => startsAtStart(read) } = prepare(bytes, { read, lines })
+    this.#open = open
     this.#firstPlace = firstPlace
     this.#path = { bytes, display }
-    this.#nativeOptions = { read, lines }
     this.#signal = signal
     this.#abortListener = addAbortListener(signal, () => {
       onAbort()
@@ -65,7 +65,7 @@ class NativeSource {
    */
   batchPlace(serial) {
     const place = this.#native === null ? null : this.#native.batchPlace(serial)
-    return place === null && serial === 0 ? this.#firstPlace(this.#nativeOptions.read) : place
+    return place === null && serial === 0 ? this.#firstPlace() : place
   }
 
   /**
@@ -73,7 +73,7 @@ class NativeSource {
    * read is taken at once; only when there is none does this wait for the native side.
    */
   async next() {
-    if (!this.#open()) return null
+    if (!this.#started()) return null
     const now = this.takeReady()
     if (now !== undefined) return now
     if (this.#final !== undefined) {
@@ -126,15 +126,13 @@ class NativeSource {
   }
 
   /** Throws if aborted, starts the native stream on first use; false once closed. */
-  #open() {
+  #started() {
     if (this.#signal !== undefined && this.#signal.aborted) {
       this.close()
       throw abortError(this.#signal)
     }
     if (this.#closing !== null) return false
-    if (this.#native === null) {
-      this.#native = this.#start(this.#path.bytes, this.#nativeOptions)
-    }
+    if (this.#native === null) this.#native = this.#open()
     return true
   }
 

@@ -24,5 +24,5 @@ mod text;
 
 pub use count::NativeLineCount;
 pub use last_lines::NativeLastLines;
-pub use streams::{NativeChunkStream, NativeLineStream};
+pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use fastlines_core::{Batch, ChunkFramer, FollowFrom, Framer, LineFramer, ReadStream};
+use fastlines_core::{Anchor, Batch, ChunkFramer, Framer, LineFramer, ReadStream};
 use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
@@ -17,7 +17,7 @@ use crate::runtime::{runtime, spawn_promise};
 use crate::text::{JsChunk, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
-/// by newlines), `null` at the end, or a `NativeError`. With `follow`, a follower: it never
+/// by newlines), `null` at the end, or a `NativeError`. Made by `follow()`, a follower: it never
 /// ends by itself, reading what is appended to the file (see `fastlines_core::follow`).
 #[napi]
 pub struct NativeLineStream {
@@ -30,21 +30,38 @@ pub struct NativeLineStream {
 impl NativeLineStream {
     #[napi(constructor)]
     pub fn new(
+        env: &Env,
         path: Uint8Array,
         options: NativeReadOptions,
         lines: NativeLineOptions,
-        follow: Option<NativeFollowOptions>,
     ) -> Result<Self> {
         let framer = LineFramer::from(&lines).starting_at(options.start as u64);
-        let background = match follow {
-            None => Background::spawn(&path, &options, framer)?,
-            Some(follow) => Background::follow(&path, &options, framer, FollowFrom::from(&follow))?,
-        };
-        Ok(NativeLineStream {
+        let background = Background::spawn(env, &path, &options, framer)?;
+        Ok(Self::with(background, &lines))
+    }
+
+    /// A follower of the file `anchor` took, starting where `follow` says as of the anchor.
+    #[napi(factory)]
+    pub fn follow(
+        env: &Env,
+        anchor: &NativeFollowAnchor,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+        follow: NativeFollowOptions,
+    ) -> Result<Self> {
+        let framer = LineFramer::from(&lines).starting_at(options.start as u64);
+        let (anchor, options, from) = (anchor.anchor.clone(), (&options).into(), (&follow).into());
+        let background =
+            Background::start(env, || ReadStream::follow(anchor, options, framer, from))?;
+        Ok(Self::with(background, &lines))
+    }
+
+    fn with(background: Background<Batch>, lines: &NativeLineOptions) -> Self {
+        NativeLineStream {
             background,
             lending: lines.lending(),
             last_batch: LastBatch::default(),
-        })
+        }
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
@@ -82,6 +99,30 @@ impl NativeLineStream {
     }
 }
 
+/// The file a path names when `followLines` is called, and its length: where the follower
+/// starts, whenever its first step comes (see `fastlines_core::Anchor`). Taking it opens nothing.
+#[napi]
+pub struct NativeFollowAnchor {
+    anchor: Anchor,
+}
+
+#[napi]
+impl NativeFollowAnchor {
+    /// Never fails: a path that names nothing is anchored too, and its errors come when
+    /// reading begins.
+    #[napi(constructor)]
+    pub fn new(path: Uint8Array) -> Self {
+        let anchor = Anchor::take(&path_from_bytes(&path));
+        NativeFollowAnchor { anchor }
+    }
+
+    /// The file's length then; null if nothing was at the path.
+    #[napi(getter)]
+    pub fn length(&self) -> Option<f64> {
+        self.anchor.file_len().map(|len| len as f64)
+    }
+}
+
 /// Raw chunks read in the background, each becoming a Buffer.
 #[napi]
 pub struct NativeChunkStream {
@@ -91,8 +132,8 @@ pub struct NativeChunkStream {
 #[napi]
 impl NativeChunkStream {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeReadOptions) -> Result<Self> {
-        let background = Background::spawn(&path, &options, ChunkFramer)?;
+    pub fn new(env: &Env, path: Uint8Array, options: NativeReadOptions) -> Result<Self> {
+        let background = Background::spawn(env, &path, &options, ChunkFramer)?;
         Ok(NativeChunkStream { background })
     }
 
@@ -127,32 +168,26 @@ struct Background<T> {
     stream: Arc<ReadStream<T>>,
 }
 
-impl Background<Batch> {
-    /// Starts following `path` in the background on fastlines' runtime.
-    fn follow(
-        path: &Uint8Array,
-        options: &NativeReadOptions,
-        framer: LineFramer,
-        from: FollowFrom,
-    ) -> Result<Self> {
-        let _runtime = runtime()?.enter();
-        let stream = ReadStream::follow(path_from_bytes(path), options.into(), framer, from);
-        Ok(Background {
-            stream: Arc::new(stream),
-        })
-    }
-}
-
 impl<T: Send + 'static> Background<T> {
     /// Starts reading `path` in the background on fastlines' runtime.
-    fn spawn<F>(path: &Uint8Array, options: &NativeReadOptions, framer: F) -> Result<Self>
+    fn spawn<F>(
+        env: &Env,
+        path: &Uint8Array,
+        options: &NativeReadOptions,
+        framer: F,
+    ) -> Result<Self>
     where
         F: Framer<Item = T> + Send + 'static,
     {
+        let (path, options) = (path_from_bytes(path), options.into());
+        Self::start(env, || ReadStream::spawn(path, options, framer))
+    }
+
+    /// The stream `make` starts on fastlines' runtime.
+    fn start(_env: &Env, make: impl FnOnce() -> ReadStream<T>) -> Result<Self> {
         let _runtime = runtime()?.enter();
-        let stream = ReadStream::spawn(path_from_bytes(path), options.into(), framer);
         Ok(Background {
-            stream: Arc::new(stream),
+            stream: Arc::new(make()),
         })
     }
 

@@ -1,6 +1,10 @@
 //! Following a file as it grows, as `tail -F` does: reading what is appended, woken by the OS
 //! (see [`crate::watch`]), never by a timer; and going on through the file's rotations.
 //!
+//! Where it starts is fixed when following is asked for ([`Anchor`]), not when the background
+//! task first runs: lines appended in between are read, and a rotation in between is followed
+//! by the rules below, as if the follower had been running.
+//!
 //! After each wake-up the follower reads everything there is (one notification can stand for
 //! many writes, and a write can land between the notification and the read), then, having
 //! caught up, looks at the path once:
@@ -19,6 +23,7 @@ use std::path::{Path, PathBuf};
 use tokio::sync::mpsc;
 use tokio::task::spawn_blocking;
 
+use crate::anchor::{Anchor, FileId, Reopened};
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
@@ -30,11 +35,11 @@ use crate::watch::Watch;
 /// Where a follower starts reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FollowFrom {
-    /// At the end of the file as it is when opened: only lines appended after that.
+    /// At the end of the file as it was at the anchor: only lines appended after that.
     End,
     /// At `options.start`, a byte offset (a saved position, say).
     Start,
-    /// With the last this many lines.
+    /// With the last this many lines as of the anchor.
     LastLines(u64),
 }
 
@@ -55,7 +60,7 @@ pub(crate) struct FollowTrip {
 /// blocking pool whenever the path changes, until the stream is closed.
 pub(crate) async fn follow(
     producer: Producer<LineFramer, FollowTrip>,
-    path: PathBuf,
+    anchor: Anchor,
     options: ReadOptions,
     from: FollowFrom,
 ) {
@@ -68,8 +73,8 @@ pub(crate) async fn follow(
         started_at,
     } = producer;
     let opened = spawn_blocking(move || {
-        let path = std::path::absolute(&path).map_err(|err| OsError::new(&err, "open"))?;
-        let (source, offset) = open_following(&path, &options, from, &framer)?;
+        let (source, offset) = open_following(&anchor, &options, from, &framer)?;
+        let path = anchor.path().to_owned();
         let watch = Watch::new(&path).map_err(|err| OsError::new(&err, "watch"))?;
         Ok::<_, ReadError>((path, source, offset, watch, framer))
     });
@@ -93,26 +98,38 @@ pub(crate) async fn follow(
     run_trips(trip, stop, Some(&watch)).await;
 }
 
-/// Opens `path` and positions it where `from` says (the last lines as `framer` frames them);
-/// also gives that offset.
+/// Opens the file to follow (see [`Anchor::reopen`]) and positions it where `from` says, as of
+/// the anchor (the last lines as `framer` frames them); also gives that offset.
+///
+/// The anchored file, now shorter than it was then, was truncated in place: it is read from its
+/// start. A file that replaced it at the path is read from its start, as a running follower
+/// reads one; one that appeared where nothing was is read from `start`, or else from its start.
 fn open_following(
-    path: &Path,
+    anchor: &Anchor,
     options: &ReadOptions,
     from: FollowFrom,
     framer: &LineFramer,
 ) -> Result<(Source, u64), ReadError> {
-    let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
-    let size = || {
-        file.metadata()
-            .map(|meta| meta.len())
-            .map_err(|err| OsError::new(&err, "fstat"))
-    };
-    let offset = match from {
-        FollowFrom::Start => options.start,
-        FollowFrom::End => size()?,
-        FollowFrom::LastLines(n) => {
-            start_of_last_lines(&file, n, size()?, options.chunk_size, framer)?
+    let reopened = anchor.reopen().map_err(|err| OsError::new(&err, "open"))?;
+    let (mut file, offset) = match reopened {
+        Reopened::Anchored(file, len) => {
+            let now = file
+                .metadata()
+                .map_err(|err| OsError::new(&err, "fstat"))?
+                .len();
+            let offset = match from {
+                _ if now < len => 0,
+                FollowFrom::End => len,
+                FollowFrom::Start => options.start,
+                FollowFrom::LastLines(n) => {
+                    start_of_last_lines(&file, n, len, options.chunk_size, framer)?
+                }
+            };
+            (file, offset)
         }
+        Reopened::Replaced(file) => (file, 0),
+        Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start),
+        Reopened::Appeared(file) => (file, 0),
     };
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
@@ -199,7 +216,7 @@ fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(PathChange::Gone),
         Err(err) => return Err(err),
     };
-    if !same_file(&reading, &at_path) {
+    if FileId::of(&reading) != FileId::of(&at_path) {
         return match File::open(path) {
             Ok(next_file) => Ok(PathChange::Replaced(next_file)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(PathChange::Gone),
@@ -212,17 +229,4 @@ fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
     } else {
         PathChange::None
     })
-}
-
-#[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
-}
-
-/// Without stable file ids in std on other systems, a file is told from its successor by its
-/// creation time.
-#[cfg(not(unix))]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    a.created().ok() == b.created().ok()
 }

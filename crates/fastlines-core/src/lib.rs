@@ -19,12 +19,14 @@
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
 //!   ([`ReadStream`]);
 //! - `follow` and `watch`: a stream that follows a file as it grows and rotates, woken by the
-//!   OS's file notifications ([`ReadStream::follow`]);
+//!   OS's file notifications ([`ReadStream::follow`]), from where `anchor` fixed it to start
+//!   when following was asked for ([`Anchor`]);
 //! - `error`: why reading failed, as data ([`ReadError`]).
 //!
 //! The modules are private; this root is the API. Benchmarks and property tests reach the
 //! stages inside through `internals`, behind the `internals` feature.
 
+mod anchor;
 mod buffer;
 mod count;
 mod decode;
@@ -41,6 +43,7 @@ mod stream;
 mod transcode;
 mod watch;
 
+pub use anchor::Anchor;
 pub use count::{count_lines, count_matching_lines};
 pub use decode::{Encoding, Text};
 pub use decompress::{Decompress, DecompressError};

@@ -18,6 +18,7 @@ use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
+use crate::anchor::Anchor;
 use crate::error::ReadError;
 use crate::follow::{follow, FollowFrom};
 use crate::frame::{Batch, Framer, LineFramer};
@@ -153,16 +154,17 @@ impl<T: Send + 'static> ReadStream<T> {
 }
 
 impl ReadStream<Batch> {
-    /// Opens `path` and follows it as it grows, starting `from` where it says: see
-    /// [`crate::follow`]. Must be called inside a Tokio runtime; bounded like [`Self::spawn`].
+    /// Follows the file `anchor` took as it grows, starting `from` where it says as of the
+    /// anchor: see [`crate::follow`]. Must be called inside a Tokio runtime; bounded like
+    /// [`Self::spawn`].
     pub fn follow(
-        path: PathBuf,
+        anchor: Anchor,
         options: ReadOptions,
         framer: LineFramer,
         from: FollowFrom,
     ) -> Self {
         Self::start(&options, framer, Arc::default(), |producer| {
-            follow(producer, path, options, from)
+            follow(producer, anchor, options, from)
         })
     }
 }
