@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
@@ -12,9 +12,11 @@ use napi_derive::napi;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
+use crate::teardown::{register, Registration, Stop};
 
-/// A line count run on the blocking pool, which `cancel()` stops between reads, as does
-/// finalizing this object (collected, or its worker ended; JS keeps it while it awaits).
+/// A line count run on the blocking pool, which `cancel()` stops between reads, as do
+/// finalizing this object (collected, or its worker ended; JS keeps it while it awaits) and
+/// tearing down its env.
 #[napi]
 pub struct NativeLineCount {
     path: PathBuf,
@@ -22,23 +24,31 @@ pub struct NativeLineCount {
     /// Counts only the lines that match, if the options say so.
     filter: Option<Arc<LineFilter>>,
     cancelled: Arc<AtomicBool>,
+    _open: Registration,
 }
 
 #[napi]
 impl NativeLineCount {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions) -> Self {
+    pub fn new(
+        env: &Env,
+        path: Uint8Array,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+    ) -> Result<Self> {
         let encoding = Encoding::from(&lines.encoding);
         let filter = lines
             .r#match
             .as_ref()
             .map(|what| Arc::new(LineFilter::new(&Match::from(what), encoding)));
-        NativeLineCount {
+        let cancelled = Arc::default();
+        Ok(NativeLineCount {
             path: path_from_bytes(&path),
             options: (&options).into(),
             filter,
-            cancelled: Arc::default(),
-        }
+            _open: register(env, Arc::downgrade(&cancelled) as Weak<dyn Stop>)?,
+            cancelled,
+        })
     }
 
     /// Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use fastlines_core::{read_last_lines, LineFramer, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
@@ -13,10 +13,11 @@ use napi_derive::napi;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
+use crate::teardown::{register, Registration, Stop};
 use crate::text::JsText;
 
-/// The last `n` lines of a file, read once, which `cancel()` (or finalizing this object) stops
-/// between reads.
+/// The last `n` lines of a file, read once, which `cancel()` (or finalizing this object, or
+/// tearing down its env) stops between reads.
 #[napi]
 pub struct NativeLastLines {
     path: PathBuf,
@@ -24,6 +25,7 @@ pub struct NativeLastLines {
     options: ReadOptions,
     framer: Option<LineFramer>,
     cancelled: Arc<AtomicBool>,
+    _open: Registration,
 }
 
 #[napi]
@@ -32,18 +34,21 @@ impl NativeLastLines {
     /// `options.start` is not used.
     #[napi(constructor)]
     pub fn new(
+        env: &Env,
         path: Uint8Array,
         n: f64,
         options: NativeReadOptions,
         lines: NativeLineOptions,
-    ) -> Self {
-        NativeLastLines {
+    ) -> Result<Self> {
+        let cancelled = Arc::default();
+        Ok(NativeLastLines {
             path: path_from_bytes(&path),
             n: n as u64,
             options: (&options).into(),
             framer: Some((&lines).into()),
-            cancelled: Arc::default(),
-        }
+            _open: register(env, Arc::downgrade(&cancelled) as Weak<dyn Stop>)?,
+            cancelled,
+        })
     }
 
     /// Resolves with the lines' batches (each its lines joined by `\n`, as `NativeLineStream`

@@ -6,6 +6,7 @@
 //! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
 //!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
+//! - `teardown`: stopping the readers an env leaves open when it is torn down;
 //! - `output`: what a step gives JS, failures as typed data;
 //! - `position`: where the batch JS holds was in the file, for `reader.position`;
 //! - `text`: batches and chunks made into JS strings and Buffers.
@@ -20,6 +21,7 @@ mod position;
 mod runtime;
 mod streams;
 mod sync;
+mod teardown;
 mod text;
 
 pub use count::NativeLineCount;

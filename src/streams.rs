@@ -2,7 +2,7 @@
 //! ([`NativeChunkStream`]), each a [`Background`] stream on fastlines' runtime. JS takes an item
 //! that is already read with `tryRead()`, and awaits `read()` only when none is.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
 use fastlines_core::{Anchor, Batch, ChunkFramer, Framer, LineFramer, ReadStream};
@@ -14,6 +14,7 @@ use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, Nati
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 use crate::runtime::{runtime, spawn_promise};
+use crate::teardown::{register, Registration, Stop};
 use crate::text::{JsChunk, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
@@ -159,13 +160,15 @@ impl NativeChunkStream {
 }
 
 /// What both classes do with their stream: one place for reading, closing, and stopping when
-/// the JS object is finalized.
+/// the JS object is finalized or its env torn down.
 ///
 /// The stream is shared with the futures that `read()` and `close()` start: when a worker
 /// thread ends, its objects are finalized at once while those futures may still be running on
 /// the process-wide runtime, so no future may borrow the object itself.
 struct Background<T> {
     stream: Arc<ReadStream<T>>,
+    /// Stops the stream when the env that made it is torn down first (see `teardown.rs`).
+    _open: Registration,
 }
 
 impl<T: Send + 'static> Background<T> {
@@ -183,12 +186,14 @@ impl<T: Send + 'static> Background<T> {
         Self::start(env, || ReadStream::spawn(path, options, framer))
     }
 
-    /// The stream `make` starts on fastlines' runtime.
-    fn start(_env: &Env, make: impl FnOnce() -> ReadStream<T>) -> Result<Self> {
-        let _runtime = runtime()?.enter();
-        Ok(Background {
-            stream: Arc::new(make()),
-        })
+    /// The stream `make` starts on fastlines' runtime, in `env`'s set of open readers.
+    fn start(env: &Env, make: impl FnOnce() -> ReadStream<T>) -> Result<Self> {
+        let stream = {
+            let _runtime = runtime()?.enter();
+            Arc::new(make())
+        };
+        let _open = register(env, Arc::downgrade(&stream) as Weak<dyn Stop>)?;
+        Ok(Background { stream, _open })
     }
 
     /// A promise of the next item, made into its JS form by `into_js`.

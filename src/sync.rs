@@ -1,19 +1,26 @@
 //! The reader behind `readLinesSync`: batches of lines read on the calling (JS) thread.
 
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
 use fastlines_core::{open, LineFramer, Progress, ReadOptions, Reader};
 use napi::bindgen_prelude::{Either, Uint8Array};
+use napi::Env;
 use napi_derive::napi;
-use std::path::PathBuf;
 
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::{step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
+use crate::teardown::{register, Registration, Stop};
 
 /// Batches of lines read on the calling thread. The file is opened by the first `read()` so
 /// that an open error surfaces where iteration starts.
 #[napi]
 pub struct NativeLineReaderSync {
-    state: SyncState,
+    /// Shared only with the env's set of open readers, which closes it at the env's teardown
+    /// (see `teardown.rs`); every other use is this object's, on the JS thread.
+    state: Arc<Mutex<SyncState>>,
+    _open: Registration,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
     start: u64,
@@ -29,31 +36,39 @@ enum SyncState {
 #[napi]
 impl NativeLineReaderSync {
     #[napi(constructor)]
-    pub fn new(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions) -> Self {
+    pub fn new(
+        env: &Env,
+        path: Uint8Array,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+    ) -> napi::Result<Self> {
         let start = options.start as u64;
         let framer = LineFramer::from(&lines).starting_at(start);
         let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), framer);
-        NativeLineReaderSync {
+        let state = Arc::new(Mutex::new(state));
+        Ok(NativeLineReaderSync {
+            _open: register(env, Arc::downgrade(&state) as Weak<dyn Stop>)?,
             state,
             progress: Progress::default(),
             start,
             last_batch: LastBatch::default(),
-        }
+        })
     }
 
     #[napi(ts_return_type = "string | NativeError | null")]
     pub fn read(&mut self) -> Step<JsBatch> {
-        if let SyncState::Unopened(..) = self.state {
-            if let Err(err) = self.open() {
+        let mut state = lock(&self.state);
+        if let SyncState::Unopened(..) = *state {
+            if let Err(err) = open_state(&mut state, &self.progress) {
                 return Some(Either::B(err.into()));
             }
         }
-        let SyncState::Reading(reader) = &mut self.state else {
+        let SyncState::Reading(reader) = &mut *state else {
             return None;
         };
         let next = reader.next_blocking().transpose();
         if !matches!(next, Some(Ok(_))) {
-            self.state = SyncState::Closed;
+            *state = SyncState::Closed;
         }
         // Never lent strings here (whatever `lines` says): their memory comes back when the
         // engine runs their finalizers, which a synchronous loop does not let it do (on Bun, a
@@ -77,20 +92,29 @@ impl NativeLineReaderSync {
     /// Closes the file now.
     #[napi]
     pub fn close(&mut self) {
-        self.state = SyncState::Closed;
+        self.state.stop();
     }
 }
 
-impl NativeLineReaderSync {
-    /// Opens the file, leaving the reader closed if that fails.
-    fn open(&mut self) -> Result<(), fastlines_core::OsError> {
-        let SyncState::Unopened(path, options, framer) =
-            std::mem::replace(&mut self.state, SyncState::Closed)
-        else {
-            return Ok(());
-        };
-        let source = open(&path, &options)?;
-        self.state = SyncState::Reading(Reader::new(source, framer, self.progress.clone()));
-        Ok(())
+/// Opens the file, leaving the reader closed if that fails.
+fn open_state(state: &mut SyncState, progress: &Progress) -> Result<(), fastlines_core::OsError> {
+    let SyncState::Unopened(path, options, framer) = std::mem::replace(state, SyncState::Closed)
+    else {
+        return Ok(());
+    };
+    let source = open(&path, &options)?;
+    *state = SyncState::Reading(Reader::new(source, framer, progress.clone()));
+    Ok(())
+}
+
+fn lock(state: &Mutex<SyncState>) -> MutexGuard<'_, SyncState> {
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Stop for Mutex<SyncState> {
+    /// Closes the file (dropping the reader outside the lock).
+    fn stop(&self) {
+        let state = std::mem::replace(&mut *lock(self), SyncState::Closed);
+        drop(state);
     }
 }
