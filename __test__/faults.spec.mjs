@@ -7,7 +7,6 @@ import { constants as bufferConstants } from 'node:buffer'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
@@ -15,6 +14,7 @@ import test from 'ava'
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
 import { evalArgs, scriptArgs, shellCommand } from './helpers/runtimes.mjs'
+import { until } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const { MAX_STRING_LENGTH } = bufferConstants
@@ -332,6 +332,5 @@ test('/dev/zero: read up to `end`, or stopped by close() or maxLineLength', asyn
   const counting = countLines('/dev/zero', { signal: AbortSignal.timeout(50) })
   const aborted = await t.throwsAsync(counting, { name: 'AbortError' })
   t.is(aborted.cause.name, 'TimeoutError')
-  for (let wait = 0; wait < 200 && isOpen('/dev/zero'); wait++) await sleep(10)
-  t.false(isOpen('/dev/zero'))
+  await until(() => !isOpen('/dev/zero'), 'the cancelled count to close /dev/zero')
 })

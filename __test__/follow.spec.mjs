@@ -16,9 +16,17 @@ import test from 'ava'
 import { followLines, readLastLines, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
 import { collect, fixturePath, inotifyInstances, logLine, logLineNumber, take, until, within } from './helpers/tail.mjs'
+import { hangLimit } from './helpers/hang.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
 
 const temp = makeTempDir(test)
+/**
+ * Quiet times (see helpers/hang.mjs), the longest in a quiet run of the suite: a line appended
+ * reaching its follower while a thousand followers start beside it (2.3 s); a writer process's
+ * rotation run (2.9 s).
+ */
+const LINE_QUIET_MS = 2_500
+const WRITER_QUIET_MS = 3_000
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
 const done = { value: undefined, done: true }
 const line = (value) => ({ value, done: false })
@@ -338,7 +346,7 @@ test('a symbolic link to a file in another directory: writes to its target wake 
   const step = reader.next()
   await until(() => reader.position !== undefined, 'the follower to open the link')
   fs.appendFileSync(target, 'through the target\n')
-  t.deepEqual(await within(step, 5000, 'the line written to the target'), line('through the target'))
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the target'), line('through the target'))
 })
 
 test('several followers of one file each get every line', async (t) => {
@@ -386,7 +394,7 @@ test('one directory named in several ways (relative, through a symlink, Buffer, 
   const check = async (name, text) => {
     const step = readers[name].next()
     fs.appendFileSync(named[name], `${text}\n`)
-    t.deepEqual(await within(step, 5000, `${name}: ${text}`), line(text), name)
+    t.deepEqual(await within(step, LINE_QUIET_MS, `${name}: ${text}`), line(text), name)
   }
   for (const [name, file] of Object.entries(named)) {
     fs.writeFileSync(file, '')
@@ -436,7 +444,7 @@ async function followWriter(t, log, mode, rotations) {
   }
   const { child, result } = runProcess([fixturePath('log-writer.mjs'), log, mode, '20000', String(rotations)], {
     onStdout,
-    timeout: 60_000,
+    quietMs: WRITER_QUIET_MS,
   })
   for await (const text of reader) {
     const n = logLineNumber(text)
@@ -465,7 +473,7 @@ async function followWriter(t, log, mode, rotations) {
 }
 
 test('rename rotation while a writer process writes: every line once, in order', async (t) => {
-  t.timeout(60_000)
+  t.timeout(hangLimit(WRITER_QUIET_MS))
   const log = temp.path('renamed.log')
   const { got, rotatedAt, total, position } = await followWriter(t, log, 'rename', 4)
   t.is(got.length, total, 'no line lost')
@@ -481,7 +489,7 @@ test('rename rotation while a writer process writes: every line once, in order',
 })
 
 test('copytruncate while a writer process writes: every line after each truncation comes, from offset 0', async (t) => {
-  t.timeout(60_000)
+  t.timeout(hangLimit(WRITER_QUIET_MS))
   const log = temp.path('truncated.log')
   const { got, rotatedAt, total, position } = await followWriter(t, log, 'copytruncate', 3)
   const received = new Set(got)
@@ -602,7 +610,7 @@ test('a missing path rejects the first step with ENOENT, as fs does', async (t) 
 // ---- many followers --------------------------------------------------------------------------
 
 test.serial('1,000 followers at once on distinct files: one inotify instance, every line, all closed', async (t) => {
-  t.timeout(60_000)
+  t.timeout(hangLimit(WRITER_QUIET_MS))
   const count = 1000
   const watchesBefore = inotifyWatches()
   const files = Array.from({ length: count }, (_, i) => temp.file(`first ${i}\n`, `many-${i}.log`))
@@ -686,7 +694,7 @@ test('aborting while a step waits rejects it with an AbortError and closes the f
   controller.abort(reason)
   const error = await t.throwsAsync(waiting)
   t.like(error, { name: 'AbortError', code: 'ABORT_ERR', cause: reason })
-  await until(() => !isOpen(file), 'the abort to close the file', 5000)
+  await until(() => !isOpen(file), 'the abort to close the file')
   await t.throwsAsync(reader.next(), { name: 'AbortError' })
 })
 
@@ -705,7 +713,7 @@ test('no CPU is spent while waiting, and the process exits by itself after close
   fs.mkdirSync(quiet)
   const file = path.join(quiet, 'idle.log')
   fs.writeFileSync(file, 'there before\n')
-  const run = await runProcess([fixturePath('follow-idle.mjs'), file], { timeout: 20_000 }).result
+  const run = await runProcess([fixturePath('follow-idle.mjs'), file], { quietMs: 2_500 }).result
   t.is(run.status, 0, describeRun(run))
   const { cpuMs, wallMs, line: woken } = JSON.parse(run.stdout)
   t.is(woken, 'woken')
@@ -727,7 +735,7 @@ test('a pending step keeps the process alive until its line is written', async (
      console.log('ready')
      console.log('got', (await step).value)
      await reader.close()`,
-    { onStdout: (data) => data.includes('ready') && fs.appendFileSync(file, 'hello\n'), timeout: 20_000 },
+    { onStdout: (data) => data.includes('ready') && fs.appendFileSync(file, 'hello\n'), quietMs: 2_500 },
   )
   const run = await result
   t.is(run.status, 0, describeRun(run))
@@ -753,7 +761,7 @@ test('a process that follows and then closes, breaks or aborts exits by itself',
      await fastlines.followLines(file, { signal: controller.signal }).next().catch((e) => console.log(e.name))
      await idle.close()
      console.log(JSON.stringify(await step))`,
-    { timeout: 20_000 },
+    { quietMs: 2_500 },
   )
   const run = await result
   t.is(run.status, 0, describeRun(run))
@@ -762,7 +770,7 @@ test('a process that follows and then closes, breaks or aborts exits by itself',
 })
 
 test('workers terminated while following neither crash nor hang the process, and leave nothing open', async (t) => {
-  const run = await runProcess([fixturePath('follow-workers.mjs'), temp.dir], { timeout: 30_000 }).result
+  const run = await runProcess([fixturePath('follow-workers.mjs'), temp.dir], { quietMs: 2_500 }).result
   t.is(run.status, 0, describeRun(run))
   const { outcomes, stillOpen, line: own } = JSON.parse(run.stdout)
   for (const outcome of outcomes) {

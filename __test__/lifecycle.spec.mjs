@@ -10,6 +10,8 @@ import test from 'ava'
 
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
+import { hangLimit } from './helpers/hang.mjs'
+import { until } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
@@ -27,11 +29,14 @@ async function fifoWithWriter(t) {
   return { fifo, writer }
 }
 
-/** Runs `code` as an ES module, with `fastlines` imported, in a fresh process of this runtime. */
-function runScript(name, code, timeout = 20_000) {
+/**
+ * Runs `code` as an ES module, with `fastlines` imported, in a fresh process of this runtime,
+ * killed past the hang limit for a run of `quietMs` (see helpers/hang.mjs).
+ */
+function runScript(name, code, quietMs = 500) {
   const script = temp.file(`import * as fastlines from ${JSON.stringify(indexPath)}\n${code}`, `${name}.mjs`)
   const flags = typeof Bun === 'undefined' ? ['--expose-gc'] : []
-  return spawnSync(process.execPath, [...flags, script], { encoding: 'utf8', timeout })
+  return spawnSync(process.execPath, [...flags, script], { encoding: 'utf8', timeout: hangLimit(quietMs) })
 }
 
 test('break closes the file before the loop is left', async (t) => {
@@ -116,8 +121,7 @@ test('close() settles a step that is waiting for data, and closes a FIFO at once
   const reader = readLines(fifo)
   const pending = reader.next()
   await writer
-  await sleep(100)
-  t.is(openCount(fifo), 2) // the reader's end and the writer's
+  await until(() => openCount(fifo) === 2, "the reader's open of the FIFO") // and the writer's
   await reader.close()
   t.deepEqual(await pending, { value: undefined, done: true })
   t.is(openCount(fifo), 1)
@@ -266,7 +270,7 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
        if (lines % 400_000 < batch.length) samples.push(retainedMiB())
      }
      console.log(JSON.stringify({ lines, samples }))`,
-    60_000,
+    2_000,
   )
   t.is(result.status, 0, result.stderr)
   const { lines, samples } = JSON.parse(result.stdout)
@@ -304,7 +308,7 @@ test('lines kept after their batch was read stay intact while later reads reuse 
      for (let round = 0; round < 3; round++) (collect(), await churn())
      const sha256 = (lines) => createHash('sha256').update(lines.join('\\n')).digest('hex')
      console.log(JSON.stringify([batches, lines, sync].map(sha256)))`,
-    60_000,
+    2_000,
   )
   t.is(result.status, 0, result.stderr)
   const expected = createHash('sha256').update(numberedLines(20_000).trimEnd()).digest('hex')
@@ -363,7 +367,10 @@ test('a FIFO delivers each line as it is written, with no CPU spent waiting (no 
   const fifo = temp.path('cpu-fifo')
   execFileSync('mkfifo', [fifo])
   const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '8', '200'])
-  const reader = spawnSync(process.execPath, [fixture('fifo-reader.mjs'), fifo], { encoding: 'utf8', timeout: 20_000 })
+  const reader = spawnSync(process.execPath, [fixture('fifo-reader.mjs'), fifo], {
+    encoding: 'utf8',
+    timeout: hangLimit(2_000),
+  })
   await new Promise((resolve) => (writer.exitCode === null ? writer.on('exit', resolve) : resolve()))
   t.is(reader.status, 0, reader.stderr)
   const { delays, cpuMs, wallMs } = JSON.parse(reader.stdout)

@@ -15,11 +15,14 @@ import { countLines, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
 import { runtime } from './helpers/runtimes.mjs'
+import { until } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const fixture = (name) => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))
 const onBun = typeof Bun !== 'undefined'
 const MiB = 2 ** 20
+/** The three stress-lifetime children run at once: 8.4 s each at most in a quiet run. */
+const LIFETIME_QUIET_MS = 8_500
 
 /** Threads of this process, from /proc: what the OS sees, whatever the runtime reports. */
 const threadCount = () => fs.readdirSync('/proc/self/task').length
@@ -40,12 +43,14 @@ const midReadFile = () => (sharedBigFile ??= bigFile('64mb.txt', 64))
 
 /**
  * Runs a fixture in a fresh process of this runtime (Node with --expose-gc and `nodeFlags`). A
- * child still running after `timeout` ms is killed, and reported with `timedOut`: that is how a
- * hang shows.
+ * child still running past the hang limit for a run of `quietMs` (see helpers/hang.mjs: each
+ * caller's is the longest its fixture took in a quiet run of the suite, with the other
+ * children of this file beside it) is killed, and reported with `timedOut`: that is how a hang
+ * shows.
  */
-function runFixture(name, args, { timeout = 30_000, nodeFlags = [], env = {} } = {}) {
+function runFixture(name, args, { quietMs, nodeFlags = [], env = {} }) {
   const flags = onBun ? [] : ['--expose-gc', ...nodeFlags]
-  return runProcess([...flags, fixture(name), ...args], { timeout, env }).result
+  return runProcess([...flags, fixture(name), ...args], { quietMs, env }).result
 }
 
 const describe = describeRun
@@ -213,7 +218,7 @@ test('10,000 open / read a little / break cycles: no growth in descriptors, thre
   // after a full GC (pinned here); glibc gives each new thread its own arena, which keeps freed
   // buffers resident (one arena here; a leak grows RSS in any arena).
   const run = await runFixture('stress-cycles.mjs', [file, '1000', '10000'], {
-    timeout: 50_000,
+    quietMs: 17_500,
     nodeFlags: ['--max-semi-space-size=1'],
     env: { MALLOC_ARENA_MAX: '1' },
   })
@@ -238,14 +243,14 @@ test('10,000 open / read a little / break cycles: no growth in descriptors, thre
 })
 
 test('process.exit() in the middle of a for-await exits at once with its code', async (t) => {
-  const run = await runFixture('stress-lifetime.mjs', ['exit', midReadFile()], { timeout: 20_000 })
+  const run = await runFixture('stress-lifetime.mjs', ['exit', midReadFile()], { quietMs: LIFETIME_QUIET_MS })
   t.is(run.status, 7, describe(run))
   t.false(run.timedOut)
   t.is(run.stdout.trim(), 'exiting after 100000 lines')
 })
 
 test('an uncaught exception inside a for-await ends the process with code 1 and its message', async (t) => {
-  const run = await runFixture('stress-lifetime.mjs', ['throw', midReadFile()], { timeout: 20_000 })
+  const run = await runFixture('stress-lifetime.mjs', ['throw', midReadFile()], { quietMs: LIFETIME_QUIET_MS })
   t.is(run.status, 1, describe(run))
   t.false(run.timedOut)
   t.regex(run.stderr, /thrown inside the loop after \d+ lines/)
@@ -253,7 +258,7 @@ test('an uncaught exception inside a for-await ends the process with code 1 and 
 })
 
 test('a half-read iterator abandoned without close() closes its file once collected', async (t) => {
-  const run = await runFixture('stress-lifetime.mjs', ['abandon', midReadFile()], { timeout: 20_000 })
+  const run = await runFixture('stress-lifetime.mjs', ['abandon', midReadFile()], { quietMs: LIFETIME_QUIET_MS })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { first, openBefore, openAfter, collections } = JSON.parse(run.stdout)
   t.log(`closed after ${collections} collection(s)`)
@@ -274,7 +279,7 @@ test('workers terminated mid-read (50, 12 on Deno) leave a healthy process that 
     const files = Array.from({ length: workers }, (_, i) =>
       temp.file(numberedLines(20_000 + i), `worker-${seed}-${i}.txt`),
     )
-    const run = await runFixture('stress-workers.mjs', [String(seed), ...files], { timeout: 40_000 })
+    const run = await runFixture('stress-workers.mjs', [String(seed), ...files], { quietMs: 9_000 })
     return { seed, run }
   }
   for (const { seed, run } of await Promise.all([scenario(20_261_122), scenario(20_261_123)])) {
@@ -295,7 +300,7 @@ test('workers terminated mid-read (50, 12 on Deno) leave a healthy process that 
 test('recycled workers that alone load fastlines keep its threads bounded', async (t) => {
   // The runtime outlives every env: no env keeps it, and none may replace it with an unbounded one.
   const files = Array.from({ length: 100 }, (_, i) => temp.file(numberedLines(2000 + i, 30), `pool-${i}.txt`))
-  const run = await runFixture('stress-worker-pool.mjs', files, { timeout: 60_000 })
+  const run = await runFixture('stress-worker-pool.mjs', files, { quietMs: 7_500 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { atStart, rounds } = JSON.parse(run.stdout)
   t.is(rounds.length, 3)
@@ -323,7 +328,7 @@ test('recycled workers that alone load fastlines keep its threads bounded', asyn
 test('close() closes the file at once even when every blocking thread is busy', async (t) => {
   const file = bigFile('busy-pool.txt', 8)
   const dir = fs.mkdtempSync(`${temp.dir}/fifos-`)
-  const run = await runFixture('stress-busy-pool.mjs', [file, dir], { timeout: 30_000 })
+  const run = await runFixture('stress-busy-pool.mjs', [file, dir], { quietMs: 3_500 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { closed, closeMs, fileOpenAfterClose, pendingStep } = JSON.parse(run.stdout)
   t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by FIFO opens`)
@@ -338,9 +343,7 @@ test('a worker terminated while counting an endless device stops the count', asy
   const index = fileURLToPath(new URL('../index.js', import.meta.url))
   const worker = new Worker(`require(${JSON.stringify(index)}).countLines('/dev/zero')`, { eval: true })
   await once(worker, 'online')
-  for (let wait = 0; wait < 200 && !isOpen('/dev/zero'); wait++) await sleep(10)
-  t.true(isOpen('/dev/zero'), 'the count had started')
-  await worker.terminate()
-  for (let wait = 0; wait < 200 && isOpen('/dev/zero'); wait++) await sleep(10)
-  t.false(isOpen('/dev/zero'))
+  await until(() => isOpen('/dev/zero'), 'the count to start')
+  t.is(await worker.terminate(), 1, 'terminated, not ended by itself')
+  await until(() => !isOpen('/dev/zero'), "the terminated worker's count to close /dev/zero")
 })

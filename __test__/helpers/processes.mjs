@@ -2,12 +2,17 @@
 // crashes or terminates its workers is run in one and judged by its outcome.
 import { spawn } from 'node:child_process'
 
+import { hangLimit } from './hang.mjs'
+
 /**
  * Runs `args` (a script and its arguments) in a fresh process of this runtime. A child still
- * running after `timeout` ms is killed and reported with `timedOut`: that is how a hang shows.
- * `onStdout(chunk, child)` sees the output as it comes; `env` is added to this process's.
+ * running past the hang limit for a run of `quietMs` (see hang.mjs; by default, a script that
+ * only starts, does a little and exits) is killed and reported with `timedOut`: that is how a
+ * hang shows. `onStdout(chunk, child)` sees the output as it comes; `env` is added to this
+ * process's.
  */
-export function runProcess(args, { timeout = 30_000, onStdout, env = {} } = {}) {
+export function runProcess(args, { quietMs = 500, onStdout, env = {} } = {}) {
+  const timeout = hangLimit(quietMs)
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''

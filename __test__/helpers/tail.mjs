@@ -5,6 +5,8 @@ import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
+import { hangLimit } from './hang.mjs'
+
 const LF = 0x0a
 const CR = 0x0d
 
@@ -49,13 +51,21 @@ export function settledLineCount(bytes) {
 }
 
 /**
- * Resolves once `condition()` holds, checking every few milliseconds; fails with `what` after
- * `timeoutMs`. For a reader's own state (the file opened, bytes read), never for data.
+ * The longest an `until` took in a quiet run of the suite: a follower reading what was just
+ * appended, while a thousand followers of follow.spec.mjs start beside it (2.3 s, Node).
  */
-export async function until(condition, what, timeoutMs = 10_000) {
-  const deadline = performance.now() + timeoutMs
+const UNTIL_QUIET_MS = 2_500
+
+/**
+ * Resolves once `condition()` holds, checking every few milliseconds; fails with `what` after
+ * the hang limit for a wait of `quietMs` (see hang.mjs). For a reader's own state (the file
+ * opened, bytes read), never for data.
+ */
+export async function until(condition, what, quietMs = UNTIL_QUIET_MS) {
+  const limit = hangLimit(quietMs)
+  const deadline = performance.now() + limit
   while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    if (performance.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`)
     await sleep(2)
   }
 }
@@ -103,13 +113,15 @@ export const logLine = (i) => `${String(i).padStart(8, '0')} ${'x'.repeat((i * 7
 export const logLineNumber = (line) => (/^\d{8} x*$/.test(line) ? Number(line.slice(0, 8)) : NaN)
 
 /**
- * Settles like `promise`, or rejects naming `what` if it has not settled after `ms`: a guard
- * that turns a hang into a clear failure (the wait itself is on the promise, never on a timer).
+ * Settles like `promise`, or rejects naming `what` if it has not settled within the hang limit
+ * for a wait of `quietMs` (see hang.mjs): a guard that turns a hang into a clear failure (the
+ * wait itself is on the promise, never on a timer).
  */
-export function within(promise, ms, what) {
+export function within(promise, quietMs, what) {
+  const limit = hangLimit(quietMs)
   let timer
   const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled after ${ms} ms: ${what}`)), ms)
+    timer = setTimeout(() => reject(new Error(`not settled after ${limit} ms: ${what}`)), limit)
   })
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
 }
