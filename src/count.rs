@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
@@ -12,7 +12,7 @@ use napi_derive::napi;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
-use crate::teardown::{register, Registration, Stop};
+use crate::teardown::{register, Registration};
 
 /// A line count run on the blocking pool, which `cancel()` stops between reads, as do
 /// finalizing this object (collected, or its worker ended; JS keeps it while it awaits) and
@@ -46,7 +46,7 @@ impl NativeLineCount {
             path: path_from_bytes(&path),
             options: (&options).into(),
             filter,
-            _open: register(env, Arc::downgrade(&cancelled) as Weak<dyn Stop>)?,
+            _open: register(env, &cancelled)?,
             cancelled,
         })
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use fastlines_core::{read_last_lines, LineFramer, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::spawn_blocking_promise;
-use crate::teardown::{register, Registration, Stop};
+use crate::teardown::{register, Registration};
 use crate::text::JsText;
 
 /// The last `n` lines of a file, read once, which `cancel()` (or finalizing this object, or
@@ -46,7 +46,7 @@ impl NativeLastLines {
             n: n as u64,
             options: (&options).into(),
             framer: Some((&lines).into()),
-            _open: register(env, Arc::downgrade(&cancelled) as Weak<dyn Stop>)?,
+            _open: register(env, &cancelled)?,
             cancelled,
         })
     }

@@ -2,7 +2,7 @@
 //! ([`NativeChunkStream`]), each a [`Background`] stream on fastlines' runtime. JS takes an item
 //! that is already read with `tryRead()`, and awaits `read()` only when none is.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use fastlines_core::{Anchor, Batch, ChunkFramer, Framer, LineFramer, ReadStream};
@@ -14,7 +14,7 @@ use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, Nati
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 use crate::runtime::{runtime, spawn_promise};
-use crate::teardown::{register, Registration, Stop};
+use crate::teardown::{register, Registration};
 use crate::text::{JsChunk, Lending};
 
 /// Batches of lines read in the background; `read()` resolves with one batch (its lines joined
@@ -192,7 +192,7 @@ impl<T: Send + 'static> Background<T> {
             let _runtime = runtime()?.enter();
             Arc::new(make())
         };
-        let _open = register(env, Arc::downgrade(&stream) as Weak<dyn Stop>)?;
+        let _open = register(env, &stream)?;
         Ok(Background { stream, _open })
     }
 

@@ -1,7 +1,7 @@
 //! The reader behind `readLinesSync`: batches of lines read on the calling (JS) thread.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use fastlines_core::{open, LineFramer, Progress, ReadOptions, Reader};
 use napi::bindgen_prelude::{Either, Uint8Array};
@@ -47,7 +47,7 @@ impl NativeLineReaderSync {
         let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), framer);
         let state = Arc::new(Mutex::new(state));
         Ok(NativeLineReaderSync {
-            _open: register(env, Arc::downgrade(&state) as Weak<dyn Stop>)?,
+            _open: register(env, &state)?,
             state,
             progress: Progress::default(),
             start,

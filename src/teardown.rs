@@ -72,9 +72,10 @@ impl Drop for Registration {
     }
 }
 
-/// Puts `reader` in the set of `env`'s open readers, stopped when `env` is torn down unless the
-/// returned registration is dropped first.
-pub fn register(env: &Env, reader: Weak<dyn Stop>) -> Result<Registration> {
+/// Puts `reader` in the set of `env`'s open readers (without keeping it alive), stopped when
+/// `env` is torn down unless the returned registration is dropped first.
+pub fn register<S: Stop + 'static>(env: &Env, reader: &Arc<S>) -> Result<Registration> {
+    let reader: Weak<dyn Stop> = Arc::downgrade(reader) as Weak<dyn Stop>;
     let readers = open_readers(env)?;
     let id = {
         let mut set = readers.lock();

@@ -1,8 +1,8 @@
 //! Where a follower starts, fixed when following is asked for rather than when reading begins:
-//! the file the path names then, and its length ([`Anchor`]). Taking it costs one `stat` and
-//! opens nothing, so a follower nobody reads holds no descriptor; when reading begins, the file
-//! is found again ([`Anchor::reopen`]), renamed or not, and what happened to it in between is
-//! judged by the rules a running follower applies (see [`crate::follow`]).
+//! the file the path names then, and its length ([`Anchor`]). Taking it costs an `lstat` and a
+//! `stat` and opens nothing, so a follower nobody reads holds no descriptor; when reading
+//! begins, the file is found again ([`Anchor::reopen`]), renamed or not, and what happened to it
+//! in between is judged by the rules a running follower applies (see [`crate::follow`]).
 
 use std::fs::{File, Metadata};
 use std::io;
