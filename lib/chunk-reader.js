@@ -1,4 +1,4 @@
-// readChunks: the raw bytes of a file as Buffers, straight from a native chunk stream
+// readChunks: the raw bytes of a file (or a byte source, decompressed) as Buffers, straight from a native chunk stream
 // (source.js), with no lines made.
 'use strict'
 
@@ -7,18 +7,21 @@ const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
 const { refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
-/** A native stream of raw chunks, made at the first step (see NativeSource). */
-const chunkStream = (bytes, { read }) => ({ open: () => new binding.NativeChunkStream(bytes, read) })
+/** A native stream of raw chunks, of a file or a byte source (see NativeSource). */
+const chunkStream = {
+  path: (bytes, { read }) => ({ open: () => new binding.NativeChunkStream(bytes, read) }),
+  fed: (feed, { read }) => binding.NativeChunkStream.fed(feed, read),
+}
 
 /** Iterates the raw chunks of a file as Buffers. */
 class ChunkReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
 
-  constructor(path, options) {
+  constructor(input, options) {
     super()
     refuseLineOptions(options)
-    this.#source = new NativeSource(chunkStream, path, options)
+    this.#source = new NativeSource(chunkStream, input, options)
   }
 
   get bytesRead() {
@@ -41,8 +44,8 @@ class ChunkReader extends ClosingAsyncIterator {
   }
 }
 
-function readChunks(path, options) {
-  return new ChunkReader(path, options)
+function readChunks(input, options) {
+  return new ChunkReader(input, options)
 }
 
 module.exports = { readChunks }

@@ -1,15 +1,21 @@
-// countLines: a native count on the blocking pool, of every line or of those that `match`. No
-// line reaches JS, only the number, or the error the count failed with; an abort rejects at
-// once and stops the count.
+// countLines: a native count, of every line or of those that `match`, of a file (on the blocking
+// pool) or of a byte source (byte-source.js). No line reaches JS, only the number, or the error
+// the count failed with; an abort rejects at once and stops the count.
 'use strict'
 
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { isNativeFailure, nativeError } = require('./errors')
-const { normalizeOptions, normalizePath, refuseLineOptions } = require('./options')
+const { byteSource } = require('./byte-source')
+const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
-async function countLines(path, options) {
+async function countLines(input, options) {
   refuseLineOptions(options, ['maxLineLength'])
+  const source = byteSource(input)
+  return source === undefined ? countFile(input, options) : countSource(source, options)
+}
+
+async function countFile(path, options) {
   const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
@@ -17,6 +23,20 @@ async function countLines(path, options) {
   const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw nativeError(result, display)
   return result
+}
+
+async function countSource(source, options) {
+  refuseFileOptions(options)
+  const { read, lines, signal } = normalizeOptions(options)
+  throwIfAborted(signal)
+  const count = source.open((feed) => binding.NativeLineCount.fed(feed, read, lines))
+  try {
+    const result = await untilNativeDone(count, count.count(), signal)
+    if (isNativeFailure(result)) throw result.kind === 'source' ? source.error : nativeError(result, source.display)
+    return result
+  } finally {
+    source.stop()
+  }
 }
 
 module.exports = { countLines }

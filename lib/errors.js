@@ -77,11 +77,11 @@ function fsError({ errno, syscall }, path) {
     util.getSystemErrorName ? util.getSystemErrorName(uvErrno) : `E${errno}`,
     'unknown error',
   ]
-  const error = new Error(`${code}: ${description}, ${syscall} '${path}'`)
+  const error = new Error(`${code}: ${description}, ${syscall}${path === undefined ? '' : ` '${path}'`}`)
   error.errno = uvErrno
   error.code = code
   error.syscall = syscall
-  error.path = path
+  if (path !== undefined) error.path = path
   return error
 }
 
@@ -94,7 +94,7 @@ function decompressError({ code, errno, message }, path) {
   const error = new Error(message)
   error.errno = errno
   error.code = code
-  error.path = path
+  if (path !== undefined) error.path = path
   return error
 }
 
@@ -103,9 +103,9 @@ function lineTooLongError(path, maxLineLength) {
   const error = codedError(
     Error,
     'ERR_LINE_TOO_LONG',
-    `A line in '${path}' is longer than maxLineLength (${maxLineLength} bytes)`,
+    `A line in ${shown(path)} is longer than maxLineLength (${maxLineLength} bytes)`,
   )
-  error.path = path
+  if (path !== undefined) error.path = path
   error.maxLineLength = maxLineLength
   return error
 }
@@ -120,11 +120,16 @@ function stringTooLongError(path, maxStringLength) {
   const error = codedError(
     Error,
     'ERR_STRING_TOO_LONG',
-    `A line in '${path}' is longer than the longest string this engine can hold (${longest}); ` +
+    `A line in ${shown(path)} is longer than the longest string this engine can hold (${longest}); ` +
       'pass maxLineLength to bound the lines read',
   )
-  error.path = path
+  if (path !== undefined) error.path = path
   return error
+}
+
+/** The path read, quoted, for a message; a byte source has none (or its stream's). */
+function shown(path) {
+  return path === undefined ? 'the byte source' : `'${path}'`
 }
 
 /**
@@ -138,8 +143,10 @@ function isNativeFailure(item) {
 }
 
 /**
- * The error to throw for a native failure on `path` (the path as given, for the message). The
- * one place that reads a failure's shape, with `isNativeFailure`.
+ * The error to throw for a native failure on `path` (the path as given, for the message;
+ * undefined for a byte source). The one place that reads a failure's shape, with
+ * `isNativeFailure`, but for a byte source's own failure (kind `source`), which its reader
+ * reports with the source's error (source.js, count.js).
  */
 function nativeError(failure, path) {
   switch (failure.kind) {
@@ -152,7 +159,11 @@ function nativeError(failure, path) {
     case 'decompress':
       return decompressError(failure, path)
     case 'panicked':
-      return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines failed: a native task panicked reading '${path}'`)
+      return codedError(
+        Error,
+        'ERR_INTERNAL_ASSERTION',
+        `fastlines failed: a native task panicked reading ${shown(path)}`,
+      )
     default:
       return codedError(Error, 'ERR_INTERNAL_ASSERTION', `fastlines: unknown native failure ${failure.kind}`)
   }

@@ -25,15 +25,19 @@ function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   const follow = followStart(options ?? {})
-  return new LineReader(path, options, (bytes, { read, lines }) => {
-    // The file as it is now, and its length: the follower starts there, whenever the first
-    // step comes, and so reads the lines appended in between (see anchor.rs).
-    const anchor = new binding.NativeFollowAnchor(bytes)
-    return {
-      open: () => binding.NativeLineStream.follow(anchor, read, lines, follow),
-      firstPlace: () => firstPlace(follow, anchor, read),
-    }
-  })
+  // A follower reads paths only (no `fed`): a byte source is refused as a path would be.
+  const follower = {
+    path: (bytes, { read, lines }) => {
+      // The file as it is now, and its length: the follower starts there, whenever the first
+      // step comes, and so reads the lines appended in between (see anchor.rs).
+      const anchor = new binding.NativeFollowAnchor(bytes)
+      return {
+        open: () => binding.NativeLineStream.follow(anchor, read, lines, follow),
+        firstPlace: () => firstPlace(follow, anchor, read),
+      }
+    },
+  }
+  return new LineReader(path, options, follower)
 }
 
 /**

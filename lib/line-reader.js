@@ -8,8 +8,11 @@ const { LineCursor } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { NativeSource } = require('./source')
 
-/** A native stream of line batches, made at the first step (see NativeSource). */
-const lineStream = (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) })
+/** A native stream of line batches, of a file or a byte source (see NativeSource). */
+const lineStream = {
+  path: (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) }),
+  fed: (feed, { read, lines }) => binding.NativeLineStream.fed(feed, read, lines),
+}
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */
 class LineReader extends ClosingAsyncIterator {
@@ -19,10 +22,10 @@ class LineReader extends ClosingAsyncIterator {
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#source.batchPlace(serial)
 
-  /** `prepare` as NativeSource takes it: followLines passes its own. */
-  constructor(path, options, prepare = lineStream) {
+  /** `kind` as NativeSource takes it: followLines passes its own. */
+  constructor(input, options, kind = lineStream) {
     super()
-    this.#source = new NativeSource(prepare, path, options, () => this.#stop())
+    this.#source = new NativeSource(kind, input, options, () => this.#stop())
   }
 
   /** The byte offset just past the last line handed out, in the file being read. */
@@ -118,8 +121,8 @@ class LineReader extends ClosingAsyncIterator {
   }
 }
 
-function readLines(path, options) {
-  return new LineReader(path, options)
+function readLines(input, options) {
+  return new LineReader(input, options)
 }
 
 module.exports = { LineReader, readLines }

@@ -4,6 +4,7 @@
 
 const { constants: bufferConstants } = require('node:buffer')
 const { fileURLToPath } = require('node:url')
+const { isByteSource } = require('./byte-source')
 const { incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
 /**
@@ -60,8 +61,13 @@ function normalizePath(path) {
   } else if (path instanceof Uint8Array) {
     bytes = path
     path = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString()
+  } else if (isByteSource(path)) {
+    // Here only for the readers that read paths only (readLinesSync, readLastLines, followLines).
+    const expected =
+      'of type string or an instance of Buffer or URL (byte sources are read by readLines, countLines and readChunks)'
+    throw invalidArgType('path', expected, path)
   } else {
-    throw invalidArgType('path', 'of type string or an instance of Buffer or URL', path)
+    throw invalidArgType('path', 'of type string or an instance of Buffer or URL, or a byte source', path)
   }
   if (bytes.includes(0)) {
     throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')
@@ -206,6 +212,22 @@ function normalizeBatchOptions(options) {
   return { numbered }
 }
 
+/** Options about a file's bytes, which a byte source does not have. */
+const FILE_OPTIONS = ['start', 'end', 'highWaterMark']
+
+/**
+ * Refuses the options that only mean something for a file read by path (`start`, `end`, and
+ * `highWaterMark` as a file read size), naming the one given: a byte source has its own chunks.
+ */
+function refuseFileOptions(options) {
+  if (options === null || typeof options !== 'object') return
+  for (const name of FILE_OPTIONS) {
+    if (options[name] !== undefined) {
+      throw invalidArgValue(`options.${name}`, options[name], 'applies to files read by path, not to a byte source')
+    }
+  }
+}
+
 /**
  * Options that mean nothing to a reader that makes no lines (readChunks), or that makes no
  * strings (countLines, which does match): such readers refuse them rather than ignore them.
@@ -220,4 +242,11 @@ function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert',
   }
 }
 
-module.exports = { normalizePath, normalizeOptions, normalizeBatchOptions, refuseDecompress, refuseLineOptions }
+module.exports = {
+  normalizePath,
+  normalizeOptions,
+  normalizeBatchOptions,
+  refuseDecompress,
+  refuseFileOptions,
+  refuseLineOptions,
+}

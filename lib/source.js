@@ -1,12 +1,13 @@
 // The async readers' link to the native side: one background stream per reader (batches of
-// lines for readLines, Buffers for readChunks), whose items are taken at once when already read
-// and awaited otherwise, with a turn of the event loop at least every 2 ms, and which close()
-// and an abort stop.
+// lines for readLines, Buffers for readChunks), of a file or of a byte source (byte-source.js),
+// whose items are taken at once when already read and awaited otherwise, with a turn of the
+// event loop at least every 2 ms, and which close() and an abort stop.
 'use strict'
 
 const { abortError, addAbortListener } = require('./abort')
+const { byteSource } = require('./byte-source')
 const { isNativeFailure, nativeError } = require('./errors')
-const { normalizeOptions, normalizePath } = require('./options')
+const { normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
 /**
  * How long a reader may hand out batches that were already read without letting the event loop
@@ -24,7 +25,10 @@ class NativeSource {
   #open
   #firstPlace
   #native = null
-  #path
+  /** The byte source read, if it is not a file. */
+  #source
+  /** The error a native failure becomes. */
+  #errorOf
   #signal
   #abortListener
   #rejectStep = null
@@ -34,21 +38,35 @@ class NativeSource {
   #final = undefined
 
   /**
-   * `prepare(bytes, { read, lines })` is called here, with the path's bytes and the normalized
-   * options (see options.js), and gives `open()`, which makes the native stream at the first
-   * step, and optionally `firstPlace()`, where reading starts as batchPlace(0) gives it until
-   * the native side knows (by default, at `start`). `onAbort` lets the owner drop what it has
-   * already taken, so the abort shows at its next step.
+   * `kind` says how the native stream is made, from the normalized options (see options.js):
+   * - `kind.path(bytes, { read, lines })`, called here with the path's bytes, gives `open()`,
+   *   which makes the native stream at the first step, and optionally `firstPlace()`, where
+   *   reading starts as batchPlace(0) gives it until the native side knows (by default, at
+   *   `start`);
+   * - `kind.fed(feed, { read, lines })`, for a reader that also takes byte sources, makes the
+   *   native stream of what the source feeds (byte-source.js), at the first step.
+   * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
-  constructor(prepare, path, options, onAbort = () => {}) {
-    const { bytes, display } = normalizePath(path)
-    const { read, lines, signal } = normalizeOptions(options)
-    const { open, firstPlace = () => startsAtStart(read) } = prepare(bytes, { read, lines })
-    this.#open = open
-    this.#firstPlace = firstPlace
-    this.#path = { bytes, display }
-    this.#signal = signal
-    this.#abortListener = addAbortListener(signal, () => {
+  constructor(kind, input, options, onAbort = () => {}) {
+    const source = kind.fed === undefined ? undefined : byteSource(input)
+    if (source === undefined) {
+      const { bytes, display } = normalizePath(input)
+      const { read, lines, signal } = normalizeOptions(options)
+      const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
+      this.#open = open
+      this.#firstPlace = firstPlace
+      this.#errorOf = (failure) => nativeError(failure, display)
+      this.#signal = signal
+    } else {
+      refuseFileOptions(options)
+      const { read, lines, signal } = normalizeOptions(options)
+      this.#source = source
+      this.#open = () => source.open((feed) => kind.fed(feed, { read, lines }))
+      this.#firstPlace = () => startsAtStart(read)
+      this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
+      this.#signal = signal
+    }
+    this.#abortListener = addAbortListener(this.#signal, () => {
       onAbort()
       this.#abort()
     })
@@ -116,10 +134,11 @@ class NativeSource {
     })
   }
 
-  /** Stops the native read; resolves once the file is closed. Idempotent. */
+  /** Stops the native read and lets the source go; resolves once the file is closed. Idempotent. */
   close() {
     if (this.#closing === null) {
       this.#abortListener.dispose()
+      this.#source?.stop()
       this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
     }
     return this.#closing
@@ -140,7 +159,7 @@ class NativeSource {
   #settle(item) {
     if (item !== null && !isNativeFailure(item)) return item
     return this.close().then(() => {
-      if (item !== null) throw nativeError(item, this.#path.display)
+      if (item !== null) throw this.#errorOf(item)
       return null
     })
   }

@@ -1,30 +1,42 @@
-//! The line count behind `countLines`: run on the blocking pool, making no strings.
+//! The line count behind `countLines`: of a file, run on the blocking pool, or of a fed source,
+//! run on the runtime's workers; making no strings either way.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use fastlines_core::{count_lines, count_matching_lines, Encoding, LineFilter, Match, ReadOptions};
+use fastlines_core::{
+    count_lines, count_lines_async, count_matching_lines, Encoding, FedInput, LineFilter, Match,
+    ReadError, ReadOptions, Source,
+};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
+use tokio::sync::Notify;
 
+use crate::feed::NativeFeed;
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
-use crate::runtime::spawn_blocking_promise;
-use crate::teardown::{register, Registration};
+use crate::runtime::{spawn_blocking_promise, spawn_promise};
+use crate::teardown::{register, Registration, Stop};
 
-/// A line count run on the blocking pool, which `cancel()` stops between reads, as do
-/// finalizing this object (collected, or its worker ended; JS keeps it while it awaits) and
-/// tearing down its env.
+/// A line count, which `cancel()` stops, as do finalizing this object (collected, or its
+/// worker ended; JS keeps it while it awaits) and tearing down its env.
 #[napi]
 pub struct NativeLineCount {
-    path: PathBuf,
-    options: ReadOptions,
+    counted: Counted,
     /// Counts only the lines that match, if the options say so.
     filter: Option<Arc<LineFilter>>,
-    cancelled: Arc<AtomicBool>,
+    cancel: Arc<Cancel>,
     _open: Registration,
+}
+
+/// What is counted.
+enum Counted {
+    /// A file, read on the blocking pool, which checks for a cancel between reads.
+    Path(PathBuf, ReadOptions),
+    /// A fed source, until `count()` takes it.
+    Fed(Mutex<Option<Source<FedInput>>>),
 }
 
 #[napi]
@@ -36,18 +48,34 @@ impl NativeLineCount {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
+        let counted = Counted::Path(path_from_bytes(&path), (&options).into());
+        Self::with(env, counted, &lines)
+    }
+
+    /// A count of the bytes JS feeds `feed` (see `feed.rs`).
+    #[napi(factory)]
+    pub fn fed(
+        env: &Env,
+        feed: &NativeFeed,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+    ) -> Result<Self> {
+        let source = feed.source(&(&options).into())?;
+        Self::with(env, Counted::Fed(Mutex::new(Some(source))), &lines)
+    }
+
+    fn with(env: &Env, counted: Counted, lines: &NativeLineOptions) -> Result<Self> {
         let encoding = Encoding::from(&lines.encoding);
         let filter = lines
             .r#match
             .as_ref()
             .map(|what| Arc::new(LineFilter::new(&Match::from(what), encoding)));
-        let cancelled = Arc::default();
+        let cancel = Arc::default();
         Ok(NativeLineCount {
-            path: path_from_bytes(&path),
-            options: (&options).into(),
+            counted,
             filter,
-            _open: register(env, &cancelled)?,
-            cancelled,
+            _open: register(env, &cancel)?,
+            cancel,
         })
     }
 
@@ -55,28 +83,73 @@ impl NativeLineCount {
     /// it needs, so it may outlive this object (see `NativeLineStream`).
     #[napi(ts_return_type = "Promise<number | NativeError | null>")]
     pub fn count<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-        let (path, options, filter) = (self.path.clone(), self.options, self.filter.clone());
-        let cancelled = Arc::clone(&self.cancelled);
-        spawn_blocking_promise(env, move || -> CountStep {
-            let counted = match &filter {
-                None => count_lines(&path, &options, &cancelled),
-                Some(filter) => count_matching_lines(&path, &options, filter, &cancelled),
-            };
-            match counted {
-                Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
-                Err(err) => Some(Either::B(err.into())),
+        let (filter, cancel) = (self.filter.clone(), Arc::clone(&self.cancel));
+        match &self.counted {
+            Counted::Path(path, options) => {
+                let (path, options) = (path.clone(), *options);
+                spawn_blocking_promise(env, move || -> CountStep {
+                    let cancelled = &cancel.flag;
+                    to_step(match &filter {
+                        None => count_lines(&path, &options, cancelled),
+                        Some(filter) => count_matching_lines(&path, &options, filter, cancelled),
+                    })
+                })
             }
-        })
+            Counted::Fed(source) => {
+                let source = source.lock().unwrap_or_else(PoisonError::into_inner).take();
+                spawn_promise(env, async move {
+                    let source = source?;
+                    let count = count_lines_async(source, filter.as_deref());
+                    tokio::select! {
+                        counted = count => to_step(counted.map(Some)),
+                        () = cancel.cancelled() => None,
+                    }
+                })
+            }
+        }
     }
 
     #[napi]
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Relaxed);
+        self.cancel.stop();
     }
 }
 
 /// What a count gives JS: the count, a failure, or `null` when it was cancelled.
 type CountStep = Option<Either<f64, NativeError>>;
+
+fn to_step(counted: std::result::Result<Option<u64>, ReadError>) -> CountStep {
+    match counted {
+        Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
+        Err(err) => Some(Either::B(err.into())),
+    }
+}
+
+/// A count's cancel: a flag for a count on the blocking pool to check between reads, and a
+/// notification for one waiting on a fed source.
+#[derive(Default)]
+struct Cancel {
+    flag: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancel {
+    async fn cancelled(&self) {
+        let notified = self.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if !self.flag.load(Ordering::SeqCst) {
+            notified.await;
+        }
+    }
+}
+
+impl Stop for Cancel {
+    fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+}
 
 impl Drop for NativeLineCount {
     fn drop(&mut self) {

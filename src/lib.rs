@@ -3,6 +3,7 @@
 //! layer (`lib/`) turns batches into lines and failures into Node-style errors.
 //!
 //! - `input`: options and paths from JS, as core types;
+//! - `feed`: the byte sources JS feeds chunk by chunk;
 //! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
 //!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
@@ -14,6 +15,7 @@
 #![deny(clippy::all)]
 
 mod count;
+mod feed;
 mod input;
 mod last_lines;
 mod output;
@@ -25,6 +27,7 @@ mod teardown;
 mod text;
 
 pub use count::NativeLineCount;
+pub use feed::NativeFeed;
 pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;

@@ -19,6 +19,8 @@ pub enum NativeErrorKind {
     /// The compressed input is damaged or ends early: `code`, `errno` and `message` are what
     /// Node's `zlib` gives for it.
     Decompress,
+    /// The byte source JS fed failed: JS holds its error.
+    Source,
     /// A bug: the native reading thread panicked.
     Panicked,
 }
@@ -83,6 +85,7 @@ impl From<ReadError> for NativeError {
                 message: Some(err.message.into_owned()),
                 ..NativeError::of(NativeErrorKind::Decompress)
             },
+            ReadError::Source => NativeError::of(NativeErrorKind::Source),
             ReadError::Panicked => NativeError::of(NativeErrorKind::Panicked),
         }
     }

@@ -10,6 +10,7 @@ use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Und
 use napi::Env;
 use napi_derive::napi;
 
+use crate::feed::NativeFeed;
 use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
@@ -54,6 +55,20 @@ impl NativeLineStream {
         let (anchor, options, from) = (anchor.anchor.clone(), (&options).into(), (&follow).into());
         let background =
             Background::start(env, || ReadStream::follow(anchor, options, framer, from))?;
+        Ok(Self::with(background, &lines))
+    }
+
+    /// Lines of the bytes JS feeds `feed` (see `feed.rs`).
+    #[napi(factory)]
+    pub fn fed(
+        env: &Env,
+        feed: &NativeFeed,
+        options: NativeReadOptions,
+        lines: NativeLineOptions,
+    ) -> Result<Self> {
+        let source = feed.source(&(&options).into())?;
+        let framer = LineFramer::from(&lines);
+        let background = Background::start(env, || ReadStream::read_async(source, framer))?;
         Ok(Self::with(background, &lines))
     }
 
@@ -135,6 +150,14 @@ impl NativeChunkStream {
     #[napi(constructor)]
     pub fn new(env: &Env, path: Uint8Array, options: NativeReadOptions) -> Result<Self> {
         let background = Background::spawn(env, &path, &options, ChunkFramer)?;
+        Ok(NativeChunkStream { background })
+    }
+
+    /// The bytes JS feeds `feed` (see `feed.rs`), decompressed if `options` say so.
+    #[napi(factory)]
+    pub fn fed(env: &Env, feed: &NativeFeed, options: NativeReadOptions) -> Result<Self> {
+        let source = feed.source(&(&options).into())?;
+        let background = Background::start(env, || ReadStream::read_async(source, ChunkFramer))?;
         Ok(NativeChunkStream { background })
     }
 

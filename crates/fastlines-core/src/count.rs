@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::{memchr, memchr2_iter, memchr_iter};
+use tokio::io::AsyncRead;
 
 use crate::buffer::ReadBuf;
 use crate::decompress::Input;
@@ -13,7 +14,7 @@ use crate::error::ReadError;
 use crate::filter::LineFilter;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open, ReadOptions};
+use crate::source::{open, ReadOptions, Source};
 use crate::split::LineSplitter;
 
 /// Counts the lines `path` holds (with `options` applied, decompressed if they say so) without
@@ -59,6 +60,70 @@ pub fn count_matching_lines(
         count += kept;
     }
     Ok((!stopped()).then_some(count))
+}
+
+/// Counts the lines `source` holds, or those `filter` keeps, as [`count_lines`] and
+/// [`count_matching_lines`] count a file's: for inputs that signal readiness (a fed source).
+/// Dropping the future stops the count.
+pub async fn count_lines_async<I: AsyncRead + Unpin>(
+    source: Source<I>,
+    filter: Option<&LineFilter>,
+) -> Result<u64, ReadError> {
+    match filter {
+        None => {
+            sum_async(Reader::new(
+                source,
+                AllCounter::default(),
+                Progress::default(),
+            ))
+            .await
+        }
+        Some(filter) => {
+            let framer = MatchCounter {
+                splitter: LineSplitter::default(),
+                filter,
+            };
+            sum_async(Reader::new(source, framer, Progress::default())).await
+        }
+    }
+}
+
+/// The sum of the counts a reader's framer makes of its input.
+async fn sum_async<F, I>(mut reader: Reader<F, I>) -> Result<u64, ReadError>
+where
+    F: Framer<Item = u64>,
+    I: AsyncRead + Unpin,
+{
+    let mut count = 0;
+    while let Some(counted) = reader.next_async().await? {
+        count += counted;
+    }
+    Ok(count)
+}
+
+/// Frames every read as nothing but its effect on a [`LineCounter`], and the end as the count.
+#[derive(Debug, Default)]
+struct AllCounter {
+    counter: LineCounter,
+    finished: bool,
+}
+
+impl Framer for AllCounter {
+    type Item = u64;
+
+    fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<u64>, ReadError> {
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        self.counter.feed(buf.data());
+        buf.advance(buf.len());
+        Ok(Some(0))
+    }
+
+    fn finish(&mut self, _: &mut ReadBuf) -> Result<Option<u64>, ReadError> {
+        let first = !std::mem::replace(&mut self.finished, true);
+        Ok(first.then(|| self.counter.finish()))
+    }
 }
 
 /// Frames each run of complete lines as how many of them `filter` keeps.

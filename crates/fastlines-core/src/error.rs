@@ -1,8 +1,7 @@
 //! Why reading failed, as data: the binding turns these into the errors Node would give.
 
+use std::borrow::Cow;
 use std::io;
-
-use crate::decompress::DecompressError;
 
 /// A failed system call, carrying what Node puts on its fs errors: the error number as libuv
 /// reports it (made positive) and the name of the syscall. The JS layer adds `code`, `path` and the message.
@@ -64,6 +63,32 @@ impl std::fmt::Display for OsError {
 
 impl std::error::Error for OsError {}
 
+/// Why decompressing failed, with what Node's `zlib` puts on its error for the same bytes:
+/// `Z_DATA_ERROR` (errno -3) and zlib's message for damaged gzip data, `Z_BUF_ERROR` (-5)
+/// for an unexpected end of either format, and libzstd's error name and number for damaged
+/// zstd data (`ZSTD_error_corruption_detected`, 20).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecompressError {
+    pub code: &'static str,
+    pub errno: i32,
+    pub message: Cow<'static, str>,
+}
+
+impl DecompressError {
+    /// The input ended inside a member or frame, or before the first.
+    pub const UNEXPECTED_END: DecompressError = DecompressError {
+        code: "Z_BUF_ERROR",
+        errno: -5,
+        message: Cow::Borrowed("unexpected end of file"),
+    };
+}
+
+impl std::fmt::Display for DecompressError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
 /// Why reading stopped before the end of the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
@@ -78,6 +103,9 @@ pub enum ReadError {
     /// The compressed input is damaged or ends early; reading stops there, after the complete
     /// lines before the damage.
     Decompress(DecompressError),
+    /// A byte source fed from outside (see `source::fed`) failed: whoever fed it holds the
+    /// error, and reports it after the complete lines before the failure.
+    Source,
     /// A bug: the reading thread panicked. Reported rather than ending the stream, which would
     /// look like the end of the file and silently drop the rest.
     Panicked,
@@ -100,6 +128,7 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Os(err) => err.fmt(f),
             ReadError::Decompress(err) => err.fmt(f),
+            ReadError::Source => write!(f, "the byte source failed"),
             ReadError::Panicked => write!(f, "the reading thread panicked"),
             ReadError::LineTooLong { max_line_length } => {
                 write!(f, "a line is longer than {max_line_length} bytes")
@@ -115,6 +144,29 @@ impl std::fmt::Display for ReadError {
 }
 
 impl std::error::Error for ReadError {}
+
+/// What a fed source's reads fail with, inside an `io::Error`, once its feeder says the source
+/// failed: [`ReadError::from_read`] makes it [`ReadError::Source`] again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SourceFailed;
+
+impl std::fmt::Display for SourceFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the byte source failed")
+    }
+}
+
+impl std::error::Error for SourceFailed {}
+
+impl ReadError {
+    /// A failed read: the source's own failure if it was a fed source's, else the OS's.
+    pub(crate) fn from_read(err: &io::Error) -> Self {
+        match err.get_ref() {
+            Some(inner) if inner.is::<SourceFailed>() => ReadError::Source,
+            _ => ReadError::Os(OsError::new(err, "read")),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio::task::spawn_blocking;
@@ -29,7 +30,7 @@ use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
 use crate::source::{ReadOptions, Source};
-use crate::stream::{run_trips, Cancel, Item, Producer, TripEnd, TripReader};
+use crate::stream::{run_trips, Cancel, Item, Producer, ReadStream, TripEnd, TripReader};
 use crate::watch::Watch;
 
 /// Where a follower starts reading.
@@ -41,6 +42,22 @@ pub enum FollowFrom {
     Start,
     /// With the last this many lines as of the anchor.
     LastLines(u64),
+}
+
+impl ReadStream<Batch> {
+    /// Follows the file `anchor` took as it grows, starting `from` where it says as of the
+    /// anchor: see [`crate::follow`]. Must be called inside a Tokio runtime; bounded like
+    /// [`Self::spawn`].
+    pub fn follow(
+        anchor: Anchor,
+        options: ReadOptions,
+        framer: LineFramer,
+        from: FollowFrom,
+    ) -> Self {
+        Self::start(&options, framer, Arc::default(), |producer| {
+            follow(producer, anchor, options, from)
+        })
+    }
 }
 
 /// A follower's reader and what it needs between trips to the blocking pool. Fields drop in

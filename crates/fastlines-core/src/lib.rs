@@ -3,7 +3,9 @@
 //!
 //! Nothing here knows about napi; the binding crate only moves what this crate produces across
 //! the boundary. One module per stage, in the order the data flows through them:
-//! - `source`: opening a path (file, device or FIFO) at the start of a byte range;
+//! - `source`: opening a path (file, device or FIFO) at the start of a byte range, or a byte
+//!   source fed chunk by chunk from outside ([`fed`]);
+//! - `read`: one read of an input, and its failure as a [`ReadError`];
 //! - `decompress`: decoding gzip or zstd bytes as they are read, between the source and the
 //!   buffer ([`Decompress`]);
 //! - `buffer`: the reusable read buffer, whose memory is recycled once JS has copied what it
@@ -36,6 +38,7 @@ mod filter;
 mod follow;
 mod frame;
 mod last_lines;
+mod read;
 mod reader;
 mod source;
 mod split;
@@ -44,17 +47,17 @@ mod transcode;
 mod watch;
 
 pub use anchor::Anchor;
-pub use count::{count_lines, count_matching_lines};
+pub use count::{count_lines, count_lines_async, count_matching_lines};
 pub use decode::{Encoding, Text};
-pub use decompress::{Decompress, DecompressError};
-pub use error::{OsError, ReadError};
+pub use decompress::Decompress;
+pub use error::{DecompressError, OsError, ReadError};
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::read_last_lines;
 pub use reader::{Progress, Reader};
-pub use source::{open, ReadOptions, Source};
-pub use stream::ReadStream;
+pub use source::{fed, open, FedInput, Feed, ReadOptions, Source};
+pub use stream::{ReadStream, READ_AHEAD_BYTES};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.
 #[cfg(feature = "internals")]

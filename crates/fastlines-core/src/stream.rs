@@ -14,16 +14,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::Poll;
 
+use tokio::io::AsyncRead;
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
-use crate::anchor::Anchor;
 use crate::error::ReadError;
-use crate::follow::{follow, FollowFrom};
-use crate::frame::{Batch, Framer, LineFramer};
+use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open, ReadOptions};
+use crate::source::{open, ReadOptions, Source};
 use crate::watch::Watch;
 
 pub(crate) type Item<T> = Result<T, ReadError>;
@@ -63,8 +62,28 @@ impl<T: Send + 'static> ReadStream<T> {
         })
     }
 
+    /// Starts reading `source`, an input that signals readiness (a fed source: see
+    /// [`crate::fed`]), from where it stands. Must be called inside a Tokio runtime; bounded
+    /// like [`Self::spawn`].
+    pub fn read_async<F, I>(source: Source<I>, framer: F) -> Self
+    where
+        F: Framer<Item = T> + Send + 'static,
+        I: AsyncRead + Unpin + Send + 'static,
+    {
+        let options = ReadOptions {
+            start: 0,
+            end: None,
+            chunk_size: source.chunk_size,
+            decompress: source.decompress,
+        };
+        let started_at = Arc::new(OnceLock::from(0));
+        Self::start::<F, (), _>(&options, framer, started_at, |producer| {
+            producer.read_async(source)
+        })
+    }
+
     /// A stream and its producer, which `run` starts: everything both kinds of stream share.
-    fn start<F, R, Fut>(
+    pub(crate) fn start<F, R, Fut>(
         options: &ReadOptions,
         framer: F,
         started_at: Arc<OnceLock<u64>>,
@@ -150,22 +169,6 @@ impl<T: Send + 'static> ReadStream<T> {
         // is whenever the collector gets to the reader.
         let mut items = self.items.lock().await;
         while items.try_recv().is_ok() {}
-    }
-}
-
-impl ReadStream<Batch> {
-    /// Follows the file `anchor` took as it grows, starting `from` where it says as of the
-    /// anchor: see [`crate::follow`]. Must be called inside a Tokio runtime; bounded like
-    /// [`Self::spawn`].
-    pub fn follow(
-        anchor: Anchor,
-        options: ReadOptions,
-        framer: LineFramer,
-        from: FollowFrom,
-    ) -> Self {
-        Self::start(&options, framer, Arc::default(), |producer| {
-            follow(producer, anchor, options, from)
-        })
     }
 }
 
@@ -309,7 +312,13 @@ where
         };
         #[cfg(unix)]
         if source.is_pipe() {
-            return self.read_pipe(source).await;
+            let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file);
+            return match pipe {
+                Ok(pipe) => self.read_async(pipe).await,
+                Err(err) => {
+                    let _ = self.items.send(Err(err.into())).await;
+                }
+            };
         }
         let Producer {
             framer,
@@ -326,17 +335,16 @@ where
         };
         run_trips(trip, stop, None).await;
     }
+}
 
-    /// Reads a FIFO through the reactor: waiting for a writer's data holds no thread.
-    #[cfg(unix)]
-    async fn read_pipe(self, source: crate::source::Source) {
-        let source = match source.try_map_input(tokio::net::unix::pipe::Receiver::from_file) {
-            Ok(source) => source,
-            Err(err) => {
-                let _ = self.items.send(Err(err.into())).await;
-                return;
-            }
-        };
+impl<F, R> Producer<F, R>
+where
+    F: Framer + Send + 'static,
+    F::Item: Send + 'static,
+{
+    /// Reads an input that signals readiness (a FIFO, a fed source) on the runtime's workers:
+    /// waiting for data holds no thread.
+    async fn read_async<I: AsyncRead + Unpin>(self, source: Source<I>) {
         let mut trip = Trip {
             reader: Reader::new(source, self.framer, self.progress),
             items: self.items,

@@ -15,8 +15,8 @@ use std::io::Read;
 
 use tokio::io::AsyncRead;
 
-use crate::error::{OsError, ReadError};
-use crate::source::{read_async, read_retrying};
+use crate::error::{DecompressError, ReadError};
+use crate::read::{read_async, read_retrying};
 
 use self::gzip::Gzip;
 use self::zstd::Zstd;
@@ -33,25 +33,7 @@ pub enum Decompress {
     Auto,
 }
 
-/// Why decompressing failed, with what Node's `zlib` puts on its error for the same bytes:
-/// `Z_DATA_ERROR` (errno -3) and zlib's message for damaged gzip data, `Z_BUF_ERROR` (-5)
-/// for an unexpected end of either format, and libzstd's error name and number for damaged
-/// zstd data (`ZSTD_error_corruption_detected`, 20).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecompressError {
-    pub code: &'static str,
-    pub errno: i32,
-    pub message: Cow<'static, str>,
-}
-
 impl DecompressError {
-    /// The input ended inside a member or frame, or before the first.
-    pub const UNEXPECTED_END: DecompressError = DecompressError {
-        code: "Z_BUF_ERROR",
-        errno: -5,
-        message: Cow::Borrowed("unexpected end of file"),
-    };
-
     /// Damaged deflate data or gzip header, with zlib's message.
     fn zlib(message: &str) -> Self {
         DecompressError {
@@ -73,12 +55,6 @@ impl DecompressError {
             errno: errno as i32,
             message: Cow::Borrowed(zstd_safe::get_error_name(result)),
         }
-    }
-}
-
-impl std::fmt::Display for DecompressError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
     }
 }
 
@@ -293,10 +269,10 @@ impl Filled {
     }
 
     /// A read of the source itself: what it gave is what it took.
-    fn plain(read: Result<usize, OsError>) -> Self {
+    fn plain(read: Result<usize, ReadError>) -> Self {
         Filled {
             consumed: *read.as_ref().unwrap_or(&0),
-            produced: read.map_err(ReadError::from),
+            produced: read,
         }
     }
 }

@@ -4,8 +4,12 @@
 //! A source says how its bytes are decompressed; `decompress` does it as they are read.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
+
+mod fed;
+
+pub use fed::{fed, FedInput, Feed};
 
 use crate::decompress::Decompress;
 use crate::error::OsError;
@@ -59,6 +63,11 @@ impl<I> Source<I> {
         }
     }
 
+    /// Reads decompressed as `decompress` says.
+    pub fn decompressed(self, decompress: Decompress) -> Self {
+        Source { decompress, ..self }
+    }
+
     pub fn is_pipe(&self) -> bool {
         self.is_pipe
     }
@@ -108,26 +117,4 @@ fn is_fifo(file: &File) -> bool {
 #[cfg(not(unix))]
 fn is_fifo(_: &File) -> bool {
     false
-}
-
-/// One `read`, retried when a signal interrupts it (std leaves that to the caller).
-pub(crate) fn read_retrying(input: &mut impl Read, into: &mut [u8]) -> Result<usize, OsError> {
-    loop {
-        match input.read(into) {
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other.map_err(|err| OsError::new(&err, "read")),
-        }
-    }
-}
-
-/// One read of an input that signals readiness (a pipe), with the syscall Node would name.
-pub(crate) async fn read_async(
-    input: &mut (impl tokio::io::AsyncRead + Unpin),
-    into: &mut [u8],
-) -> Result<usize, OsError> {
-    use tokio::io::AsyncReadExt;
-    input
-        .read(into)
-        .await
-        .map_err(|err| OsError::new(&err, "read"))
 }

@@ -1,0 +1,258 @@
+//! A byte source fed from outside: chunks pushed in by another thread (the JS thread, pulling
+//! them from a stream or an iterator) and read as an [`AsyncRead`], so that every stage after
+//! the source (decompression, splitting, decoding, the background stream) is the one files use.
+//!
+//! The queue between the two is bounded in bytes, not chunks, so a source of tiny chunks and
+//! one of huge chunks hold the same memory: [`Feed::push`] says when the queue is full, and the
+//! feeder then waits for [`Feed::room`], which the reader's next read settles. Nothing polls:
+//! the reader waits on a waker that a push, the end or a failure wakes, and the feeder on a
+//! notification that a read (or the reader going away) sends.
+
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use bytes::{Buf, Bytes};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::sync::Notify;
+
+use crate::error::SourceFailed;
+
+/// A fed source: the feeder's half ([`Feed`]) and the reader's ([`FedInput`]). At most
+/// `limit` bytes wait in the queue before the feeder is told to wait (plus the chunk that
+/// crossed the limit: chunks are never cut).
+pub fn fed(limit: usize) -> (Feed, FedInput) {
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State::default()),
+        room: Notify::new(),
+        limit: limit.max(1),
+    });
+    (Feed(Arc::clone(&shared)), FedInput(shared))
+}
+
+/// The feeder's half: pushes chunks, then ends or fails the source.
+#[derive(Debug)]
+pub struct Feed(Arc<Shared>);
+
+/// The reader's half: reads the chunks in order, then the end (a read of 0 bytes) or the
+/// failure (an error that [`crate::ReadError`] turns into `ReadError::Source`). Dropping it
+/// tells the feeder to stop (see [`Feed::is_unread`]).
+#[derive(Debug)]
+pub struct FedInput(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    /// Notified when the queue falls below the limit, or the reader goes away.
+    room: Notify,
+    /// Bytes the queue may hold before the feeder waits.
+    limit: usize,
+}
+
+/// The queue and how the source ends. Invariant: `queued` is the sum of `chunks`' lengths,
+/// and no chunk in `chunks` is empty.
+#[derive(Debug, Default)]
+struct State {
+    chunks: VecDeque<Bytes>,
+    queued: usize,
+    /// Set once, by the feeder: read after the chunks queued before it.
+    ending: Option<Ending>,
+    /// The reader, waiting for a chunk or the end.
+    reader: Option<Waker>,
+    /// The reader was dropped: nothing pushed will be read.
+    unread: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Ended,
+    Failed,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn has_room(&self, state: &State) -> bool {
+        state.unread || state.queued < self.limit
+    }
+}
+
+impl Feed {
+    /// Queues `chunk` for the reader; whether there is room for more, else the feeder should
+    /// wait for [`Feed::room`]. Pushes after the end, or once the reader is gone, are dropped.
+    pub fn push(&self, chunk: Bytes) -> bool {
+        let mut state = self.0.state();
+        if !chunk.is_empty() && state.ending.is_none() && !state.unread {
+            state.queued += chunk.len();
+            state.chunks.push_back(chunk);
+            wake(&mut state);
+        }
+        self.0.has_room(&state)
+    }
+
+    /// Resolves once the queue has room (or the reader is gone).
+    pub async fn room(&self) {
+        loop {
+            let notified = self.0.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.0.has_room(&self.0.state()) {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// The source ended: the reader reads the end after the queued chunks.
+    pub fn end(&self) {
+        self.finish(Ending::Ended);
+    }
+
+    /// The source failed: the reader reads a failure after the queued chunks.
+    pub fn fail(&self) {
+        self.finish(Ending::Failed);
+    }
+
+    /// Whether the reader is gone (closed): the feeder may stop pulling from the source.
+    pub fn is_unread(&self) -> bool {
+        self.0.state().unread
+    }
+
+    fn finish(&self, ending: Ending) {
+        let mut state = self.0.state();
+        state.ending.get_or_insert(ending);
+        wake(&mut state);
+    }
+}
+
+/// Wakes the reader if it waits.
+fn wake(state: &mut State) {
+    if let Some(reader) = state.reader.take() {
+        reader.wake();
+    }
+}
+
+impl AsyncRead for FedInput {
+    /// Copies as many queued chunks as fit, so one read drains many small chunks.
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let shared = &self.0;
+        let mut state = shared.state();
+        if state.chunks.is_empty() {
+            return match state.ending {
+                Some(Ending::Ended) => Poll::Ready(Ok(())),
+                Some(Ending::Failed) => Poll::Ready(Err(io::Error::other(SourceFailed))),
+                None => {
+                    state.reader = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            };
+        }
+        let was_full = !shared.has_room(&state);
+        while buf.remaining() > 0 {
+            let Some(front) = state.chunks.front_mut() else {
+                break;
+            };
+            let n = front.len().min(buf.remaining());
+            buf.put_slice(&front[..n]);
+            front.advance(n);
+            if front.is_empty() {
+                state.chunks.pop_front();
+            }
+            state.queued -= n;
+        }
+        if was_full && shared.has_room(&state) {
+            shared.room.notify_waiters();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Drop for FedInput {
+    /// The reader is gone: drop what is queued and release a waiting feeder.
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.unread = true;
+        state.chunks.clear();
+        state.queued = 0;
+        drop(state);
+        self.0.room.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+    }
+
+    #[test]
+    fn reads_chunks_in_order_across_their_boundaries_then_the_end() {
+        runtime().block_on(async {
+            let (feed, mut input) = fed(1024);
+            for chunk in [&b"ab"[..], b"", b"cde", b"f"] {
+                assert!(feed.push(Bytes::copy_from_slice(chunk)));
+            }
+            feed.end();
+            let mut read = [0; 4];
+            assert_eq!(input.read(&mut read).await.unwrap(), 4);
+            assert_eq!(&read, b"abcd");
+            let mut rest = Vec::new();
+            input.read_to_end(&mut rest).await.unwrap();
+            assert_eq!(rest, b"ef");
+        });
+    }
+
+    #[test]
+    fn a_failure_comes_after_the_chunks_before_it() {
+        runtime().block_on(async {
+            let (feed, mut input) = fed(1024);
+            feed.push(Bytes::from_static(b"one\n"));
+            feed.fail();
+            feed.push(Bytes::from_static(b"ignored"));
+            let mut read = [0; 16];
+            assert_eq!(input.read(&mut read).await.unwrap(), 4);
+            let err = input.read(&mut read).await.unwrap_err();
+            assert!(matches!(
+                crate::ReadError::from_read(&err),
+                crate::ReadError::Source
+            ));
+        });
+    }
+
+    #[test]
+    fn the_queue_is_bounded_in_bytes_and_a_read_makes_room() {
+        runtime().block_on(async {
+            let (feed, mut input) = fed(10);
+            assert!(feed.push(Bytes::from_static(b"12345")));
+            assert!(!feed.push(Bytes::from_static(b"6789012")));
+            let mut read = [0; 8];
+            assert_eq!(input.read(&mut read).await.unwrap(), 8);
+            feed.room().await; // 4 bytes left queued: room again
+            assert!(feed.push(Bytes::from_static(b"x")));
+        });
+    }
+
+    #[test]
+    fn a_dropped_reader_releases_the_feeder() {
+        runtime().block_on(async {
+            let (feed, input) = fed(1);
+            assert!(!feed.push(Bytes::from_static(b"full")));
+            drop(input);
+            feed.room().await;
+            assert!(feed.is_unread());
+        });
+    }
+}

@@ -1,0 +1,329 @@
+// Byte sources: what readLines, countLines and readChunks read when their first argument is not
+// a path but a Node Readable, a web ReadableStream, a FileHandle or an (async) iterable of
+// chunks. A source's chunks are pulled here, on the JS thread, only as fast as the native reader
+// takes them, and fed to it (src/feed.rs), which splits and decodes them in the background as
+// it does a file's bytes.
+'use strict'
+
+const binding = require('./native')
+const { codedError, invalidArgType } = require('./errors')
+
+/** What a source's `pull()` gives when it has no chunk now: `wait()`, then pull again. */
+const WAIT = Symbol('wait')
+/** What a source's `pull()` gives once it has no more chunks. */
+const END = Symbol('end')
+
+/** Bytes asked of a FileHandle per read. */
+const FILE_HANDLE_READ_BYTES = 64 * 1024
+
+/** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
+function isNodeReadable(value) {
+  return typeof value.pipe === 'function' && typeof value.on === 'function' && typeof value.read === 'function'
+}
+
+/** Whether `value` is a FileHandle from `fs/promises` (on every runtime's `node:fs`). */
+function isFileHandle(value) {
+  return typeof value.fd === 'number' && typeof value.read === 'function' && typeof value.stat === 'function'
+}
+
+/**
+ * The chunks of `value`, if it is a byte source, read by one of the classes below; undefined if
+ * it is not one (a path, or something else). A web stream is locked here, at the call, so that
+ * nothing else reads it meanwhile; an already locked one is refused, as Node refuses it.
+ */
+function chunksOf(value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
+  if (value instanceof Uint8Array || value instanceof URL) return undefined
+  if (isFileHandle(value)) return new FileHandleChunks(value)
+  if (isNodeReadable(value)) return new ReadableChunks(value)
+  if (typeof value.getReader === 'function') {
+    if (value.locked) throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
+    return new WebStreamChunks(value.getReader())
+  }
+  if (typeof value[Symbol.asyncIterator] === 'function') return new IteratorChunks(value, Symbol.asyncIterator)
+  if (typeof value[Symbol.iterator] === 'function') return new IteratorChunks(value, Symbol.iterator)
+  return undefined
+}
+
+/** Whether `value` is a byte source (for the readers that take paths only, to say so). */
+function isByteSource(value) {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array || value instanceof URL) return false
+  return (
+    isFileHandle(value) ||
+    isNodeReadable(value) ||
+    typeof value.getReader === 'function' ||
+    typeof value[Symbol.asyncIterator] === 'function' ||
+    typeof value[Symbol.iterator] === 'function'
+  )
+}
+
+/**
+ * A Node Readable, read in paused mode: `read()` takes what it has buffered (and has it read
+ * more, up to its highWaterMark), and 'readable' says when there is more. So it reads only as
+ * fast as it is pulled, and ending early destroys it, as leaving a `for await` over it does.
+ */
+class ReadableChunks {
+  #stream
+  #error = undefined
+  #ended = false
+  #wake = null
+  #onReadable = () => this.#woken()
+  #onEnd = () => {
+    this.#ended = true
+    this.#woken()
+  }
+  #onError = (error) => {
+    this.#error ??= error
+    this.#woken()
+  }
+  #onClose = () => {
+    if (!this.#ended && this.#stream.readableEnded !== true) {
+      this.#error ??= this.#stream.errored ?? codedError(Error, 'ERR_STREAM_PREMATURE_CLOSE', 'Premature close')
+    }
+    this.#woken()
+  }
+
+  constructor(stream) {
+    this.#stream = stream
+  }
+
+  /** Where errors say the bytes came from: a file stream's path. */
+  get display() {
+    const { path } = this.#stream
+    return typeof path === 'string' ? path : undefined
+  }
+
+  start() {
+    const stream = this.#stream
+    stream.on('readable', this.#onReadable)
+    stream.on('end', this.#onEnd)
+    stream.on('error', this.#onError)
+    stream.on('close', this.#onClose)
+    if (stream.errored) this.#error = stream.errored
+    else if (stream.readableEnded) this.#ended = true
+    else if (stream.destroyed) this.#onClose()
+  }
+
+  pull() {
+    if (this.#error !== undefined) throw this.#error
+    const chunk = this.#stream.read()
+    if (chunk !== null) return chunk
+    return this.#ended ? END : WAIT
+  }
+
+  wait() {
+    return new Promise((resolve) => {
+      this.#wake = resolve
+    })
+  }
+
+  cancel() {
+    const stream = this.#stream
+    stream.off('readable', this.#onReadable)
+    stream.off('end', this.#onEnd)
+    stream.off('close', this.#onClose)
+    // A late 'error' after destroy() must not go unhandled: keep listening.
+    stream.destroy()
+    this.#woken()
+  }
+
+  #woken() {
+    const wake = this.#wake
+    this.#wake = null
+    if (wake !== null) wake()
+  }
+}
+
+/** A web ReadableStream, through the reader taken at the call. Ending early cancels it. */
+class WebStreamChunks {
+  #reader
+  #next = WAIT
+
+  constructor(reader) {
+    this.#reader = reader
+  }
+
+  get display() {
+    return undefined
+  }
+
+  start() {}
+
+  pull() {
+    const next = this.#next
+    this.#next = WAIT
+    return next
+  }
+
+  async wait() {
+    const { value, done } = await this.#reader.read()
+    this.#next = done ? END : value
+  }
+
+  cancel() {
+    this.#reader.cancel().catch(() => {})
+  }
+}
+
+/** An iterable or async iterable of chunks. Ending early calls the iterator's `return()`. */
+class IteratorChunks {
+  #iterable
+  #symbol
+  #iterator = null
+  #next = WAIT
+  #done = false
+
+  constructor(iterable, symbol) {
+    this.#iterable = iterable
+    this.#symbol = symbol
+  }
+
+  get display() {
+    return undefined
+  }
+
+  start() {
+    this.#iterator = this.#iterable[this.#symbol]()
+  }
+
+  pull() {
+    if (this.#symbol === Symbol.iterator) return this.#took(this.#iterator.next())
+    const next = this.#next
+    this.#next = WAIT
+    return next
+  }
+
+  async wait() {
+    this.#next = this.#took(await this.#iterator.next())
+  }
+
+  cancel() {
+    if (this.#done || this.#iterator === null || typeof this.#iterator.return !== 'function') return
+    this.#done = true
+    Promise.resolve()
+      .then(() => this.#iterator.return())
+      .catch(() => {})
+  }
+
+  #took({ value, done }) {
+    if (!done) return value
+    this.#done = true
+    return END
+  }
+}
+
+/**
+ * A FileHandle, read from its current position with `read()`, a chunk per call. It stays the
+ * caller's: it is not closed here, at the end or on close().
+ */
+class FileHandleChunks {
+  #handle
+  #buffer = null
+  #next = WAIT
+
+  constructor(handle) {
+    this.#handle = handle
+  }
+
+  get display() {
+    return undefined
+  }
+
+  start() {
+    this.#buffer = Buffer.allocUnsafe(FILE_HANDLE_READ_BYTES)
+  }
+
+  pull() {
+    const next = this.#next
+    this.#next = WAIT
+    return next
+  }
+
+  async wait() {
+    const { bytesRead } = await this.#handle.read(this.#buffer, 0, this.#buffer.length, null)
+    // The feed copies a chunk as it takes it, so the buffer is read into again.
+    this.#next = bytesRead === 0 ? END : this.#buffer.subarray(0, bytesRead)
+  }
+
+  cancel() {}
+}
+
+/**
+ * Feeds a source's chunks to a native reader: started at the reader's first step, it pulls a
+ * chunk, pushes it, and when the native read-ahead is full waits for room, until the source
+ * ends, fails (then `error` is why, and the native reader reports a failure after the complete
+ * lines before it), or `stop()` is called.
+ */
+class ByteSource {
+  #chunks
+  #stopped = false
+  /** Resolves the pump's wait for room in the native read-ahead. */
+  #roomed = null
+  /** Why the source failed, once it has: what the reader rejects with. */
+  error = undefined
+
+  constructor(chunks) {
+    this.#chunks = chunks
+  }
+
+  get display() {
+    return this.#chunks.display
+  }
+
+  /** Makes a native reader with `open(feed)` and starts feeding it. */
+  open(open) {
+    const feed = new binding.NativeFeed(() => this.#roomed())
+    const native = open(feed)
+    this.#chunks.start()
+    this.#pump(feed).catch((error) => this.#fail(feed, error))
+    return native
+  }
+
+  /** Stops pulling and lets the source go: destroyed, cancelled or returned. Idempotent. */
+  stop() {
+    if (this.#stopped) return
+    this.#stopped = true
+    this.#chunks.cancel()
+  }
+
+  async #pump(feed) {
+    const chunks = this.#chunks
+    while (!this.#stopped) {
+      const chunk = chunks.pull()
+      if (chunk === WAIT) {
+        await chunks.wait()
+      } else if (chunk === END) {
+        feed.end()
+        return
+      } else if (!push(feed, chunk)) {
+        await new Promise((resolve) => {
+          this.#roomed = resolve
+          feed.waitForRoom()
+        })
+        if (feed.unread) return
+      }
+    }
+  }
+
+  #fail(feed, error) {
+    if (this.#stopped) return
+    this.error = error
+    feed.fail()
+    this.stop()
+  }
+}
+
+/** Pushes one chunk; whether the feed has room for more. */
+function push(feed, chunk) {
+  if (typeof chunk === 'string') return feed.pushText(chunk)
+  if (chunk instanceof Uint8Array) return feed.push(chunk)
+  throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+}
+
+/** The source `value` is, ready to feed a reader; undefined if it is not one. */
+function byteSource(value) {
+  const chunks = chunksOf(value)
+  return chunks === undefined ? undefined : new ByteSource(chunks)
+}
+
+module.exports = { byteSource, isByteSource }
