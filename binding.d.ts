@@ -12,10 +12,32 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Raw chunks read in the background, each becoming a Buffer. */
 export declare class NativeChunkStream {
   constructor(path: Uint8Array, options: NativeReadOptions)
+  /** The bytes JS feeds `feed` (see `feed.rs`), decompressed if `options` say so. */
+  static fed(feed: NativeFeed, options: NativeReadOptions): NativeChunkStream
   read(): Promise<Buffer | NativeError | null>
   tryRead(): Buffer | NativeError | null | undefined
   get bytesRead(): number
   close(): Promise<void>
+}
+
+/**
+ * The JS side of a fed source: `push()` each chunk, and when it returns false, call
+ * `waitForRoom()` and push again once `onRoom` is called; then `end()`, or `fail()` (JS keeps
+ * the source's error).
+ */
+export declare class NativeFeed {
+  /** `onRoom` is called once per `waitForRoom()`, when there is room again. */
+  constructor(onRoom: () => void)
+  /** Copies a chunk of bytes in; false when the read-ahead is full. */
+  push(chunk: Uint8Array): boolean
+  /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
+  pushText(text: string): boolean
+  /** Calls `onRoom` once there is room for more, or the reader is gone. */
+  waitForRoom(): void
+  /** Whether the reader is gone: nothing more needs pulling. */
+  get unread(): boolean
+  end(): void
+  fail(): void
 }
 
 /**
@@ -52,12 +74,13 @@ export declare class NativeLastLines {
 }
 
 /**
- * A line count run on the blocking pool, which `cancel()` stops between reads, as do
- * finalizing this object (collected, or its worker ended; JS keeps it while it awaits) and
- * tearing down its env.
+ * A line count, which `cancel()` stops, as do finalizing this object (collected, or its
+ * worker ended; JS keeps it while it awaits) and tearing down its env.
  */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
+  /** A count of the bytes JS feeds `feed` (see `feed.rs`). */
+  static fed(feed: NativeFeed, options: NativeReadOptions, lines: NativeLineOptions): NativeLineCount
   /**
    * Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
    * it needs, so it may outlive this object (see `NativeLineStream`).
@@ -93,6 +116,8 @@ export declare class NativeLineStream {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   /** A follower of the file `anchor` took, starting where `follow` says as of the anchor. */
   static follow(anchor: NativeFollowAnchor, options: NativeReadOptions, lines: NativeLineOptions, follow: NativeFollowOptions): NativeLineStream
+  /** Lines of the bytes JS feeds `feed` (see `feed.rs`). */
+  static fed(feed: NativeFeed, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
@@ -173,6 +198,8 @@ export declare const enum NativeErrorKind {
    * Node's `zlib` gives for it.
    */
   Decompress = 'decompress',
+  /** The byte source JS fed failed: JS holds its error. */
+  Source = 'source',
   /** A bug: the native reading thread panicked. */
   Panicked = 'panicked',
 }

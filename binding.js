@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeChunkStream = nativeBinding.NativeChunkStream
+module.exports.NativeFeed = nativeBinding.NativeFeed
 module.exports.NativeFollowAnchor = nativeBinding.NativeFollowAnchor
 module.exports.NativeLastLines = nativeBinding.NativeLastLines
 module.exports.NativeLineCount = nativeBinding.NativeLineCount
