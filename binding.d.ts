@@ -9,25 +9,21 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Raw chunks read in the background, each becoming a Buffer. */
-export declare class NativeChunkStream {
-  constructor(path: Uint8Array, options: NativeReadOptions)
-  /** The bytes JS feeds `feed` (see `feed.rs`), decompressed if `options` say so. */
-  static fed(feed: NativeFeed, options: NativeReadOptions): NativeChunkStream
-  read(): Promise<Buffer | NativeError | null>
-  tryRead(): Buffer | NativeError | null | undefined
-  get bytesRead(): number
-  close(): Promise<void>
-}
-
 /**
- * The JS side of a fed source: `push()` each chunk, and when it returns false, call
- * `waitForRoom()` and push again once `onRoom` is called; then `end()`, or `fail()` (JS keeps
- * the source's error).
+ * A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
+ *
+ * Fed: `push()` each chunk, and when it returns false, call `waitForRoom()` and push again once
+ * `onRoom` is called; then `end()`, or `fail()` (JS keeps the source's error). On a descriptor
+ * these do nothing: fastlines reads it itself.
  */
-export declare class NativeFeed {
-  /** `onRoom` is called once per `waitForRoom()`, when there is room again. */
-  constructor(onRoom: () => void)
+export declare class NativeByteSource {
+  /** A source JS feeds; `onRoom` is called once per `waitForRoom()`, when there is room again. */
+  static fed(onRoom: () => void): NativeByteSource
+  /**
+   * The open file descriptor `fd`, which its owner keeps open during this call, read from
+   * where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
+   */
+  static descriptor(fd: number): NativeByteSource
   /** Copies a chunk of bytes in; false when the read-ahead is full. */
   push(chunk: Uint8Array): boolean
   /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
@@ -38,6 +34,17 @@ export declare class NativeFeed {
   get unread(): boolean
   end(): void
   fail(): void
+}
+
+/** Raw chunks read in the background, each becoming a Buffer. */
+export declare class NativeChunkStream {
+  constructor(path: Uint8Array, options: NativeReadOptions)
+  /** The bytes of a byte source (see `byte_source.rs`), decompressed if `options` say so. */
+  static fromSource(source: NativeByteSource, options: NativeReadOptions): NativeChunkStream
+  read(): Promise<Buffer | NativeError | null>
+  tryRead(): Buffer | NativeError | null | undefined
+  get bytesRead(): number
+  close(): Promise<void>
 }
 
 /**
@@ -79,8 +86,8 @@ export declare class NativeLastLines {
  */
 export declare class NativeLineCount {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
-  /** A count of the bytes JS feeds `feed` (see `feed.rs`). */
-  static fed(feed: NativeFeed, options: NativeReadOptions, lines: NativeLineOptions): NativeLineCount
+  /** A count of a byte source's lines (see `byte_source.rs`). */
+  static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineCount
   /**
    * Resolves with the count, a `NativeError`, or `null` if cancelled. The count owns what
    * it needs, so it may outlive this object (see `NativeLineStream`).
@@ -116,8 +123,8 @@ export declare class NativeLineStream {
   constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
   /** A follower of the file `anchor` took, starting where `follow` says as of the anchor. */
   static follow(anchor: NativeFollowAnchor, options: NativeReadOptions, lines: NativeLineOptions, follow: NativeFollowOptions): NativeLineStream
-  /** Lines of the bytes JS feeds `feed` (see `feed.rs`). */
-  static fed(feed: NativeFeed, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
+  /** Lines of a byte source (see `byte_source.rs`). */
+  static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to

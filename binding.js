@@ -835,8 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeByteSource = nativeBinding.NativeByteSource
 module.exports.NativeChunkStream = nativeBinding.NativeChunkStream
-module.exports.NativeFeed = nativeBinding.NativeFeed
 module.exports.NativeFollowAnchor = nativeBinding.NativeFollowAnchor
 module.exports.NativeLastLines = nativeBinding.NativeLastLines
 module.exports.NativeLineCount = nativeBinding.NativeLineCount

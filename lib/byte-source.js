@@ -1,8 +1,9 @@
 // Byte sources: what readLines, countLines and readChunks read when their first argument is not
 // a path but a Node Readable, a web ReadableStream, a FileHandle or an (async) iterable of
-// chunks. A source's chunks are pulled here, on the JS thread, only as fast as the native reader
-// takes them, and fed to it (src/feed.rs), which splits and decodes them in the background as
-// it does a file's bytes.
+// chunks. A FileHandle, and a process.stdin nothing has read from yet, are read natively through
+// their descriptor, as files are. Any other source's chunks are pulled here, on the JS thread,
+// only as fast as the native reader takes them, and fed to it (src/byte_source.rs), which splits
+// and decodes them in the background as it does a file's bytes.
 'use strict'
 
 const binding = require('./native')
@@ -85,6 +86,19 @@ class ReadableChunks {
 
   constructor(stream) {
     this.#stream = stream
+  }
+
+  /**
+   * process.stdin's descriptor, if nothing has read from it yet and it is not a terminal: read
+   * natively then, with no chunk passing through JS. Any other stream may already be reading
+   * its descriptor (a child's stdout, a socket) or have its own idea of it (a file stream's
+   * `start`), and is fed.
+   */
+  descriptor() {
+    const stream = this.#stream
+    if (stream.fd !== 0 || stream !== process.stdin || stream.isTTY === true) return undefined
+    const untouched = stream.readableDidRead === false && stream.readableLength === 0 && stream.readableFlowing === null
+    return untouched && !stream.destroyed && !stream.readableEnded ? 0 : undefined
   }
 
   /** Where errors say the bytes came from: a file stream's path. */
@@ -229,6 +243,11 @@ class FileHandleChunks {
     return undefined
   }
 
+  /** The handle's descriptor: read natively, from the handle's current offset. */
+  descriptor() {
+    return this.#handle.fd >= 0 ? this.#handle.fd : undefined
+  }
+
   start() {
     this.#buffer = Buffer.allocUnsafe(FILE_HANDLE_READ_BYTES)
   }
@@ -270,9 +289,17 @@ class ByteSource {
     return this.#chunks.display
   }
 
-  /** Makes a native reader with `open(feed)` and starts feeding it. */
+  /**
+   * Makes a native reader with `open(nativeSource)`: of the source's descriptor, if it has one
+   * fastlines may read, else of what is fed to it from here on.
+   */
   open(open) {
-    const feed = new binding.NativeFeed(() => this.#roomed())
+    const fd = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
+    if (fd !== undefined) {
+      const native = descriptorSource(fd)
+      if (native !== undefined) return open(native)
+    }
+    const feed = binding.NativeByteSource.fed(() => this.#roomed())
     const native = open(feed)
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
@@ -310,6 +337,18 @@ class ByteSource {
     this.error = error
     feed.fail()
     this.stop()
+  }
+}
+
+/**
+ * The native source of a duplicate of `fd`; undefined if it cannot be duplicated (out of
+ * descriptors, say), and then the source is fed instead.
+ */
+function descriptorSource(fd) {
+  try {
+    return binding.NativeByteSource.descriptor(fd)
+  } catch {
+    return undefined
   }
 }
 

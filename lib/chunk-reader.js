@@ -10,7 +10,7 @@ const { NativeSource } = require('./source')
 /** A native stream of raw chunks, of a file or a byte source (see NativeSource). */
 const chunkStream = {
   path: (bytes, { read }) => ({ open: () => new binding.NativeChunkStream(bytes, read) }),
-  fed: (feed, { read }) => binding.NativeChunkStream.fed(feed, read),
+  source: (source, { read }) => binding.NativeChunkStream.fromSource(source, read),
 }
 
 /** Iterates the raw chunks of a file as Buffers. */

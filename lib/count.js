@@ -29,7 +29,7 @@ async function countSource(source, options) {
   refuseFileOptions(options)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
-  const count = source.open((feed) => binding.NativeLineCount.fed(feed, read, lines))
+  const count = source.open((native) => binding.NativeLineCount.fromSource(native, read, lines))
   try {
     const result = await untilNativeDone(count, count.count(), signal)
     if (isNativeFailure(result)) throw result.kind === 'source' ? source.error : nativeError(result, source.display)

@@ -25,7 +25,7 @@ function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   const follow = followStart(options ?? {})
-  // A follower reads paths only (no `fed`): a byte source is refused as a path would be.
+  // A follower reads paths only (no `source`): a byte source is refused as a path would be.
   const follower = {
     path: (bytes, { read, lines }) => {
       // The file as it is now, and its length: the follower starts there, whenever the first

@@ -11,7 +11,7 @@ const { NativeSource } = require('./source')
 /** A native stream of line batches, of a file or a byte source (see NativeSource). */
 const lineStream = {
   path: (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) }),
-  fed: (feed, { read, lines }) => binding.NativeLineStream.fed(feed, read, lines),
+  source: (source, { read, lines }) => binding.NativeLineStream.fromSource(source, read, lines),
 }
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */

@@ -43,12 +43,12 @@ class NativeSource {
    *   which makes the native stream at the first step, and optionally `firstPlace()`, where
    *   reading starts as batchPlace(0) gives it until the native side knows (by default, at
    *   `start`);
-   * - `kind.fed(feed, { read, lines })`, for a reader that also takes byte sources, makes the
-   *   native stream of what the source feeds (byte-source.js), at the first step.
+   * - `kind.source(native, { read, lines })`, for a reader that also takes byte sources, makes
+   *   the native stream of a NativeByteSource (byte-source.js), at the first step.
    * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
   constructor(kind, input, options, onAbort = () => {}) {
-    const source = kind.fed === undefined ? undefined : byteSource(input)
+    const source = kind.source === undefined ? undefined : byteSource(input)
     if (source === undefined) {
       const { bytes, display } = normalizePath(input)
       const { read, lines, signal } = normalizeOptions(options)
@@ -61,7 +61,7 @@ class NativeSource {
       refuseFileOptions(options)
       const { read, lines, signal } = normalizeOptions(options)
       this.#source = source
-      this.#open = () => source.open((feed) => kind.fed(feed, { read, lines }))
+      this.#open = () => source.open((native) => kind.source(native, { read, lines }))
       this.#firstPlace = () => startsAtStart(read)
       this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
       this.#signal = signal

@@ -1,23 +1,23 @@
-//! The line count behind `countLines`: of a file, run on the blocking pool, or of a fed source,
-//! run on the runtime's workers; making no strings either way.
+//! The line count behind `countLines`: of a file or descriptor, run on the blocking pool, or of
+//! a fed source or pipe, run on the runtime's workers; making no strings either way.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    count_lines, count_lines_async, count_matching_lines, Encoding, FedInput, LineFilter, Match,
-    ReadError, ReadOptions, Source,
+    count_blocking, count_lines, count_lines_async, count_matching_lines, Encoding, LineFilter,
+    Match, ReadError, ReadOptions,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 use tokio::sync::Notify;
 
-use crate::feed::NativeFeed;
+use crate::byte_source::{NativeByteSource, Opened};
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
-use crate::runtime::{spawn_blocking_promise, spawn_promise};
+use crate::runtime::{runtime, spawn_blocking_promise, spawn_promise};
 use crate::teardown::{register, Registration, Stop};
 
 /// A line count, which `cancel()` stops, as do finalizing this object (collected, or its
@@ -35,8 +35,8 @@ pub struct NativeLineCount {
 enum Counted {
     /// A file, read on the blocking pool, which checks for a cancel between reads.
     Path(PathBuf, ReadOptions),
-    /// A fed source, until `count()` takes it.
-    Fed(Mutex<Option<Source<FedInput>>>),
+    /// A byte source, until `count()` takes it.
+    Source(Mutex<Option<Opened>>),
 }
 
 #[napi]
@@ -52,16 +52,19 @@ impl NativeLineCount {
         Self::with(env, counted, &lines)
     }
 
-    /// A count of the bytes JS feeds `feed` (see `feed.rs`).
+    /// A count of a byte source's lines (see `byte_source.rs`).
     #[napi(factory)]
-    pub fn fed(
+    pub fn from_source(
         env: &Env,
-        feed: &NativeFeed,
+        source: &NativeByteSource,
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let source = feed.source(&(&options).into())?;
-        Self::with(env, Counted::Fed(Mutex::new(Some(source))), &lines)
+        let opened = {
+            let _runtime = runtime()?.enter();
+            source.open(&(&options).into())?
+        };
+        Self::with(env, Counted::Source(Mutex::new(Some(opened))), &lines)
     }
 
     fn with(env: &Env, counted: Counted, lines: &NativeLineOptions) -> Result<Self> {
@@ -95,16 +98,23 @@ impl NativeLineCount {
                     })
                 })
             }
-            Counted::Fed(source) => {
-                let source = source.lock().unwrap_or_else(PoisonError::into_inner).take();
-                spawn_promise(env, async move {
-                    let source = source?;
-                    let count = count_lines_async(source, filter.as_deref());
-                    tokio::select! {
-                        counted = count => to_step(counted.map(Some)),
-                        () = cancel.cancelled() => None,
+            Counted::Source(source) => {
+                let opened = source.lock().unwrap_or_else(PoisonError::into_inner).take();
+                match opened {
+                    None => spawn_promise(env, async { None::<CountStep> }), // counted already
+                    Some(Opened::Blocking(source)) => {
+                        spawn_blocking_promise(env, move || -> CountStep {
+                            to_step(count_blocking(source, filter.as_deref(), &cancel.flag))
+                        })
                     }
-                })
+                    Some(Opened::Ready(source)) => spawn_promise(env, async move {
+                        let count = count_lines_async(source, filter.as_deref());
+                        tokio::select! {
+                            counted = count => to_step(counted.map(Some)),
+                            () = cancel.cancelled() => None,
+                        }
+                    }),
+                }
             }
         }
     }

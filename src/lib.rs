@@ -3,7 +3,7 @@
 //! layer (`lib/`) turns batches into lines and failures into Node-style errors.
 //!
 //! - `input`: options and paths from JS, as core types;
-//! - `feed`: the byte sources JS feeds chunk by chunk;
+//! - `byte_source`: the byte sources JS feeds chunk by chunk or hands over as a descriptor;
 //! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
 //!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
@@ -14,8 +14,8 @@
 
 #![deny(clippy::all)]
 
+mod byte_source;
 mod count;
-mod feed;
 mod input;
 mod last_lines;
 mod output;
@@ -26,8 +26,8 @@ mod sync;
 mod teardown;
 mod text;
 
+pub use byte_source::NativeByteSource;
 pub use count::NativeLineCount;
-pub use feed::NativeFeed;
 pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;

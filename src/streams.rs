@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Und
 use napi::Env;
 use napi_derive::napi;
 
-use crate::feed::NativeFeed;
+use crate::byte_source::{NativeByteSource, Opened};
 use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
@@ -58,17 +58,15 @@ impl NativeLineStream {
         Ok(Self::with(background, &lines))
     }
 
-    /// Lines of the bytes JS feeds `feed` (see `feed.rs`).
+    /// Lines of a byte source (see `byte_source.rs`).
     #[napi(factory)]
-    pub fn fed(
+    pub fn from_source(
         env: &Env,
-        feed: &NativeFeed,
+        source: &NativeByteSource,
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let source = feed.source(&(&options).into())?;
-        let framer = LineFramer::from(&lines);
-        let background = Background::start(env, || ReadStream::read_async(source, framer))?;
+        let background = Background::from_source(env, source, &options, LineFramer::from(&lines))?;
         Ok(Self::with(background, &lines))
     }
 
@@ -153,11 +151,14 @@ impl NativeChunkStream {
         Ok(NativeChunkStream { background })
     }
 
-    /// The bytes JS feeds `feed` (see `feed.rs`), decompressed if `options` say so.
+    /// The bytes of a byte source (see `byte_source.rs`), decompressed if `options` say so.
     #[napi(factory)]
-    pub fn fed(env: &Env, feed: &NativeFeed, options: NativeReadOptions) -> Result<Self> {
-        let source = feed.source(&(&options).into())?;
-        let background = Background::start(env, || ReadStream::read_async(source, ChunkFramer))?;
+    pub fn from_source(
+        env: &Env,
+        source: &NativeByteSource,
+        options: NativeReadOptions,
+    ) -> Result<Self> {
+        let background = Background::from_source(env, source, &options, ChunkFramer)?;
         Ok(NativeChunkStream { background })
     }
 
@@ -207,6 +208,26 @@ impl<T: Send + 'static> Background<T> {
     {
         let (path, options) = (path_from_bytes(path), options.into());
         Self::start(env, || ReadStream::spawn(path, options, framer))
+    }
+
+    /// Starts reading a byte source in the background on fastlines' runtime.
+    fn from_source<F>(
+        env: &Env,
+        source: &NativeByteSource,
+        options: &NativeReadOptions,
+        framer: F,
+    ) -> Result<Self>
+    where
+        F: Framer<Item = T> + Send + 'static,
+    {
+        let opened = {
+            let _runtime = runtime()?.enter();
+            source.open(&options.into())?
+        };
+        Self::start(env, || match opened {
+            Opened::Ready(source) => ReadStream::read_async(source, framer),
+            Opened::Blocking(source) => ReadStream::read_blocking(source, framer),
+        })
     }
 
     /// The stream `make` starts on fastlines' runtime, in `env`'s set of open readers.

@@ -25,12 +25,49 @@ pub fn count_lines(
     options: &ReadOptions,
     cancelled: &AtomicBool,
 ) -> Result<Option<u64>, ReadError> {
-    let source = open(path, options)?;
+    count_blocking(open(path, options)?, None, cancelled)
+}
+
+/// Counts the lines of `path` (with `options` applied) that `filter` keeps, as
+/// [`count_lines`] counts them all.
+pub fn count_matching_lines(
+    path: &Path,
+    options: &ReadOptions,
+    filter: &LineFilter,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, ReadError> {
+    count_blocking(open(path, options)?, Some(filter), cancelled)
+}
+
+/// Counts the lines `source` holds, or those `filter` keeps, with blocking reads; `None` once
+/// `cancelled` is set (checked between reads).
+///
+/// Every line: no splitting into buffers, no decoding and no strings, only a [`LineCounter`]
+/// over each read. Matching lines: lines are cut and searched in the read buffer, never
+/// decoded, by a [`Reader`] whose items are counts.
+pub fn count_blocking<I: Read>(
+    source: Source<I>,
+    filter: Option<&LineFilter>,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, ReadError> {
+    let stopped = || cancelled.load(Ordering::Relaxed);
+    if let Some(filter) = filter {
+        let framer = MatchCounter {
+            splitter: LineSplitter::default(),
+            filter,
+        };
+        let mut reader = Reader::new(source, framer, Progress::default());
+        let mut count = 0;
+        while let Some(kept) = reader.next_unless(&stopped)? {
+            count += kept;
+        }
+        return Ok((!stopped()).then_some(count));
+    }
     let range = source.input.take(source.remaining.unwrap_or(u64::MAX));
     let mut input = Input::new(range, source.decompress);
     let mut chunk = vec![0; source.chunk_size];
     let mut counter = LineCounter::default();
-    while !cancelled.load(Ordering::Relaxed) {
+    while !stopped() {
         let filled = input.read(&mut chunk);
         if filled.at_end() {
             return Ok(Some(counter.finish()));
@@ -40,30 +77,8 @@ pub fn count_lines(
     Ok(None)
 }
 
-/// Counts the lines of `path` (with `options` applied) that `filter` keeps, as
-/// [`count_lines`] counts them all: lines are cut and searched in the read buffer, never
-/// decoded, by a [`Reader`] whose items are counts.
-pub fn count_matching_lines(
-    path: &Path,
-    options: &ReadOptions,
-    filter: &LineFilter,
-    cancelled: &AtomicBool,
-) -> Result<Option<u64>, ReadError> {
-    let framer = MatchCounter {
-        splitter: LineSplitter::default(),
-        filter,
-    };
-    let mut reader = Reader::new(open(path, options)?, framer, Progress::default());
-    let stopped = || cancelled.load(Ordering::Relaxed);
-    let mut count = 0;
-    while let Some(kept) = reader.next_unless(&stopped)? {
-        count += kept;
-    }
-    Ok((!stopped()).then_some(count))
-}
-
-/// Counts the lines `source` holds, or those `filter` keeps, as [`count_lines`] and
-/// [`count_matching_lines`] count a file's: for inputs that signal readiness (a fed source).
+/// Counts the lines `source` holds, or those `filter` keeps, as [`count_blocking`] does: for
+/// inputs that signal readiness (a fed source, a pipe).
 /// Dropping the future stops the count.
 pub async fn count_lines_async<I: AsyncRead + Unpin>(
     source: Source<I>,

@@ -4,7 +4,8 @@
 //! Nothing here knows about napi; the binding crate only moves what this crate produces across
 //! the boundary. One module per stage, in the order the data flows through them:
 //! - `source`: opening a path (file, device or FIFO) at the start of a byte range, or a byte
-//!   source fed chunk by chunk from outside ([`fed`]);
+//!   source: fed chunk by chunk from outside ([`fed`]), or a descriptor handed over
+//!   ([`descriptor`]);
 //! - `read`: one read of an input, and its failure as a [`ReadError`];
 //! - `decompress`: decoding gzip or zstd bytes as they are read, between the source and the
 //!   buffer ([`Decompress`]);
@@ -47,7 +48,7 @@ mod transcode;
 mod watch;
 
 pub use anchor::Anchor;
-pub use count::{count_lines, count_lines_async, count_matching_lines};
+pub use count::{count_blocking, count_lines, count_lines_async, count_matching_lines};
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;
 pub use error::{DecompressError, OsError, ReadError};
@@ -56,7 +57,9 @@ pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::read_last_lines;
 pub use reader::{Progress, Reader};
-pub use source::{fed, open, FedInput, Feed, ReadOptions, Source};
+#[cfg(unix)]
+pub use source::{descriptor, duplicate, Descriptor};
+pub use source::{fed, open, FedInput, Feed, ReadOptions, ReadyInput, Source};
 pub use stream::{ReadStream, READ_AHEAD_BYTES};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.

@@ -70,15 +70,22 @@ impl<T: Send + 'static> ReadStream<T> {
         F: Framer<Item = T> + Send + 'static,
         I: AsyncRead + Unpin + Send + 'static,
     {
-        let options = ReadOptions {
-            start: 0,
-            end: None,
-            chunk_size: source.chunk_size,
-            decompress: source.decompress,
-        };
+        let options = source.read_options();
         let started_at = Arc::new(OnceLock::from(0));
         Self::start::<F, (), _>(&options, framer, started_at, |producer| {
             producer.read_async(source)
+        })
+    }
+
+    /// Starts reading `source`, a file or device already open, with blocking reads on the
+    /// blocking pool, from where it stands. Must be called inside a Tokio runtime.
+    pub fn read_blocking<F>(source: Source<File>, framer: F) -> Self
+    where
+        F: Framer<Item = T> + Send + 'static,
+    {
+        let options = source.read_options();
+        Self::start(&options, framer, Arc::new(OnceLock::from(0)), |producer| {
+            producer.read_blocking(source)
         })
     }
 
@@ -320,6 +327,11 @@ where
                 }
             };
         }
+        self.read_blocking(source).await;
+    }
+
+    /// Reads an open file on the blocking pool, in trips (see [`run_trips`]).
+    async fn read_blocking(self, source: Source<File>) {
         let Producer {
             framer,
             items,

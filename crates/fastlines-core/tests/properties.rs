@@ -21,6 +21,9 @@
 //! 3. [`LineCounter`] counts the reference lines for every chunking.
 //! 4. The safe wrappers of simdutf's FFI ([`is_ascii`], [`utf8_to_utf16`]) agree with the
 //!    standard library on arbitrary bytes, in inputs long enough to cross its SIMD blocks.
+//! 5. A fed source (a stream's chunks pushed from JS) gives the reference lines for every
+//!    chunking and every bound on its read-ahead.
+//! 6. The safe wrapper of `dup(2)` (`duplicate`) reads what the path holds from the same offset.
 //!
 //! That nothing panics, whatever the input and the reads, is checked along the way. `start` is
 //! modelled by handing the reader the input from `start` on, as `open`'s seek does, and
@@ -720,4 +723,103 @@ proptest! {
         prop_assert_eq!(starts, expected_starts);
         prop_assert_eq!(ends, expected_ends);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte sources
+
+/// What a reader makes of `input` fed as the chunks `plan` cuts, through a fed source (the
+/// path a stream's chunks take from JS), read to the end on a current-thread runtime.
+fn fed_output(input: &[u8], plan: &[ReadStep], chunk_size: usize, limit: usize) -> Vec<String> {
+    let (feed, fed_input) = fastlines_core::fed(limit);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let chunks: Vec<Bytes> = chunks_by_plan(input, plan)
+        .into_iter()
+        .map(Bytes::copy_from_slice)
+        .collect();
+    runtime.block_on(async move {
+        let feeder = async {
+            for chunk in chunks {
+                if !feed.push(chunk) {
+                    feed.room().await;
+                }
+            }
+            feed.end();
+        };
+        let source = Source::new(fed_input, None, chunk_size);
+        let mut reader = Reader::new(source, LineFramer::new(Encoding::Utf8), Progress::default());
+        let read = async {
+            let mut lines = Vec::new();
+            while let Some(batch) = reader.next_async().await.expect("no failure") {
+                lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned));
+            }
+            lines
+        };
+        tokio::join!(feeder, read).1
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A fed source (chunks of any size, a read-ahead of any bound) gives the reference lines.
+    #[test]
+    fn fed_source_lines_match_the_reference(
+        input in input_bytes(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        limit in 1usize..64,
+    ) {
+        let expected = reference_output(&input, Encoding::Utf8, Limits::NONE).0;
+        prop_assert_eq!(fed_output(&input, &plan, chunk_size, limit), expected);
+    }
+}
+
+#[cfg(unix)]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The one unsafe call of `source::descriptor`: a duplicate of an open file's descriptor
+    /// reads what reading the file by its path from the same offset reads (the safe
+    /// reference), and shares the offset with the original, as `dup(2)` promises.
+    #[test]
+    fn a_duplicated_descriptor_reads_what_the_path_holds(
+        bytes in proptest::collection::vec(any::<u8>(), 0..4096),
+        offset in any::<Index>(),
+    ) {
+        use std::io::{Seek, SeekFrom};
+        use std::os::fd::AsRawFd;
+        let path = std::env::temp_dir().join(format!("fastlines-dup-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let offset = offset.index(bytes.len() + 1) as u64;
+        let mut original = std::fs::File::open(&path).unwrap();
+        original.seek(SeekFrom::Start(offset)).unwrap();
+        let mut duplicate = fastlines_core::duplicate(original.as_raw_fd()).unwrap();
+        let mut read = Vec::new();
+        duplicate.read_to_end(&mut read).unwrap();
+        let mut reference = std::fs::File::open(&path).unwrap();
+        reference.seek(SeekFrom::Start(offset)).unwrap();
+        let mut expected = Vec::new();
+        reference.read_to_end(&mut expected).unwrap();
+        prop_assert_eq!(read, expected);
+        prop_assert_eq!(original.stream_position().unwrap(), bytes.len() as u64);
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_number_that_names_no_descriptor_is_refused() {
+    assert_eq!(
+        fastlines_core::duplicate(-1).unwrap_err().raw_os_error(),
+        Some(9)
+    );
+    assert_eq!(
+        fastlines_core::duplicate(1 << 30)
+            .unwrap_err()
+            .raw_os_error(),
+        Some(9)
+    );
 }

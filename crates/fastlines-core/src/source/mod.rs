@@ -7,9 +7,41 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
+#[cfg(unix)]
+mod descriptor;
 mod fed;
 
+#[cfg(unix)]
+pub use descriptor::{descriptor, duplicate, Descriptor};
 pub use fed::{fed, FedInput, Feed};
+
+/// An input read as it becomes ready, through the Tokio reactor: a fed source, or a pipe or a
+/// socket handed over as a descriptor.
+#[derive(Debug)]
+pub enum ReadyInput {
+    Fed(FedInput),
+    #[cfg(unix)]
+    Pipe(tokio::net::unix::pipe::Receiver),
+    #[cfg(unix)]
+    Socket(tokio::net::UnixStream),
+}
+
+impl tokio::io::AsyncRead for ReadyInput {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        use std::pin::Pin;
+        match self.get_mut() {
+            ReadyInput::Fed(fed) => Pin::new(fed).poll_read(cx, buf),
+            #[cfg(unix)]
+            ReadyInput::Pipe(pipe) => Pin::new(pipe).poll_read(cx, buf),
+            #[cfg(unix)]
+            ReadyInput::Socket(socket) => Pin::new(socket).poll_read(cx, buf),
+        }
+    }
+}
 
 use crate::decompress::Decompress;
 use crate::error::OsError;
@@ -66,6 +98,16 @@ impl<I> Source<I> {
     /// Reads decompressed as `decompress` says.
     pub fn decompressed(self, decompress: Decompress) -> Self {
         Source { decompress, ..self }
+    }
+
+    /// What the source reads, as read options: from where it stands, to its end.
+    pub(crate) fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            start: 0,
+            end: None,
+            chunk_size: self.chunk_size,
+            decompress: self.decompress,
+        }
     }
 
     pub fn is_pipe(&self) -> bool {

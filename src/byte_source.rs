@@ -1,0 +1,182 @@
+//! The byte sources readers are made from when JS hands over no path (`lib/byte-source.js`):
+//! chunks JS pulls from a stream or an iterator and feeds in, or a descriptor fastlines reads
+//! itself (a `FileHandle`'s, an untouched stdin's). The readers made from one
+//! (`NativeLineStream.fromSource`, `NativeChunkStream.fromSource`, `NativeLineCount.fromSource`)
+//! read it in the background as they read a file.
+
+use std::fs::File;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use fastlines_core::{fed, FedInput, Feed, ReadOptions, ReadyInput, Source, READ_AHEAD_BYTES};
+use napi::bindgen_prelude::{Either, Function, Result};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Error, Status};
+use napi_derive::napi;
+
+use crate::runtime::runtime;
+
+/// Calls JS back without keeping its event loop alive: a feeder waiting for room whose reader
+/// nobody reads any more must not hold the process open.
+type RoomCallback = ThreadsafeFunction<(), (), (), Status, false, true>;
+
+/// A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
+///
+/// Fed: `push()` each chunk, and when it returns false, call `waitForRoom()` and push again once
+/// `onRoom` is called; then `end()`, or `fail()` (JS keeps the source's error). On a descriptor
+/// these do nothing: fastlines reads it itself.
+#[napi]
+pub struct NativeByteSource {
+    feed: Option<Arc<Feed>>,
+    on_room: Option<Arc<RoomCallback>>,
+    /// What the reader reads, until a reader is made from this source.
+    unopened: Mutex<Option<Unopened>>,
+}
+
+/// A source's input before a reader takes it.
+enum Unopened {
+    Fed(FedInput),
+    /// A duplicate of the descriptor JS handed over: fastlines closes it, the owner keeps its own.
+    Descriptor(File),
+}
+
+/// A source's input, ready for a reader: by how it is read.
+pub enum Opened {
+    /// Read in the background as chunks arrive (fed) or the OS says it is ready (pipes, sockets).
+    Ready(Source<ReadyInput>),
+    /// A regular file or device: blocking reads, on the blocking pool.
+    Blocking(Source<File>),
+}
+
+#[napi]
+impl NativeByteSource {
+    /// A source JS feeds; `onRoom` is called once per `waitForRoom()`, when there is room again.
+    #[napi(factory)]
+    pub fn fed(on_room: Function<(), ()>) -> Result<Self> {
+        let on_room = on_room
+            .build_threadsafe_function()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build()?;
+        let (feed, input) = fed(READ_AHEAD_BYTES);
+        Ok(NativeByteSource {
+            feed: Some(Arc::new(feed)),
+            on_room: Some(Arc::new(on_room)),
+            unopened: Mutex::new(Some(Unopened::Fed(input))),
+        })
+    }
+
+    /// The open file descriptor `fd`, which its owner keeps open during this call, read from
+    /// where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
+    #[napi(factory)]
+    pub fn descriptor(fd: i32) -> Result<Self> {
+        let file = duplicate(fd).map_err(|err| Error::from_reason(format!("dup({fd}): {err}")))?;
+        Ok(NativeByteSource {
+            feed: None,
+            on_room: None,
+            unopened: Mutex::new(Some(Unopened::Descriptor(file))),
+        })
+    }
+
+    /// Copies a chunk of bytes in; false when the read-ahead is full.
+    #[napi]
+    pub fn push(&self, chunk: &[u8]) -> bool {
+        self.feed
+            .as_ref()
+            .is_some_and(|feed| feed.push(Bytes::copy_from_slice(chunk)))
+    }
+
+    /// Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full.
+    #[napi]
+    pub fn push_text(&self, text: String) -> bool {
+        self.feed
+            .as_ref()
+            .is_some_and(|feed| feed.push(Bytes::from(text.into_bytes())))
+    }
+
+    /// Calls `onRoom` once there is room for more, or the reader is gone.
+    #[napi]
+    pub fn wait_for_room(&self) -> Result<()> {
+        let (Some(feed), Some(on_room)) = (&self.feed, &self.on_room) else {
+            return Ok(());
+        };
+        let (feed, on_room) = (Arc::clone(feed), Arc::clone(on_room));
+        runtime()?.spawn(async move {
+            feed.room().await;
+            on_room.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        Ok(())
+    }
+
+    /// Whether the reader is gone: nothing more needs pulling.
+    #[napi(getter)]
+    pub fn unread(&self) -> bool {
+        self.feed.as_ref().is_none_or(|feed| feed.is_unread())
+    }
+
+    #[napi]
+    pub fn end(&self) {
+        if let Some(feed) = &self.feed {
+            feed.end();
+        }
+    }
+
+    #[napi]
+    pub fn fail(&self) {
+        if let Some(feed) = &self.feed {
+            feed.fail();
+        }
+    }
+}
+
+impl NativeByteSource {
+    /// The input a reader reads, in `options.chunk_size` reads, decompressed as `options` say.
+    /// One reader per source. Must be called inside fastlines' runtime (a pipe or socket is
+    /// registered with its reactor).
+    pub fn open(&self, options: &ReadOptions) -> Result<Opened> {
+        let unopened = self
+            .unopened
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .ok_or_else(|| Error::new(Status::InvalidArg, "this source already has a reader"))?;
+        let (chunk_size, decompress) = (options.chunk_size, options.decompress);
+        let ready =
+            |input| Opened::Ready(Source::new(input, None, chunk_size).decompressed(decompress));
+        Ok(match unopened {
+            Unopened::Fed(input) => ready(ReadyInput::Fed(input)),
+            Unopened::Descriptor(file) => match classify(file)? {
+                Either::A(file) => {
+                    Opened::Blocking(Source::new(file, None, chunk_size).decompressed(decompress))
+                }
+                Either::B(input) => ready(input),
+            },
+        })
+    }
+}
+
+#[cfg(unix)]
+fn duplicate(fd: i32) -> std::io::Result<File> {
+    fastlines_core::duplicate(fd)
+}
+
+#[cfg(not(unix))]
+fn duplicate(_fd: i32) -> std::io::Result<File> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// A file read with blocking reads, or a pipe or socket read as it is ready.
+#[cfg(unix)]
+fn classify(file: File) -> Result<Either<File, ReadyInput>> {
+    use fastlines_core::Descriptor;
+    match fastlines_core::descriptor(file) {
+        Ok(Descriptor::Blocking(file)) => Ok(Either::A(file)),
+        Ok(Descriptor::Ready(ready)) => Ok(Either::B(ready)),
+        Err(err) => Err(Error::from_reason(format!("fastlines: {err}"))),
+    }
+}
+
+#[cfg(not(unix))]
+fn classify(file: File) -> Result<Either<File, ReadyInput>> {
+    Ok(Either::A(file))
+}
