@@ -3,6 +3,31 @@
 /** A path as `fs` takes it: a string, a Buffer/Uint8Array of raw bytes, or a `file:` URL. */
 export type PathLike = string | Buffer | Uint8Array | URL
 
+/**
+ * Bytes that do not come from a path (see {@link readLines}): a Node `Readable` (`process.stdin`,
+ * a child's `stdout`, a socket, an HTTP response, a `zlib` stream), a web `ReadableStream`
+ * (a `fetch()` body), a `FileHandle` from `fs/promises` (read from its current offset, and left
+ * open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
+ * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`).
+ */
+export type ByteSource =
+  | NodeJS.ReadableStream
+  | ReadableStream<Uint8Array>
+  | import('node:fs/promises').FileHandle
+  | AsyncIterable<Uint8Array | string>
+  | Iterable<Uint8Array | string>
+
+/**
+ * The options of a reader of a {@link ByteSource}: those of a path but `start`, `end` and
+ * `highWaterMark`, which only mean something for a file (a source has its own chunks) and are
+ * refused with `ERR_INVALID_ARG_VALUE`.
+ */
+export type SourceOptions<Options> = Omit<Options, 'start' | 'end' | 'highWaterMark'> & {
+  start?: never
+  end?: never
+  highWaterMark?: never
+}
+
 export interface ReadOptions {
   /**
    * How bytes become characters. `'utf8'` (default; invalid sequences become U+FFFD) or
@@ -280,6 +305,29 @@ export interface ChunkReader extends AsyncIterableIterator<Buffer> {
  * for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) console.log(`${n}:${line}`)
  */
 export function readLines(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReader
+/**
+ * The lines of a {@link ByteSource}, exactly as a file with the same bytes gives them, whatever
+ * its chunk boundaries. Nothing is read from the source before the first step, and it is read
+ * only as fast as lines are taken (at most about 1 MiB ahead). Offsets (`lineOffset`,
+ * `position`) count the source's bytes from where reading started.
+ *
+ * When the source fails, every complete line before the failure comes first, then the step
+ * rejects with the source's own error; a chunk that is neither bytes nor a string rejects with
+ * `ERR_INVALID_ARG_TYPE`. `break`, `return()`, `close()` and an abort destroy a Node stream,
+ * cancel a web stream and call an iterator's `return()`. A web stream is locked at the call (an
+ * already locked one throws `ERR_INVALID_STATE`).
+ *
+ * A `FileHandle`, and a `process.stdin` that nothing has read from yet (a file or a pipe, not a
+ * terminal), are read natively through their descriptor, with no chunk passing through JS.
+ *
+ * @example
+ * for await (const line of readLines(process.stdin)) console.log(line)
+ * for await (const batch of readLines((await fetch(url)).body, { decompress: 'gzip' }).batches()) handle(batch)
+ */
+export function readLines(
+  source: ByteSource,
+  options?: SourceOptions<LineReadOptions> | ReadOptions['encoding'],
+): LineReader
 
 /** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
 export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReaderSync
@@ -291,6 +339,11 @@ export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOp
 export function countLines(
   path: PathLike,
   options?: (ReadOptions & MatchOptions) | ReadOptions['encoding'],
+): Promise<number>
+/** The number of lines {@link readLines} would yield for a {@link ByteSource}. */
+export function countLines(
+  source: ByteSource,
+  options?: SourceOptions<ReadOptions & MatchOptions> | ReadOptions['encoding'],
 ): Promise<number>
 
 /** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
@@ -361,3 +414,8 @@ export function followLines(path: PathLike, options?: FollowOptions | ReadOption
 
 /** The raw bytes of a file, read ahead natively: for hashing, uploading or piping. */
 export function readChunks(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): ChunkReader
+/** The bytes of a {@link ByteSource} (decompressed, with `decompress`), read ahead natively. */
+export function readChunks(
+  source: ByteSource,
+  options?: SourceOptions<ReadOptions> | ReadOptions['encoding'],
+): ChunkReader

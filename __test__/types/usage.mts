@@ -159,3 +159,35 @@ export async function compressed(): Promise<void> {
   // @ts-expect-error: readLastLines reads back from the end of the file's own bytes
   readLastLines('app.log.gz', 10, { decompress: 'auto' })
 }
+
+// Byte sources: readLines, countLines and readChunks take streams and iterables as well as paths.
+export async function sources(): Promise<void> {
+  const { spawn } = await import('node:child_process')
+  const { open } = await import('node:fs/promises')
+  const { createGunzip } = await import('node:zlib')
+  for await (const line of readLines(process.stdin)) line.length
+  for await (const batch of readLines(spawn('cat', ['app.log']).stdout, { match: 'ERROR' }).batches()) batch.length
+  const response = await fetch('http://127.0.0.1:8080/logs.ndjson.gz')
+  if (response.body !== null) {
+    for await (const [n, line] of readLines(response.body, { decompress: 'gzip' }).entries()) n + line.length
+  }
+  const handle = await open('app.log')
+  const lines: number = await countLines(handle, { match: 'ERROR' })
+  await handle.close()
+  await countLines(Readable.from(['a\n', 'b\n']).pipe(createGunzip()))
+  async function* generated(): AsyncGenerator<Uint8Array> {
+    yield new TextEncoder().encode('one\ntwo\n')
+  }
+  for await (const chunk of readChunks(generated(), { decompress: 'auto' })) chunk.byteLength
+  for await (const line of readLines([Buffer.from('a\n'), 'b'])) line.length
+  // @ts-expect-error: a source has its own chunks: no file offsets
+  readLines(process.stdin, { start: 10 })
+  // @ts-expect-error: nor a file read size
+  countLines(process.stdin, { highWaterMark: 1 << 20 })
+  // @ts-expect-error: readLinesSync reads paths only
+  readLinesSync(process.stdin)
+  // @ts-expect-error: followLines follows a file by path
+  followLines(process.stdin)
+  // @ts-expect-error: chunks are bytes or strings
+  readLines([1, 2, 3])
+}
