@@ -82,11 +82,16 @@ impl Shared {
 }
 
 impl Feed {
-    /// Queues `chunk` for the reader; whether there is room for more, else the feeder should
-    /// wait for [`Feed::room`]. Pushes after the end, or once the reader is gone, are dropped.
+    /// Queues `chunk` for the reader; whether the feeder may push more at once. When not, it
+    /// waits for [`Feed::room`], and then stops if [`Feed::is_unread`]: a feeder whose reader
+    /// is gone must not go on pulling an endless source. Pushes after the end, or once the
+    /// reader is gone, are dropped.
     pub fn push(&self, chunk: Bytes) -> bool {
         let mut state = self.0.state();
-        if !chunk.is_empty() && state.ending.is_none() && !state.unread {
+        if state.unread {
+            return false;
+        }
+        if !chunk.is_empty() && state.ending.is_none() {
             state.queued += chunk.len();
             state.chunks.push_back(chunk);
             wake(&mut state);
@@ -253,6 +258,7 @@ mod tests {
             drop(input);
             feed.room().await;
             assert!(feed.is_unread());
+            assert!(!feed.push(Bytes::from_static(b"more")), "told to stop");
         });
     }
 }
