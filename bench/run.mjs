@@ -2,7 +2,9 @@
 // runtime × corpus and its first read in fresh processes (cold), probes memory, event-loop delay
 // and first-line latency on logs-1g, runs the search section (search.mjs: finding the lines
 // that contain a literal), the compressed section (compressed.mjs: the lines of a gzip and a zstd
-// file) and the follow section (follow.mjs: following a growing file, and its last lines), prints
+// file), with --sources the sources section (sources.mjs: the lines of streams and chunks
+// rather than paths), and the follow section (follow.mjs: following a growing file, and its last
+// lines), prints
 // markdown tables, writes bench/results/latest.json and
 // chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -21,6 +23,13 @@ import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from 
 import { followFailures, formatFollowSection } from './follow-report.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
+import {
+  SOURCE_CASE_NAMES,
+  SOURCE_READER_NAMES,
+  formatSourcesSection,
+  runSourcesSection,
+  sourcesFailures,
+} from './sources.mjs'
 import { RUNTIMES, parseVersion, wrongRuntime } from './runtimes.mjs'
 import { formatTargets } from './targets.mjs'
 import {
@@ -50,6 +59,8 @@ const LAST_LINES_CORPUS = 'logs-1g'
 const SEARCH_CORPUS = 'logs-1g'
 /** The compressed section reads this corpus compressed, unless --compressed-corpus says. */
 const COMPRESSED_CORPUS = 'logs-1g'
+/** The sources section reads this corpus (and its gzip file), unless --sources-corpus says. */
+const SOURCES_CORPUS = 'logs-1g'
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
 /**
@@ -73,8 +84,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
                      for the floors
   --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed or follow
-                     section (explicit options still win)
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed, sources
+                     or follow section (explicit options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
@@ -96,7 +107,22 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --decompressors a,b
                      contenders in the compressed section (default: all:
                      ${DECOMPRESSOR_NAMES.join(',')})
-  --[no-]follow      after the compressed section, run the follow section: follow latency, idle CPU, no
+  --[no-]sources     after the compressed section, run the sources section: the lines of
+                     ${SOURCES_CORPUS} read from streams and chunks rather than its path (stdin, a
+                     child's stdout, a file stream, JS-fed chunks, a gzip stream, one line per
+                     chunk) by readLines(source) and by readline and co (default: off: it takes
+                     tens of minutes a runtime; --sources-only runs it alone)
+  --sources-only     run the sources section and nothing else
+  --sources-corpus name
+                     the corpus the sources section reads (default: ${SOURCES_CORPUS}; logs-70k for a
+                     quick check)
+  --sources-cases a,b
+                     cases in the sources section (default: all:
+                     ${SOURCE_CASE_NAMES.join(',')})
+  --source-readers a,b
+                     contenders in the sources section (default: all:
+                     ${SOURCE_READER_NAMES.join(',')})
+  --[no-]follow      after the sources section, run the follow section: follow latency, idle CPU, no
                      loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~2 min a runtime
                      (default: on, off with --quick)
   --follow-only      run the follow section and nothing else
@@ -147,6 +173,11 @@ const OPTIONS = {
   'compressed-corpus': { type: 'string', default: COMPRESSED_CORPUS },
   'compressed-formats': { type: 'string' },
   decompressors: { type: 'string' },
+  sources: { type: 'boolean' },
+  'sources-only': { type: 'boolean', default: false },
+  'sources-corpus': { type: 'string', default: SOURCES_CORPUS },
+  'sources-cases': { type: 'string' },
+  'source-readers': { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
   results: { type: 'string' },
@@ -186,8 +217,9 @@ function parseOptions(args) {
   const followOnly = values['follow-only']
   const searchOnly = values['search-only']
   const compressedOnly = values['compressed-only']
-  if ([followOnly, searchOnly, compressedOnly].filter(Boolean).length > 1) {
-    throw new UsageError('--follow-only, --search-only and --compressed-only: choose one')
+  const sourcesOnly = values['sources-only']
+  if ([followOnly, searchOnly, compressedOnly, sourcesOnly].filter(Boolean).length > 1) {
+    throw new UsageError('--follow-only, --search-only, --compressed-only and --sources-only: choose one')
   }
   if (followOnly && (values.corpora !== undefined || values.follow === false)) {
     throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
@@ -198,7 +230,10 @@ function parseOptions(args) {
   if (compressedOnly && (values.corpora !== undefined || values.compressed === false)) {
     throw new UsageError('--compressed-only runs the compressed section alone: drop --corpora and --no-compressed')
   }
-  const sectionOnly = followOnly || searchOnly || compressedOnly
+  if (sourcesOnly && (values.corpora !== undefined || values.sources === false)) {
+    throw new UsageError('--sources-only runs the sources section alone: drop --corpora and --no-sources')
+  }
+  const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly
   const otherOnly = (mine) => sectionOnly && !mine
   return {
     help: values.help,
@@ -216,6 +251,11 @@ function parseOptions(args) {
     compressedCorpus: oneCorpus('--compressed-corpus', values['compressed-corpus']),
     compressedFormats: parseList(values['compressed-formats'], COMPRESSED_FORMAT_NAMES, 'compressed format'),
     decompressors: parseList(values.decompressors, DECOMPRESSOR_NAMES, 'decompressor'),
+    sources: sourcesOnly || (!otherOnly(sourcesOnly) && (values.sources ?? false)),
+    sourcesOnly,
+    sourcesCorpus: oneCorpus('--sources-corpus', values['sources-corpus']),
+    sourcesCases: parseList(values['sources-cases'], SOURCE_CASE_NAMES, 'sources case'),
+    sourceReaders: parseList(values['source-readers'], SOURCE_READER_NAMES, 'source reader'),
     follow: followOnly || (!otherOnly(followOnly) && (values.follow ?? !values.quick)),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
@@ -245,6 +285,8 @@ function commandLine(options) {
     args.push('--search-only', '--runs', options.runs)
   } else if (options.compressedOnly) {
     args.push('--compressed-only', '--runs', options.runs)
+  } else if (options.sourcesOnly) {
+    args.push('--sources-only', '--runs', options.runs)
   } else {
     args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
     args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
@@ -256,7 +298,7 @@ function commandLine(options) {
     args.push('--contenders', options.contenders.join(','))
   }
   if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
-  const sectionOnly = options.followOnly || options.searchOnly || options.compressedOnly
+  const sectionOnly = options.followOnly || options.searchOnly || options.compressedOnly || options.sourcesOnly
   if (!options.search && !sectionOnly) args.push('--no-search')
   if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
     args.push('--searchers', options.searchers.join(','))
@@ -270,6 +312,14 @@ function commandLine(options) {
   }
   if (options.compressed && options.decompressors.length < DECOMPRESSOR_NAMES.length) {
     args.push('--decompressors', options.decompressors.join(','))
+  }
+  if (options.sources && !sectionOnly) args.push('--sources')
+  if (options.sources && options.sourcesCorpus !== SOURCES_CORPUS) args.push('--sources-corpus', options.sourcesCorpus)
+  if (options.sources && options.sourcesCases.length < SOURCE_CASE_NAMES.length) {
+    args.push('--sources-cases', options.sourcesCases.join(','))
+  }
+  if (options.sources && options.sourceReaders.length < SOURCE_READER_NAMES.length) {
+    args.push('--source-readers', options.sourceReaders.join(','))
   }
   if (!options.follow && !sectionOnly) args.push('--no-follow')
   if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
@@ -490,6 +540,7 @@ function newResults(host, runtimes, options) {
     probes: [],
     search: undefined,
     compressed: undefined,
+    sources: undefined,
     follow: undefined,
   }
 }
@@ -592,6 +643,34 @@ async function measureCompressed(runtimes, options, results) {
   console.log(formatCompressedSection(results.compressed))
 }
 
+function reportSourcesProgress(rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · ${row.case} · ${row.contender}`
+    const rss = row.rssAboveIdleMB === undefined ? '' : `, +${row.rssAboveIdleMB.toFixed(1)} MB RSS`
+    let outcome = `${row.median?.toFixed(1)} ms (median of ${row.runs})${rss}, ${row.lines} lines`
+    if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
+    if (row.error !== undefined) outcome = `ERROR ${row.error}`
+    if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
+    process.stderr.write(`  ${name}: ${outcome}\n`)
+  }
+}
+
+/** Runs the sources section after the compressed section, and prints its tables. */
+async function measureSources(runtimes, options, results) {
+  const corpus = prepareCorpus(options.sourcesCorpus)
+  if (options.sourcesCases.includes('gzip-stream')) prepareCompressed(corpus, 'gzip')
+  const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
+  const onRows = (rows, section) => {
+    reportSourcesProgress(rows)
+    results.sources = section
+    writeResults(results)
+  }
+  const { sourcesCases: cases, sourceReaders: contenders } = options
+  results.sources = await runSourcesSection({ runtimes, corpus, cases, contenders, settings, onRows })
+  writeResults(results)
+  console.log(formatSourcesSection(results.sources))
+}
+
 /** Runs the follow section after the corpora, and prints its tables. */
 async function measureFollow(runtimes, options, results) {
   const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
@@ -623,6 +702,7 @@ function finish(results, started, options) {
     [...results.rows, ...probeRows].filter(isFailure).length +
     searchFailures(results.search).length +
     compressedFailures(results.compressed).length +
+    sourcesFailures(results.sources).length +
     followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
@@ -660,6 +740,7 @@ async function main() {
   }
   if (options.search) await measureSearch(runtimes, options, results)
   if (options.compressed) await measureCompressed(runtimes, options, results)
+  if (options.sources) await measureSources(runtimes, options, results)
   if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }

@@ -1,7 +1,8 @@
 // Checks issue 10's performance targets against a results file: for each target, runtime and
 // corpus, the figure measured and whether it holds, as markdown; then issue 12's, on the search
 // section, for each target, runtime and query; then the compressed section's, for each target,
-// runtime and format; then issue 11's, on the follow section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
+// runtime and format; then issue 20's, on the sources section, for each target, runtime and case;
+// then issue 11's, on the follow section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
 // changes the exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
 import fs from 'node:fs'
@@ -14,6 +15,16 @@ import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './fo
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
 import { RUNTIME_NAMES, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
+import { readsCase } from './source-readers.mjs'
+import {
+  HAND_SPLIT,
+  PER_LINE_READERS,
+  SOURCES_BASELINE,
+  casesOf as sourceCasesOf,
+  sourcesFailures,
+  sourcesRatio,
+  sourcesRow,
+} from './sources.mjs'
 
 const DEFAULT_RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 const ALL_CORPORA = Object.keys(CORPORA)
@@ -435,6 +446,129 @@ const COMPRESSED_TARGETS = [
   },
 ]
 
+/** The JS-fed cases of the sources section, by chunk size. */
+const JS_FED = ['generator', 'web-stream']
+const jsFedAt = (...sizes) => JS_FED.flatMap((kind) => sizes.map((size) => `${kind}-${size}`))
+/** Peak RSS (stdin) may exceed readline's by this much. */
+const RSS_SLACK_MB = 16
+
+/** `{ figure, holds }` for a sources contender at least `min` times as fast as `other` on one case. */
+function sourcesVs(contender, other, min) {
+  return (section, runtime, name) => {
+    const found = sourcesRatio(section, runtime, name, contender, other)
+    if (found === undefined) return undefined
+    return atLeast(found.ratio, min, ` (${ms(found.row.median)} vs ${ms(found.base.median)})`)
+  }
+}
+
+/** Issue 20's targets, on the sources section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
+const SOURCES_TARGETS = [
+  {
+    id: 'SR1',
+    text: `stdin: \`fastlines-batches\` at least 5x \`${SOURCES_BASELINE}\` on \`process.stdin\``,
+    cases: ['stdin'],
+    check: sourcesVs('fastlines-batches', SOURCES_BASELINE, 5),
+  },
+  {
+    id: 'SR2',
+    text: `stdin: \`fastlines-lines\` at least 2.5x \`${SOURCES_BASELINE}\` on \`process.stdin\``,
+    cases: ['stdin'],
+    check: sourcesVs('fastlines-lines', SOURCES_BASELINE, 2.5),
+  },
+  {
+    id: 'SR3',
+    text: `a child's stdout and a file stream: \`fastlines-batches\` at least 3x \`${SOURCES_BASELINE}\` on the same stream`,
+    cases: ['child-stdout', 'fs-stream'],
+    check: sourcesVs('fastlines-batches', SOURCES_BASELINE, 3),
+  },
+  {
+    id: 'SR4',
+    text: `JS-fed chunks of 8 KiB and more: \`fastlines-batches\` at least 1.5x \`${HAND_SPLIT}\` on the same chunks`,
+    cases: jsFedAt('64k', '8k'),
+    check: sourcesVs('fastlines-batches', HAND_SPLIT, 1.5),
+  },
+  {
+    id: 'SR5',
+    text:
+      'JS-fed chunks, every size: `fastlines-lines` faster than every per-line contender ' +
+      `(${PER_LINE_READERS.filter((name) => readsCase(name, 'generator-64k') || readsCase(name, 'web-stream-64k'))
+        .map((name) => `\`${name}\``)
+        .join(', ')}, where they run)`,
+    cases: jsFedAt('64k', '8k', '1k', '100b'),
+    check(section, runtime, name) {
+      const lines = sourcesRow(section, runtime, name, 'fastlines-lines')
+      const fastest = PER_LINE_READERS.map((other) => sourcesRow(section, runtime, name, other))
+        .filter(Boolean)
+        .sort((a, b) => a.median - b.median)[0]
+      if (lines === undefined || fastest === undefined) return undefined
+      const ratio = fastest.median / lines.median
+      return { figure: `${times(ratio)} vs ${fastest.contender}`, holds: ratio > 1 }
+    },
+  },
+  {
+    id: 'SR6',
+    text: `gzip stream: \`fastlines-batches\` with \`decompress: 'gzip'\` at least 3x \`createGunzip()\` + \`${SOURCES_BASELINE}\``,
+    cases: ['gzip-stream'],
+    check: sourcesVs('fastlines-batches', SOURCES_BASELINE, 3),
+  },
+  {
+    id: 'SR7',
+    text: `one line per chunk: \`fastlines-lines\` and \`-batches\` no slower than \`${SOURCES_BASELINE}\` (ms <=)`,
+    cases: ['trickle'],
+    check(section, runtime, name) {
+      const base = sourcesRow(section, runtime, name, SOURCES_BASELINE)
+      const rows = ['fastlines-lines', 'fastlines-batches'].map((other) => sourcesRow(section, runtime, name, other))
+      if (base === undefined || rows.every((row) => row === undefined)) return undefined
+      const measured = rows.filter(Boolean)
+      const figures = measured.map((row) => `${short(row.contender)} ${ms(row.median)}`)
+      return {
+        figure: `${figures.join(', ')} vs ${ms(base.median)}`,
+        holds: measured.length === rows.length && measured.every((row) => row.median <= base.median),
+      }
+    },
+  },
+  {
+    id: 'SR8',
+    text: `stdin: peak RSS above idle of \`fastlines-lines\` and \`-batches\` <= \`${SOURCES_BASELINE}\`'s + ${RSS_SLACK_MB} MB`,
+    cases: ['stdin'],
+    check(section, runtime, name) {
+      const base = sourcesRow(section, runtime, name, SOURCES_BASELINE)
+      const rows = ['fastlines-lines', 'fastlines-batches']
+        .map((other) => sourcesRow(section, runtime, name, other))
+        .filter((row) => row?.rssAboveIdleMB !== undefined)
+      if (base?.rssAboveIdleMB === undefined || rows.length === 0) return undefined
+      const figures = rows.map((row) => `${short(row.contender)} ${formatAmount(row.rssAboveIdleMB)}`)
+      const bound = base.rssAboveIdleMB + RSS_SLACK_MB
+      return {
+        figure: `${figures.join(', ')} vs ${formatAmount(base.rssAboveIdleMB)} MB`,
+        holds: rows.length === 2 && rows.every((row) => row.rssAboveIdleMB <= bound),
+      }
+    },
+  },
+  {
+    id: 'SR9',
+    text: 'every contender saw the lines the case fed (count, and summed lengths where it sees lines)',
+    cases: undefined,
+    check(section, runtime, name) {
+      const rows = section.rows.filter((row) => row.runtime === runtime && row.case === name && !row.skipped)
+      if (rows.length === 0) return undefined
+      const wrong = sourcesFailures({ rows })
+      const figure = wrong.length === 0 ? `all ${rows.length}` : `not: ${wrong.map((row) => row.contender).join(', ')}`
+      return { figure, holds: wrong.length === 0 }
+    },
+  },
+]
+
+/** Issue 20's targets as markdown, or a line saying the run had no sources section. */
+function formatSourcesTargets(section, runtimes) {
+  const title = '## Sources targets (issue 20)'
+  if (section === undefined) return [title, '', 'Not measured: the run had no sources section.', ''].join('\n')
+  const measured = sourceCasesOf(section)
+  const casesOf = (target) => (target.cases ?? measured).filter((name) => measured.includes(name))
+  const targets = SOURCES_TARGETS.filter((target) => casesOf(target).length > 0)
+  return formatCaseTargets(title, targets, casesOf, section, runtimes)
+}
+
 /** The compressed section's targets as markdown, or a line saying the run had no such section. */
 function formatCompressedTargets(section, runtimes) {
   const title = '## Compressed targets'
@@ -541,6 +675,7 @@ export function formatTargets(results) {
   const sections = [
     formatSearchTargets(results.search, runtimes),
     formatCompressedTargets(results.compressed, runtimes),
+    formatSourcesTargets(results.sources, runtimes),
     formatFollowTargets(results.follow, runtimes),
   ]
   if (results.rows.length === 0) {

@@ -1,0 +1,1043 @@
+// Byte sources (issue 20): readLines, countLines and readChunks read a Node Readable, a web
+// ReadableStream, a FileHandle, or an (async) iterable of Uint8Array and string chunks, as they
+// read a file. Checked here: the lines are exactly a file's with the same bytes however chunks
+// cut them (the line contract's inputs and seeded byte soup, cut every 1, 2, 3, 7 and 64 bytes, at
+// random and not at all, through every kind of source; strings as their UTF-8 bytes); numbers,
+// offsets, `match`, `decompress`, `maxLineLength` and `encoding` as on a file; process.stdin in a
+// child (redirected from a file, piped from another process, written through a pipe), a child's
+// stdout, fetch() bodies and http responses from a local server; a source's own error after the
+// complete lines before it; the argument errors at the call; pulled, not pushed: nothing read
+// before the first step, the source let go on break, return(), close() and abort, reading
+// bounded under a slow consumer of an endless source, a child that stops reading a stdin that
+// never ends exits by itself; and linear time on a 64 MiB line in small chunks.
+import { execFileSync, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import http from 'node:http'
+import { PassThrough, Readable } from 'node:stream'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
+import { inspect } from 'node:util'
+import zlib from 'node:zlib'
+
+import test from 'ava'
+
+import { countLines, followLines, readChunks, readLastLines, readLines, readLinesSync } from '../index.js'
+import { zstd } from './helpers/compressed.mjs'
+import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
+import { hangLimit } from './helpers/hang.mjs'
+import { EDGE_INPUTS, LATIN1_INPUTS, STRADDLERS, straddlerInputs } from './helpers/line-inputs.mjs'
+import { bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
+import { randomMatchOptions } from './helpers/match-reference.mjs'
+import { describeRun } from './helpers/processes.mjs'
+import { scriptArgs, shellCommand } from './helpers/runtimes.mjs'
+import { collect, fixturePath, until, within } from './helpers/tail.mjs'
+
+const SEED = Number(process.env.FASTLINES_SEED ?? 0x50a2ce)
+const MiB = 1024 * 1024
+const DONE = { value: undefined, done: true }
+const temp = makeTempDir(test)
+const STDIN_READER = fixturePath('sources-stdin.mjs')
+
+// The sweeps over every source and chunk size run serially (ava runs them before the concurrent
+// tests): their thousands of one-byte chunks, run together, held up each other's steps in this
+// one process (a PassThrough written a byte per event-loop turn waited 40 ms a turn) past the
+// hang limits below. The tests that wait on processes, servers and pipes run concurrently.
+
+// Hang detectors (see helpers/hang.mjs): what each wait is expected to take on a quiet machine.
+/** Reading a few hundred bytes from a source, or taking a step. */
+const READ_QUIET_MS = 500
+/** Reading a few MB from a source, or a server or child process answering. */
+const BIG_READ_QUIET_MS = 2_000
+/** A child process of this runtime that starts and reads a few MB from its stdin (Deno is slowest). */
+const CHILD_QUIET_MS = 2_000
+/** Reading a 64 MiB line in 1,460-byte chunks. */
+const LONG_LINE_QUIET_MS = 5_000
+
+const guard = (promise, what) => within(promise, READ_QUIET_MS, what)
+const guardBig = (promise, what) => within(promise, BIG_READ_QUIET_MS, what)
+
+function hex(bytes, max = 96) {
+  if (bytes.length === 0) return '(empty)'
+  const shown = Buffer.from(bytes.subarray(0, max)).toString('hex')
+  return bytes.length > max ? `${shown}... (${bytes.length} bytes)` : shown
+}
+
+/** Many lines as their count and a hash (the stdin fixture prints the same), for short diffs. */
+const summarize = (lines) => ({
+  count: lines.length,
+  sha256: createHash('sha256').update(JSON.stringify(lines)).digest('hex'),
+})
+
+/** A few MB with every terminator, invalid UTF-8 and many lines: what pipes and servers carry. */
+const bigRandom = seededRandom(SEED ^ 0xb16)
+const BIG_BYTES = bytesOf(...Array.from({ length: 3000 }, () => randomSoup(bigRandom, 40)), numberedLines(40_000))
+const BIG_LINES = referenceLines(BIG_BYTES)
+const BIG_SUMMARY = summarize(BIG_LINES)
+const BIG_FILE = temp.file(BIG_BYTES, 'big.txt')
+
+// ---- chunks and the kinds of sources ------------------------------------------------------------
+
+/** `bytes` cut every `size` bytes (views of it, not copies). */
+function cutEvery(bytes, size) {
+  const chunks = []
+  for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size))
+  return chunks
+}
+
+/** `bytes` cut at seeded random sizes from 0 to `maxSize` bytes, so a few chunks are empty. */
+function cutAtRandom(bytes, seed, maxSize = 20) {
+  const random = seededRandom(seed)
+  const chunks = []
+  for (let at = 0; at < bytes.length;) {
+    const size = random.int(0, maxSize)
+    chunks.push(bytes.subarray(at, at + size))
+    at += size
+  }
+  return chunks
+}
+
+const RANDOM_CUT = 'random chunks, some empty'
+const WHOLE = 'one chunk'
+const CHUNK_SIZES = [1, 2, 3, 7, 64]
+const sizeCut = (size) => `${size}-byte chunks`
+
+/** The ways to cut an input into chunks, by name. */
+const CUTS = {
+  ...Object.fromEntries(CHUNK_SIZES.map((size) => [sizeCut(size), (bytes) => cutEvery(bytes, size)])),
+  [RANDOM_CUT]: (bytes) => cutAtRandom(bytes, SEED ^ bytes.length),
+  [WHOLE]: (bytes) => [bytes],
+}
+
+/**
+ * Writes `chunks` to `stream` one by one, a turn of the event loop apart (so that they arrive as
+ * separate chunks where the reader keeps up), heeding backpressure.
+ */
+async function writeChunks(stream, chunks) {
+  for (const chunk of chunks) {
+    if (!stream.write(chunk)) await once(stream, 'drain')
+    await nextTurn()
+  }
+}
+
+/** A PassThrough (a byte-mode Readable) that is written `chunks`, then `finish`ed: ended by default. */
+function writtenStream(chunks, finish = (stream) => stream.end()) {
+  const stream = new PassThrough()
+  writeChunks(stream, chunks)
+    .then(() => finish(stream))
+    .catch(() => {}) // a stream fastlines destroyed takes no more
+  return stream
+}
+
+/** Bytes as a web stream gives them (a plain Uint8Array, on the same memory); anything else as it is. */
+const asUint8Array = (chunk) =>
+  chunk instanceof Uint8Array ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk
+
+/**
+ * A web ReadableStream of `chunks`, one enqueued per pull (a high-water mark of 0: nothing is
+ * pulled before it is read), then `finish(controller)`: closed by default.
+ */
+function webStream(chunks, finish = (controller) => controller.close()) {
+  let next = 0
+  const pull = (controller) =>
+    next < chunks.length ? controller.enqueue(asUint8Array(chunks[next++])) : finish(controller)
+  return new ReadableStream({ pull }, { highWaterMark: 0 })
+}
+
+/** An async generator of `chunks`, then `finish()`. */
+async function* generate(chunks, finish = () => {}) {
+  yield* chunks
+  finish()
+}
+
+/** A generator of `chunks`, then `finish()`. */
+function* generateSync(chunks, finish = () => {}) {
+  yield* chunks
+  finish()
+}
+
+/** Each kind of source, as a fresh source that gives `chunks` in order and ends. */
+const SOURCES = {
+  'Readable.from': (chunks) => Readable.from(chunks),
+  'a PassThrough written to': (chunks) => writtenStream(chunks),
+  'a web ReadableStream': (chunks) => webStream(chunks),
+  'an async generator': (chunks) => generate(chunks),
+  'an array': (chunks) => chunks,
+}
+
+/** The kinds that hand any value on as a chunk (a PassThrough takes only bytes and strings). */
+const ANY_VALUE_SOURCES = Object.entries(SOURCES).filter(([kind]) => kind !== 'a PassThrough written to')
+
+// ---- what reading a source gives ----------------------------------------------------------------
+
+/** A reader's lines and counters once it has read `source` to its end, per line. */
+async function readWhole(source, options) {
+  const reader = readLines(source, options)
+  const lines = await collect(reader)
+  return { lines, linesRead: reader.linesRead, bytesRead: reader.bytesRead, position: reader.position }
+}
+
+/** What readWhole must give for a source of `bytes`: a file's lines, with every byte read. */
+function wholeRead(bytes, encoding) {
+  const lines = referenceLines(bytes, encoding)
+  return { lines, linesRead: lines.length, bytesRead: bytes.length, position: bytes.length }
+}
+
+/** Runs `read(handle)` on a FileHandle of `file`, closed after. */
+async function withFileHandle(file, read) {
+  const handle = await fsp.open(file)
+  try {
+    return await read(handle)
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Every kind of source of `bytes`, cut each way named in `cuts`, gives per line exactly what a
+ * file of `bytes` gives (its lines, linesRead, bytesRead and final position); at the random cut,
+ * also batches (none empty), countLines and readChunks; and a FileHandle on such a file.
+ */
+async function assertEverySource(t, bytes, cuts, encoding) {
+  const want = wholeRead(bytes, encoding)
+  const options = { encoding }
+  for (const cut of cuts) {
+    for (const [kind, make] of Object.entries(SOURCES)) {
+      const fresh = () => make(CUTS[cut](bytes))
+      const what = `${kind}, ${cut}, ${encoding ?? 'utf8'}: ${hex(bytes)}`
+      t.deepEqual(await guard(readWhole(fresh(), options), what), want, what)
+      if (cut !== RANDOM_CUT) continue
+      const batches = await guard(collect(readLines(fresh(), options).batches()), what)
+      t.deepEqual(batches.flat(), want.lines, `batches: ${what}`)
+      t.false(
+        batches.some((batch) => batch.length === 0),
+        `an empty batch: ${what}`,
+      )
+      t.is(await guard(countLines(fresh()), what), want.lines.length, `countLines: ${what}`)
+      const chunks = await guard(collect(readChunks(fresh())), what)
+      t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'), `readChunks: ${what}`)
+    }
+  }
+  const what = `FileHandle, ${encoding ?? 'utf8'}: ${hex(bytes)}`
+  const got = await withFileHandle(temp.file(bytes), (handle) => guard(readWhole(handle, options), what))
+  t.deepEqual(got, want, what)
+}
+
+// ---- the line contract, whatever the chunks -----------------------------------------------------
+
+const EVERY_CUT = Object.keys(CUTS)
+const EDGE_GROUPS = 4
+
+for (let group = 0; group < EDGE_GROUPS; group++) {
+  const inputs = EDGE_INPUTS.filter((_, index) => index % EDGE_GROUPS === group)
+  test.serial(
+    `utf8 edge cases through every source at every chunk size, group ${group + 1}/${EDGE_GROUPS}`,
+    async (t) => {
+      for (const [, bytes] of inputs) await assertEverySource(t, bytes, EVERY_CUT)
+    },
+  )
+}
+
+test.serial('latin1 through every source at every chunk size', async (t) => {
+  for (const [, bytes] of LATIN1_INPUTS) await assertEverySource(t, bytes, EVERY_CUT, 'latin1')
+})
+
+// Each token lands at every offset of a chunk of each small size: after `pad` bytes, right after
+// itself, and at the very end (the end-of-input case for the truncated ones).
+const SMALL_CHUNK_SIZES = CHUNK_SIZES.filter((size) => size < 64)
+const MAX_PAD = Math.max(...SMALL_CHUNK_SIZES)
+const LARGE_CUTS = [sizeCut(64), RANDOM_CUT, WHOLE]
+
+for (const [name, token] of STRADDLERS) {
+  test.serial(`${name} straddling chunk boundaries, through every source`, async (t) => {
+    // straddlerInputs gives three inputs per pad, pad by pad.
+    for (const [index, bytes] of straddlerInputs(token, MAX_PAD).entries()) {
+      const pad = Math.floor(index / 3)
+      const cuts = SMALL_CHUNK_SIZES.filter((size) => pad < size).map(sizeCut)
+      await assertEverySource(t, bytes, pad === 0 ? [...cuts, ...LARGE_CUTS] : cuts)
+    }
+  })
+}
+
+const SOUP_GROUPS = 4
+const soupRandom = seededRandom(SEED)
+const SOUP = Array.from({ length: 120 }, () => randomSoup(soupRandom, soupRandom() < 0.1 ? 200 : 40))
+
+for (let group = 0; group < SOUP_GROUPS; group++) {
+  const inputs = SOUP.filter((_, index) => index % SOUP_GROUPS === group)
+  test.serial(
+    `random byte soup through every source, utf8 and latin1, group ${group + 1}/${SOUP_GROUPS} (seed ${SEED})`,
+    async (t) => {
+      for (const bytes of inputs) {
+        await assertEverySource(t, bytes, EVERY_CUT)
+        await assertEverySource(t, bytes, [sizeCut(1), RANDOM_CUT], 'latin1')
+      }
+    },
+  )
+}
+
+/** Valid UTF-8 with every terminator and multi-byte characters: strings carry it without loss. */
+const TEXT = [...EDGE_INPUTS.map(([, bytes]) => bytes.toString()), ...STRADDLERS.map(([, token]) => token)]
+  .filter((part) => typeof part === 'string' && !part.includes('\uFFFD'))
+  .join('|')
+
+/** `text` cut every `size` code points, so no chunk splits a surrogate pair. */
+function cutCodePoints(text, size) {
+  const points = Array.from(text)
+  const strings = []
+  for (let at = 0; at < points.length; at += size) strings.push(points.slice(at, at + size).join(''))
+  return strings
+}
+
+test.serial('string chunks give the lines of their UTF-8 bytes, alone or mixed with bytes', async (t) => {
+  const bytes = Buffer.from(TEXT)
+  const want = wholeRead(bytes)
+  t.true(want.lines.length > 20, 'the text has many lines')
+  const kinds = {
+    'an array of strings': (strings) => strings,
+    'an async generator of strings': (strings) => generate(strings),
+    'Readable.from(strings)': (strings) => Readable.from(strings),
+    'strings and Buffers in turn': (strings) => strings.map((s, i) => (i % 2 ? Buffer.from(s) : s)),
+  }
+  for (const size of CHUNK_SIZES) {
+    for (const [kind, make] of Object.entries(kinds)) {
+      const what = `${kind}, ${size} code points each`
+      t.deepEqual(await guard(readWhole(make(cutCodePoints(TEXT, size))), what), want, what)
+    }
+  }
+  // Readables that decode their bytes themselves, and so give strings, characters split or not.
+  const file = temp.file(bytes)
+  for (const size of CHUNK_SIZES) {
+    const what = `createReadStream with encoding utf8, highWaterMark ${size}`
+    const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: size })
+    t.deepEqual(await guard(readWhole(stream), what), want, what)
+    const decoding = writtenStream(cutEvery(bytes, size)).setEncoding('utf8')
+    t.deepEqual(await guard(readWhole(decoding), `setEncoding('utf8'), ${size}-byte writes`), want)
+  }
+})
+
+test('a FileHandle is read from its current position, and left open, however reading ends', async (t) => {
+  const bytes = bytesOf('skipped\r\n', SOUP[1], 'é中😀\r\nlast')
+  const file = temp.file(bytes)
+  const skip = 'skipped\r'.length // the read starts between the CR and the LF
+  await withFileHandle(file, async (handle) => {
+    const { bytesRead } = await handle.read(Buffer.alloc(skip), 0, skip, null)
+    t.is(bytesRead, skip)
+    t.deepEqual(await guard(collect(readLines(handle)), 'lines'), referenceLines(bytes.subarray(skip)))
+    t.true(isOpen(file))
+    t.is((await handle.read(Buffer.alloc(4), 0, 4, 0)).bytesRead, 4, 'the handle still reads')
+  })
+  await withFileHandle(file, async (handle) => {
+    for await (const line of readLines(handle)) {
+      t.is(line, 'skipped')
+      break
+    }
+    t.true(isOpen(file), 'break leaves the handle open')
+    t.is((await handle.stat()).size, bytes.length)
+  })
+  await withFileHandle(file, async (handle) => {
+    const reader = readLines(handle)
+    await reader.next()
+    await reader.close()
+    t.true(isOpen(file), 'close() leaves the handle open')
+  })
+  const count = await withFileHandle(file, (handle) => guard(countLines(handle), 'countLines'))
+  t.is(count, referenceLines(bytes).length)
+  const chunks = await withFileHandle(file, (handle) => guard(collect(readChunks(handle)), 'readChunks'))
+  t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'))
+})
+
+test('a string, Buffer, Uint8Array or URL is still a path, not a source', async (t) => {
+  const file = temp.file('path\r\nlines\n')
+  for (const path of [file, Buffer.from(file), new Uint8Array(Buffer.from(file)), pathToFileURL(file)]) {
+    t.deepEqual(await collect(readLines(path)), ['path', 'lines'], inspect(path))
+    t.is(await countLines(path), 2, inspect(path))
+  }
+})
+
+// ---- process.stdin, and a child's stdout --------------------------------------------------------
+
+/**
+ * Runs `command` with `args`, stdin as spawn's stdio[0] (`'pipe'`, `'ignore'` or a descriptor):
+ * as processes.mjs' runProcess, with any command and stdin. A child still running past the hang
+ * limit for a run of `quietMs` is killed and reported with `timedOut`.
+ */
+function runChild(command, args, { stdin = 'pipe', quietMs = CHILD_QUIET_MS } = {}) {
+  const child = spawn(command, args, { stdio: [stdin, 'pipe', 'pipe'] })
+  child.stdin?.on('error', () => {}) // EPIPE from a child that stopped reading
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (data) => (stdout += data))
+  child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
+  let timer
+  const result = new Promise((resolve, reject) => {
+    const settle = (status, signal, timedOut) => {
+      clearTimeout(timer)
+      resolve({ status, signal, stdout, stderr, timedOut })
+    }
+    // Settled at the kill itself: a shell's own children may hold its stdout open after it.
+    timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      settle(null, 'SIGKILL', true)
+    }, hangLimit(quietMs))
+    child.on('error', reject)
+    child.on('close', (status, signal) => settle(status, signal, false))
+  })
+  return { child, result }
+}
+
+/** The stdin fixture's output, once it exited with status 0. */
+function fixtureOutput(t, run, what) {
+  t.is(run.status, 0, `${what}: ${describeRun(run)}`)
+  return run.status === 0 ? JSON.parse(run.stdout) : undefined
+}
+
+/** Ways to give BIG_BYTES to the stdin fixture run with `args`: each gives the run's outcome. */
+const STDIN_FEEDS = {
+  'redirected from a file': (args) => {
+    const fd = fs.openSync(BIG_FILE, 'r')
+    return runChild(process.execPath, args, { stdin: fd }).result.finally(() => fs.closeSync(fd))
+  },
+  // A shell pipeline: the shell runs this runtime's executable itself, with the runtime's own arguments.
+  'piped from another process': (args) => {
+    const pipeline = `${shellCommand('cat', BIG_FILE)} | ${shellCommand(process.execPath, ...scriptArgs(...args))}`
+    return runChild('sh', ['-c', pipeline], { stdin: 'ignore' }).result
+  },
+  'written by this process through a pipe': async (args) => {
+    const { child, result } = runChild(process.execPath, args)
+    await writeChunks(child.stdin, cutAtRandom(BIG_BYTES, SEED, 64 * 1024)).catch(() => {})
+    child.stdin.end()
+    return result
+  },
+}
+
+for (const [feed, run] of Object.entries(STDIN_FEEDS)) {
+  test(`readLines(process.stdin) in a child, stdin ${feed}: the lines of the same bytes`, async (t) => {
+    for (const way of ['lines', 'batches', 'count']) {
+      const output = fixtureOutput(t, await run([STDIN_READER, way]), way)
+      t.deepEqual(output, way === 'count' ? { count: BIG_SUMMARY.count } : BIG_SUMMARY, way)
+    }
+  })
+}
+
+test('a child that stops reading a stdin that never ends exits by itself', async (t) => {
+  for (const way of ['break', 'close']) {
+    // A socket (spawn's pipe) this process holds open and never ends.
+    const { child, result } = runChild(process.execPath, [STDIN_READER, way])
+    child.stdin.write('first\nsecond\n')
+    const overSocket = await result
+    child.stdin.destroy()
+    t.deepEqual(fixtureOutput(t, overSocket, `${way}, a socket`), { first: 'first' })
+
+    // A FIFO opened for reading and writing: the child holds a writer itself, so it never ends.
+    const fifo = temp.path(`never-ends-${way}`)
+    execFileSync('mkfifo', [fifo])
+    const fd = fs.openSync(fifo, 'r+')
+    try {
+      fs.writeSync(fd, 'first\nsecond\n')
+      const overFifo = await runChild(process.execPath, [STDIN_READER, way], { stdin: fd }).result
+      t.deepEqual(fixtureOutput(t, overFifo, `${way}, a FIFO`), { first: 'first' })
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+})
+
+test("a child's stdout is a source: spawn('cat', [file]).stdout", async (t) => {
+  const cat = () => spawn('cat', [BIG_FILE], { stdio: ['ignore', 'pipe', 'inherit'] }).stdout
+  t.deepEqual(summarize(await guardBig(collect(readLines(cat())), 'lines')), BIG_SUMMARY)
+  const batches = await guardBig(collect(readLines(cat()).batches()), 'batches')
+  t.deepEqual(summarize(batches.flat()), BIG_SUMMARY)
+  t.is(await guardBig(countLines(cat()), 'countLines'), BIG_SUMMARY.count)
+  const chunks = await guardBig(collect(readChunks(cat())), 'readChunks')
+  t.true(Buffer.concat(chunks).equals(BIG_BYTES), 'readChunks gives every byte')
+})
+
+// ---- fetch() and http ---------------------------------------------------------------------------
+
+/** A block of numbered lines that endless sources and responses repeat: 64 KiB. */
+const BLOCK = Buffer.from(numberedLines(1024, 64))
+const BLOCK_LINES = referenceLines(BLOCK)
+/** Line `i` (from 0) of BLOCK repeated. */
+const blockLine = (i) => BLOCK_LINES[i % BLOCK_LINES.length]
+
+/** An HTTP server on 127.0.0.1 that answers every request with `respond(response)`; its URL. */
+async function serve(t, respond) {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'application/octet-stream', connection: 'close' })
+    respond(response)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => {
+    server.closeAllConnections?.()
+    return new Promise((resolve) => server.close(resolve))
+  })
+  return `http://127.0.0.1:${server.address().port}/`
+}
+
+/** A server that sends `bytes`, in random pieces of up to 64 KiB, a turn of the event loop apart. */
+const serveBytes = (t, bytes) =>
+  serve(t, (response) => {
+    writeChunks(response, cutAtRandom(bytes, SEED, 64 * 1024)).then(
+      () => response.end(),
+      () => {},
+    )
+  })
+
+/** A server whose responses never end; `gone` resolves once a client has closed one. */
+async function serveEndlessly(t) {
+  let clientGone
+  const gone = new Promise((resolve) => (clientGone = resolve))
+  const url = await serve(t, async (response) => {
+    let open = true
+    const closed = new Promise((resolve) => response.once('close', resolve)).then(() => {
+      open = false
+      clientGone()
+    })
+    while (open) {
+      if (!response.write(BLOCK)) await Promise.race([once(response, 'drain').catch(() => {}), closed])
+      await nextTurn()
+    }
+  })
+  return { url, gone }
+}
+
+const fetchBody = async (url) => (await fetch(url)).body
+const httpGet = (url) => new Promise((resolve, reject) => http.get(url, resolve).on('error', reject))
+
+test('a fetch() body and an http.get response from a local server are sources', async (t) => {
+  const url = await serveBytes(t, BIG_BYTES)
+  const linesOf = async (source, options) => summarize(await guardBig(collect(readLines(source, options)), 'lines'))
+  t.deepEqual(await linesOf(await fetchBody(url)), BIG_SUMMARY, 'fetch() body, per line')
+  const batches = await guardBig(collect(readLines(await fetchBody(url)).batches()), 'batches')
+  t.deepEqual(summarize(batches.flat()), BIG_SUMMARY, 'fetch() body, batches')
+  t.is(await guardBig(countLines(await fetchBody(url)), 'countLines'), BIG_SUMMARY.count, 'countLines(fetch() body)')
+  t.deepEqual(await linesOf(await httpGet(url)), BIG_SUMMARY, 'http.get: an IncomingMessage')
+  t.is(await guardBig(countLines(await httpGet(url)), 'countLines'), BIG_SUMMARY.count, 'countLines(IncomingMessage)')
+
+  const gzipUrl = await serveBytes(t, zlib.gzipSync(BIG_BYTES))
+  for (const decompress of ['gzip', 'auto']) {
+    t.deepEqual(await linesOf(await fetchBody(gzipUrl), { decompress }), BIG_SUMMARY, `a gzip body, ${decompress}`)
+  }
+})
+
+test('break on an endless fetch() body or http response closes the connection', async (t) => {
+  for (const [what, get] of [
+    ['fetch() body', fetchBody],
+    ['http.get response', httpGet],
+  ]) {
+    const { url, gone } = await serveEndlessly(t)
+    let lines = 0
+    for await (const line of readLines(await get(url))) {
+      t.is(line, blockLine(lines), what)
+      if (++lines === 3000) break
+    }
+    await within(gone, BIG_READ_QUIET_MS, `the server to see the ${what} closed`)
+    t.pass(what)
+  }
+})
+
+// ---- decompress ---------------------------------------------------------------------------------
+
+test('decompress over a stream: a gzip or zstd file stream gives the plain lines, count and bytes', async (t) => {
+  const compressed = { gzip: temp.file(zlib.gzipSync(BIG_BYTES)), zstd: temp.file(zstd(BIG_BYTES)) }
+  const stream = (file) => fs.createReadStream(file)
+  for (const [format, file] of Object.entries(compressed)) {
+    for (const decompress of [format, 'auto']) {
+      const what = `${format} with decompress: ${decompress}`
+      t.deepEqual(summarize(await guardBig(collect(readLines(stream(file), { decompress })), what)), BIG_SUMMARY, what)
+      t.is(await guardBig(countLines(stream(file), { decompress }), what), BIG_SUMMARY.count, `countLines: ${what}`)
+      const chunks = await guardBig(collect(readChunks(stream(file), { decompress })), what)
+      t.true(Buffer.concat(chunks).equals(BIG_BYTES), `readChunks: ${what}`)
+    }
+  }
+  const gunzipped = () => stream(compressed.gzip).pipe(zlib.createGunzip())
+  t.is(await guardBig(countLines(gunzipped()), 'countLines'), BIG_SUMMARY.count, 'countLines(a Gunzip stream)')
+  t.deepEqual(summarize(await guardBig(collect(readLines(gunzipped())), 'lines')), BIG_SUMMARY, 'a Gunzip stream')
+  const plain = await guardBig(collect(readLines(stream(BIG_FILE), { decompress: 'auto' })), 'auto on plain text')
+  t.deepEqual(summarize(plain), BIG_SUMMARY, "'auto' leaves plain text as it is")
+})
+
+test.serial(
+  'decompress over sources cut at every chunk size: magic numbers, members and frames split anywhere',
+  async (t) => {
+    const plain = Buffer.concat(EDGE_INPUTS.map(([, bytes]) => bytes))
+    const half = plain.length >> 1
+    const formats = {
+      gzip: Buffer.concat([zlib.gzipSync(plain.subarray(0, half)), zlib.gzipSync(plain.subarray(half))]),
+      zstd: zstd(plain),
+    }
+    const lines = referenceLines(plain)
+    for (const [format, bytes] of Object.entries(formats)) {
+      // Offsets and positions count decompressed bytes; bytesRead counts the source's, as for a file.
+      const want = { lines, linesRead: lines.length, bytesRead: bytes.length, position: plain.length }
+      for (const decompress of [format, 'auto']) {
+        for (const [cut, split] of Object.entries(CUTS)) {
+          for (const [kind, make] of Object.entries(SOURCES)) {
+            const what = `${format}, decompress: ${decompress}, ${kind}, ${cut}`
+            t.deepEqual(await guard(readWhole(make(split(bytes)), { decompress }), what), want, what)
+          }
+        }
+      }
+    }
+  },
+)
+
+// ---- match, line numbers and offsets, counts ----------------------------------------------------
+
+/** `[lineNumber, lineOffset, position, line]` of each line a reader hands out, from its getters. */
+async function placedLines(reader) {
+  const placed = []
+  for await (const line of reader) placed.push([reader.lineNumber, reader.lineOffset, reader.position, line])
+  return placed
+}
+
+/** `[lineNumber, offset, line]` of each line of a reader's numbered batches. */
+async function numberedBatchLines(reader) {
+  const numbered = []
+  for await (const { lines, lineNumbers, offsets } of reader.batches({ numbered: true })) {
+    lines.forEach((line, i) => numbered.push([lineNumbers[i], offsets[i], line]))
+  }
+  return numbered
+}
+
+const NUMBERED_WAYS = {
+  'lineNumber, lineOffset and position per line': placedLines,
+  'entries()': (reader) => collect(reader.entries()),
+  'batches({ numbered: true })': numberedBatchLines,
+}
+
+const NUMBERED_GROUPS = 2
+const NUMBERED_INPUTS = [...EDGE_INPUTS.map(([, bytes]) => bytes), ...SOUP.slice(0, 30), BLOCK.subarray(0, 4000)]
+
+for (let group = 0; group < NUMBERED_GROUPS; group++) {
+  const inputs = NUMBERED_INPUTS.filter((_, index) => index % NUMBERED_GROUPS === group)
+  test.serial(
+    `match, line numbers and offsets over a source are the file's, and so are the counts, group ${group + 1}/${NUMBERED_GROUPS} (seed ${SEED})`,
+    async (t) => {
+      const random = seededRandom(SEED ^ (0x6 + group))
+      for (const bytes of inputs) {
+        const file = temp.file(bytes)
+        for (const options of [{}, randomMatchOptions(random, referenceLines(bytes))]) {
+          const label = `${JSON.stringify(options)}: ${hex(bytes)}`
+          for (const [way, read] of Object.entries(NUMBERED_WAYS)) {
+            const want = await read(readLines(file, options))
+            const viaHandle = await withFileHandle(file, (handle) => guard(read(readLines(handle, options)), label))
+            t.deepEqual(viaHandle, want, `${way}, FileHandle, ${label}`)
+            for (const cut of [sizeCut(1), sizeCut(3), RANDOM_CUT]) {
+              for (const [kind, make] of Object.entries(SOURCES)) {
+                const what = `${way}, ${kind}, ${cut}, ${label}`
+                t.deepEqual(await guard(read(readLines(make(CUTS[cut](bytes)), options)), what), want, what)
+              }
+            }
+          }
+          const count = await countLines(file, options)
+          for (const [kind, make] of Object.entries(SOURCES)) {
+            const what = `countLines, ${kind}, ${label}`
+            t.is(await guard(countLines(make(CUTS[RANDOM_CUT](bytes)), options), what), count, what)
+          }
+        }
+      }
+    },
+  )
+}
+
+test.serial('readChunks over every source gives its bytes, and bytesRead counts them', async (t) => {
+  for (const [kind, make] of Object.entries(SOURCES)) {
+    const reader = readChunks(make(cutAtRandom(BIG_BYTES, SEED, 5000)))
+    const chunks = await guardBig(collect(reader), kind)
+    t.true(Buffer.concat(chunks).equals(BIG_BYTES), kind)
+    t.true(chunks.every(Buffer.isBuffer), `Buffers: ${kind}`)
+    t.is(reader.bytesRead, BIG_BYTES.length, kind)
+  }
+})
+
+// ---- a source that fails, a bad chunk -----------------------------------------------------------
+
+/** What a reader handed out (batches flattened) until it ended or failed, and its error if any. */
+async function untilFailure(iterable) {
+  const items = []
+  try {
+    for await (const item of iterable) items.push(...(Array.isArray(item) ? item : [item]))
+    return { items, error: null }
+  } catch (error) {
+    return { items, error }
+  }
+}
+
+/** Whether `got` is the source's own error, or says so as its cause. */
+const isSourceError = (got, error) => got === error || got?.cause === error
+
+/** Each kind of source that gives `chunks`, then fails with `error` its own way. */
+const FAILING_SOURCES = {
+  'a Readable destroyed with an error': (chunks, error) =>
+    writtenStream(chunks, async (stream) => {
+      // Once the reader has taken every byte: destroy() drops what a stream still buffers.
+      await until(() => stream.writableLength === 0 && stream.readableLength === 0, 'the reader to take every chunk')
+      stream.destroy(error)
+    }),
+  'an async generator that throws': (chunks, error) =>
+    generate(chunks, () => {
+      throw error
+    }),
+  'a generator that throws': (chunks, error) =>
+    generateSync(chunks, () => {
+      throw error
+    }),
+  'a web stream whose source errors it': (chunks, error) => webStream(chunks, (controller) => controller.error(error)),
+}
+
+const BEFORE_FAILURE = bytesOf('one\ntwo é\r\nthr') // 'thr' is cut short by the failure
+
+for (const [kind, make] of Object.entries(FAILING_SOURCES)) {
+  test(`${kind}: the complete lines before it, then its own error, and never the partial line`, async (t) => {
+    for (const cut of [sizeCut(1), sizeCut(3), sizeCut(7), WHOLE]) {
+      const chunks = CUTS[cut](BEFORE_FAILURE)
+      for (const way of ['per line', 'batches']) {
+        const error = new Error(`${kind} failed`)
+        const reader = readLines(make(chunks, error))
+        const got = await guard(untilFailure(way === 'batches' ? reader.batches() : reader), `${way}, ${cut}`)
+        t.deepEqual(got.items, ['one', 'two é'], `${way}, ${cut}`)
+        t.true(isSourceError(got.error, error), `${way}, ${cut}: ${inspect(got.error)}`)
+        t.deepEqual(await reader.next(), DONE, `${way}, ${cut}: iteration is over`)
+      }
+      const error = new Error(`${kind} failed`)
+      const counted = await t.throwsAsync(guard(countLines(make(chunks, error)), `countLines, ${cut}`))
+      t.true(isSourceError(counted, error), `countLines, ${cut}: ${inspect(counted)}`)
+    }
+  })
+}
+
+test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the lines before it', async (t) => {
+  for (const bad of [42, {}, null]) {
+    for (const [kind, make] of ANY_VALUE_SOURCES) {
+      if (bad === null && kind === 'Readable.from') continue // a null there ends Node's stream itself
+      const chunks = () => [Buffer.from('one\ntwo\nthr'), bad, Buffer.from('ee\n')]
+      const what = `${kind} giving ${inspect(bad)}`
+      const got = await guard(untilFailure(readLines(make(chunks()))), what)
+      t.deepEqual(got.items, ['one', 'two'], what)
+      t.is(got.error?.code, 'ERR_INVALID_ARG_TYPE', `${what}: ${inspect(got.error)}`)
+      await t.throwsAsync(guard(countLines(make(chunks())), what), { code: 'ERR_INVALID_ARG_TYPE' }, what)
+    }
+  }
+})
+
+// ---- at the call --------------------------------------------------------------------------------
+
+test('neither a path nor a byte source: ERR_INVALID_ARG_TYPE at the call', async (t) => {
+  for (const value of [42, {}, null, undefined, true, () => {}]) {
+    const what = inspect(value)
+    t.throws(() => readLines(value), { code: 'ERR_INVALID_ARG_TYPE' }, `readLines(${what})`)
+    t.throws(() => readChunks(value), { code: 'ERR_INVALID_ARG_TYPE' }, `readChunks(${what})`)
+    await t.throwsAsync(countLines(value), { code: 'ERR_INVALID_ARG_TYPE' }, `countLines(${what})`)
+  }
+})
+
+test('a web stream that is already locked: ERR_INVALID_STATE at the call', async (t) => {
+  const locked = () => {
+    const stream = webStream([Buffer.from('a\n')])
+    stream.getReader()
+    return stream
+  }
+  t.throws(() => readLines(locked()), { code: 'ERR_INVALID_STATE' })
+  t.throws(() => readChunks(locked()), { code: 'ERR_INVALID_STATE' })
+  await t.throwsAsync(countLines(locked()), { code: 'ERR_INVALID_STATE' })
+})
+
+test('start, end and highWaterMark mean nothing for a source: refused at the call, by name', async (t) => {
+  const REFUSED = ['ERR_INVALID_ARG_VALUE', 'ERR_INCOMPATIBLE_OPTION_PAIR']
+  const assertRefused = (error, option, what) => {
+    t.true(REFUSED.includes(error?.code), `${what}: ${inspect(error)}`)
+    t.true(String(error?.message).includes(option), `${what}: the message names ${option}: ${error?.message}`)
+  }
+  for (const [option, value] of [
+    ['start', 3],
+    ['end', 10],
+    ['highWaterMark', 1024],
+  ]) {
+    for (const [kind, make] of Object.entries(SOURCES)) {
+      const options = { [option]: value }
+      const what = `${option} with ${kind}`
+      assertRefused(
+        t.throws(() => readLines(make([Buffer.from('a\n')]), options)),
+        option,
+        `readLines, ${what}`,
+      )
+      assertRefused(
+        t.throws(() => readChunks(make([Buffer.from('a\n')]), options)),
+        option,
+        `readChunks, ${what}`,
+      )
+      assertRefused(await t.throwsAsync(countLines(make([Buffer.from('a\n')]), options)), option, `countLines, ${what}`)
+    }
+  }
+})
+
+test('readLinesSync, readLastLines and followLines take no byte source: ERR_INVALID_ARG_TYPE', async (t) => {
+  const file = temp.file('a\nb\n')
+  const sources = {
+    ...Object.fromEntries(Object.entries(SOURCES).map(([kind, make]) => [kind, () => make([Buffer.from('a\n')])])),
+    'a generator': () => generateSync([Buffer.from('a\n')]),
+  }
+  for (const [kind, source] of Object.entries(sources)) {
+    t.throws(() => readLinesSync(source()), { code: 'ERR_INVALID_ARG_TYPE' }, `readLinesSync, ${kind}`)
+    await t.throwsAsync(readLastLines(source(), 1), { code: 'ERR_INVALID_ARG_TYPE' }, `readLastLines, ${kind}`)
+    t.throws(() => followLines(source()), { code: 'ERR_INVALID_ARG_TYPE' }, `followLines, ${kind}`)
+  }
+  await withFileHandle(file, async (handle) => {
+    t.throws(() => readLinesSync(handle), { code: 'ERR_INVALID_ARG_TYPE' }, 'readLinesSync, FileHandle')
+    await t.throwsAsync(readLastLines(handle, 1), { code: 'ERR_INVALID_ARG_TYPE' }, 'readLastLines, FileHandle')
+    t.throws(() => followLines(handle), { code: 'ERR_INVALID_ARG_TYPE' }, 'followLines, FileHandle')
+  })
+})
+
+// ---- pulled, not pushed; let go when reading stops ----------------------------------------------
+
+/**
+ * Endless sources of each kind, given `take()` for each chunk they give, with `released()`: whether
+ * fastlines let them go (a Readable destroyed, a web stream's source cancelled, an iterator's
+ * `finally` run).
+ */
+const ENDLESS = {
+  'a Node Readable': (take) => {
+    const stream = new Readable({
+      read() {
+        this.push(take())
+      },
+    })
+    return { source: stream, released: () => stream.destroyed }
+  },
+  'a web ReadableStream': (take) => {
+    let cancelled = false
+    const underlying = {
+      pull: (controller) => controller.enqueue(take()),
+      cancel: () => (cancelled = true),
+    }
+    return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
+  },
+  'an async generator': (take) => {
+    let finished = false
+    async function* chunks() {
+      try {
+        for (;;) yield take()
+      } finally {
+        finished = true
+      }
+    }
+    return { source: chunks(), released: () => finished }
+  },
+  'a generator': (take) => {
+    let finished = false
+    function* chunks() {
+      try {
+        for (;;) yield take()
+      } finally {
+        finished = true
+      }
+    }
+    return { source: chunks(), released: () => finished }
+  },
+}
+
+/** An endless source of `kind` that gives `chunk` over and over; `pulled()` counts the bytes taken. */
+function endless(kind, chunk) {
+  let pulled = 0
+  const made = ENDLESS[kind](() => {
+    pulled += chunk.length
+    return chunk
+  })
+  return { ...made, pulled: () => pulled }
+}
+
+const LINE = Buffer.from('line\n')
+
+test('nothing is pulled from a source before the first step', async (t) => {
+  for (const kind of Object.keys(ENDLESS)) {
+    const { source, pulled } = endless(kind, LINE)
+    const reader = readLines(source)
+    for (let turn = 0; turn < 5; turn++) await nextTurn()
+    await sleep(20)
+    t.is(pulled(), 0, `${kind}, before the first step`)
+    t.deepEqual(await guard(reader.next(), kind), { value: 'line', done: false }, kind)
+    t.true(pulled() > 0, `${kind}, after it`)
+    await reader.close()
+  }
+})
+
+/** Ways to stop reading before the end. */
+const STOPS = {
+  break: async (reader) => {
+    for await (const line of reader) if (line === 'line') break
+  },
+  'return()': async (reader) => {
+    await reader.next()
+    await reader.return()
+  },
+  'close()': async (reader) => {
+    await reader.next()
+    await reader.close()
+  },
+  'break out of batches()': async (reader) => {
+    for await (const batch of reader.batches()) if (batch.length > 0) break
+  },
+}
+
+test('break, return(), close() and leaving batches() let the source go: destroyed, cancelled, returned', async (t) => {
+  for (const kind of Object.keys(ENDLESS)) {
+    for (const [stop, run] of Object.entries(STOPS)) {
+      const { source, released } = endless(kind, LINE)
+      const reader = readLines(source)
+      await guard(run(reader), `${stop}, ${kind}`)
+      t.true(released(), `${stop}, ${kind}`)
+      t.deepEqual(await reader.next(), DONE, `${stop}, ${kind}: iteration is over`)
+    }
+  }
+})
+
+/** Sources that give nothing and never end: a step waits on them until it is closed or aborted. */
+const QUIET = {
+  'a PassThrough nobody writes': () => {
+    const stream = new PassThrough()
+    return { source: stream, released: () => stream.destroyed }
+  },
+  'a web stream that never enqueues': () => {
+    let cancelled = false
+    const source = new ReadableStream({ cancel: () => (cancelled = true) })
+    return { source, released: () => cancelled }
+  },
+}
+
+test('close() settles a step that waits on a quiet source, and lets the source go', async (t) => {
+  for (const [kind, make] of Object.entries(QUIET)) {
+    const { source, released } = make()
+    const reader = readLines(source)
+    const pending = reader.next()
+    await sleep(20)
+    await guard(reader.close(), `close(), ${kind}`)
+    t.deepEqual(await guard(pending, `the pending step, ${kind}`), DONE, kind)
+    t.true(released(), kind)
+  }
+})
+
+test('an abort rejects the pending step with an AbortError and lets the source go; an aborted signal pulls nothing', async (t) => {
+  const assertAbortError = (error, reason, what) =>
+    t.like(error, { name: 'AbortError', code: 'ABORT_ERR', cause: reason }, `${what}: ${inspect(error)}`)
+  for (const kind of Object.keys(ENDLESS)) {
+    const { source, released } = endless(kind, LINE)
+    const controller = new AbortController()
+    const reader = readLines(source, { signal: controller.signal })
+    await guard(reader.next(), kind)
+    const reason = new Error('user cancelled')
+    controller.abort(reason)
+    assertAbortError(await t.throwsAsync(guard(reader.next(), kind)), reason, kind)
+    await until(released, `${kind} to be let go after the abort`)
+
+    const never = endless(kind, LINE)
+    const aborted = readLines(never.source, { signal: AbortSignal.abort(reason) })
+    assertAbortError(await t.throwsAsync(guard(aborted.next(), kind)), reason, `${kind}, aborted before`)
+    t.is(never.pulled(), 0, `${kind}: an aborted signal pulls nothing`)
+  }
+  for (const [kind, make] of Object.entries(QUIET)) {
+    const { source, released } = make()
+    const controller = new AbortController()
+    const pending = readLines(source, { signal: controller.signal }).next()
+    await sleep(20)
+    const reason = new Error('user cancelled')
+    controller.abort(reason)
+    assertAbortError(await t.throwsAsync(guard(pending, kind)), reason, kind)
+    await until(released, `${kind} to be let go after the abort`)
+  }
+})
+
+// ---- bounded memory and linear time (serial: measured alone in this process) --------------------
+
+const rss = () => process.memoryUsage().rss
+
+test.serial('a slow consumer of an endless source: the bytes pulled and the memory stay bounded', async (t) => {
+  for (const kind of ['an async generator', 'a Node Readable', 'a web ReadableStream']) {
+    const { source, pulled, released } = endless(kind, BLOCK)
+    const rssBefore = rss()
+    let lines = 0
+    let wrong = 0
+    for await (const line of readLines(source)) {
+      if (line !== blockLine(lines)) wrong++
+      // A slow consumer: a turn of the event loop per line, and a few ms every 200 lines.
+      if (++lines % 200 === 0) await sleep(5)
+      else await nextTurn()
+      if (lines === 2000) break
+    }
+    const grown = (rss() - rssBefore) / MiB
+    t.is(wrong, 0, `${kind}: every line right`)
+    t.true(pulled() < 16 * MiB, `${kind}: ${(pulled() / MiB).toFixed(1)} MiB pulled for 2,000 lines`)
+    t.true(grown < 64, `${kind}: RSS grew by ${grown.toFixed(1)} MiB`)
+    t.true(released(), kind)
+  }
+})
+
+test.serial(
+  'a 64 MiB line in 1,460-byte chunks takes linear time, from an async generator and from an array',
+  async (t) => {
+    const length = 64 * MiB
+    const bytes = Buffer.alloc(length + 1, 'x')
+    bytes[length] = 0x0a
+    /** The time to read the one line of `chunks` through `make(chunks)`, checked. */
+    const timed = async (make, chunks, what) => {
+      const source = make(chunks)
+      const started = performance.now()
+      const reader = readLines(source)
+      const first = await within(reader.next(), LONG_LINE_QUIET_MS, what)
+      const end = await within(reader.next(), READ_QUIET_MS, what)
+      const elapsed = performance.now() - started
+      t.is(first.value?.length, length, what)
+      t.true(first.value?.startsWith('xxx') && first.value.endsWith('xxx'), what)
+      t.deepEqual(end, DONE, what)
+      return elapsed
+    }
+    const small = cutEvery(bytes, 1460)
+    const large = cutEvery(bytes, 64 * 1024)
+    for (const [kind, make] of [
+      ['an async generator', generate],
+      ['an array', (chunks) => chunks],
+    ]) {
+      // Each measured twice, in turn, keeping the faster: the first read also warms up.
+      const times = { small: Infinity, large: Infinity }
+      for (let round = 0; round < 2; round++) {
+        times.large = Math.min(times.large, await timed(make, large, `${kind}, 64 KiB chunks`))
+        times.small = Math.min(times.small, await timed(make, small, `${kind}, 1,460-byte chunks`))
+      }
+      const ratio = times.small / times.large
+      t.log(`${kind}: ${times.small.toFixed(0)} ms in 1,460-byte chunks, ${times.large.toFixed(0)} ms in 64 KiB ones`)
+      t.true(ratio < 8, `${kind}: 1,460-byte chunks took ${ratio.toFixed(1)} times as long as 64 KiB ones`)
+    }
+  },
+)
+
+test.serial(
+  'maxLineLength applies to each line of a source: ERR_LINE_TOO_LONG after the lines before it',
+  async (t) => {
+    const limit = 100
+    const before = ['short', 'x'.repeat(limit), 'é'.repeat(limit / 2)] // 100 bytes, 50 characters
+    const bytes = bytesOf(`${before.join('\r\n')}\n${'z'.repeat(limit + 1)}\nnever\nseen\n`)
+    for (const cut of [sizeCut(1), sizeCut(7), sizeCut(64), WHOLE]) {
+      for (const [kind, make] of Object.entries(SOURCES)) {
+        const what = `${kind}, ${cut}`
+        const reader = readLines(make(CUTS[cut](bytes)), { maxLineLength: limit })
+        const got = await guard(untilFailure(reader), what)
+        t.deepEqual(got.items, before, what)
+        t.like(got.error, { code: 'ERR_LINE_TOO_LONG', maxLineLength: limit }, `${what}: ${inspect(got.error)}`)
+        t.is(reader.linesRead, before.length, what)
+      }
+    }
+    // A line that never ends, from a source that never ends: the limit stops it, and the source is let go.
+    for (const kind of Object.keys(ENDLESS)) {
+      const { source, pulled, released } = endless(kind, Buffer.alloc(4096, 'y'))
+      const reader = readLines(source, { maxLineLength: MiB })
+      await t.throwsAsync(guardBig(reader.next(), kind), { code: 'ERR_LINE_TOO_LONG' }, kind)
+      t.true(pulled() < 16 * MiB, `${kind}: ${(pulled() / MiB).toFixed(1)} MiB pulled`)
+      await until(released, `${kind} to be let go after the failure`)
+    }
+  },
+)

@@ -1,0 +1,363 @@
+// The sources section of the benchmark (issue 20): reading the lines of a source that is not a
+// path (process.stdin, a child's stdout, a file stream, chunks fed from JS as an async generator or
+// a web ReadableStream, a gzip file stream, a producer flushing a line per chunk), by fastlines'
+// `readLines(source)` and by what users do without it (source-readers.mjs). Each contender runs in
+// a worker process per runtime × case (source-worker.mjs); stdin's in a fresh process per run, fed
+// by `cat`, which also gives each run's peak RSS. Every run's line count (and summed line lengths,
+// where it sees lines) is checked against what the case fed. run.mjs calls runSourcesSection and
+// formatSourcesSection; targets.mjs and readme.mjs read the rows.
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { formatAmount, formatCount, formatSize, kibToMB, markdownTable, medianOf } from './report.mjs'
+import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
+import {
+  SMALL_CHUNKS_LIMIT_BYTES,
+  SOURCE_CASES,
+  SOURCE_CASE_NAMES,
+  SOURCE_READERS,
+  SOURCE_READER_NAMES,
+  TRICKLE_CHUNKS,
+  expectedFor,
+  notApplicable,
+  readsCase,
+} from './source-readers.mjs'
+
+const WORKER = fileURLToPath(new URL('./source-worker.mjs', import.meta.url))
+const WORKER_TIMEOUT_MS = 10 * 60 * 1000
+/** Idle processes per runtime, for the stdin case's peak RSS (as many as the probe's). */
+const IDLE_RUNS = 3
+const execFileAsync = promisify(execFile)
+
+/** The contender every other is measured relative to; the JS-fed cases also against HAND_SPLIT. */
+export const SOURCES_BASELINE = 'readline'
+export const HAND_SPLIT = 'hand-split'
+export { SOURCE_CASE_NAMES, SOURCE_READER_NAMES }
+
+/** The last line a failed process wrote to stderr, or its error's first line. */
+function failureOf(error) {
+  const stderr = String(error.stderr ?? '')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+  return stderr[stderr.length - 1] ?? error.message.split('\n')[0]
+}
+
+/**
+ * Runs the worker with `args`, its stdin fed by `cat stdinFile` when given (bash with
+ * `pipefail`): `{ output }`, or `{ error }`. A worker that reports its own error (or skip) is
+ * believed before the exit status, which a `cat` cut short by the worker's exit makes 141.
+ */
+async function runWorker(runtime, args, stdinFile) {
+  const worker = [runtime.command, ...runtime.args, WORKER, ...args.map(String)]
+  const [command, commandArgs] =
+    stdinFile === undefined
+      ? [worker[0], worker.slice(1)]
+      : ['bash', ['-c', 'set -o pipefail; cat -- "$1" | "${@:2}"', 'bash', stdinFile, ...worker]]
+  let stdout
+  let failure
+  try {
+    ;({ stdout } = await execFileAsync(command, commandArgs, { timeout: WORKER_TIMEOUT_MS, maxBuffer: 1024 * 1024 }))
+  } catch (error) {
+    stdout = String(error.stdout ?? '')
+    failure = failureOf(error)
+  }
+  let output
+  try {
+    output = JSON.parse(stdout)
+  } catch {
+    return { error: failure ?? `unreadable output: ${stdout.slice(0, 200)}` }
+  }
+  const wrong = wrongRuntime(output, runtime)
+  if (wrong !== undefined) return { error: wrong }
+  if (output.error !== undefined || output.skipped !== undefined) return output
+  return failure === undefined ? { output } : { error: failure }
+}
+
+/** How a case's runs disagree with what it fed: lines, and lengths where seen. */
+function runProblems(runs, expected) {
+  const problems = new Set()
+  for (const run of runs) {
+    if (run.lines !== expected.lines) problems.add(`${run.lines} lines, expected ${expected.lines}`)
+    else if (run.chars !== undefined && run.chars !== expected.chars) {
+      problems.add(`${run.chars} UTF-16 units in lines, expected ${expected.chars}`)
+    }
+  }
+  return [...problems]
+}
+
+/** A measured row from the warm-up and the measured runs. */
+function measuredRow(base, { warmup, samples, capped }, expected) {
+  const times = samples.map((sample) => sample.ms)
+  const sorted = times.toSorted((a, b) => a - b)
+  return {
+    ...base,
+    runs: times.length,
+    capped,
+    median: medianOf(times),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+    times,
+    warmupMs: warmup.ms,
+    lines: samples[0].lines,
+    chars: samples[0].chars,
+    problems: runProblems([warmup, ...samples], expected),
+  }
+}
+
+/** One contender on one case that a process can read many times: warm-up and runs in one worker. */
+async function measureInWorker(base, runtime, corpus, expected, settings) {
+  const args = [base.case, base.contender, corpus.path, settings.runs, settings.slowRuns, settings.slowMs]
+  const { output, error, skipped } = await runWorker(runtime, args)
+  if (error !== undefined) return { ...base, error }
+  if (skipped !== undefined) return { ...base, skipped }
+  return measuredRow(base, output, expected)
+}
+
+/**
+ * One contender on the stdin case: a fresh `cat p | <runtime> worker` per run, the first a
+ * warm-up whose figures are checked but not counted; capped like the others. Each run's peak RSS
+ * is taken above the runtime's idle process (`idle.maxRssKiB`).
+ */
+async function measurePerProcess(base, runtime, corpus, expected, settings, idle) {
+  const once = async () => {
+    const args = [base.case, base.contender, corpus.path, 1, 1, 0]
+    const { output, error, skipped } = await runWorker(runtime, args, corpus.path)
+    return error !== undefined || skipped !== undefined ? { error, skipped } : { sample: output.samples[0] }
+  }
+  const first = await once()
+  if (first.error !== undefined) return { ...base, error: first.error }
+  if (first.skipped !== undefined) return { ...base, skipped: first.skipped }
+  const count = first.sample.ms >= settings.slowMs ? Math.min(settings.runs, settings.slowRuns) : settings.runs
+  const samples = []
+  for (let i = 0; i < count; i++) {
+    const run = await once()
+    if (run.sample === undefined) return { ...base, error: run.error ?? `n/a after a run: ${run.skipped}` }
+    samples.push(run.sample)
+  }
+  const row = measuredRow(base, { warmup: first.sample, samples, capped: count < settings.runs }, expected)
+  const maxRssKiB = medianOf(samples.map((sample) => sample.maxRssKiB))
+  const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
+  return { ...row, maxRssKiB, rssSamplesKiB: samples.map((sample) => sample.maxRssKiB), ...rss }
+}
+
+/** The runtime's idle peak RSS: the median of IDLE_RUNS processes that load the packages and read nothing. */
+async function measureIdle(runtime) {
+  const samples = []
+  for (let i = 0; i < IDLE_RUNS; i++) {
+    const { output, error } = await runWorker(runtime, ['idle'])
+    if (error !== undefined) return { error }
+    samples.push(output.maxRssKiB)
+  }
+  return { maxRssKiB: medianOf(samples), samples }
+}
+
+/** The contenders of a case, in table order, the baseline first. */
+function readersOf(caseName, contenders) {
+  const ordered = [SOURCES_BASELINE, ...SOURCE_READER_NAMES.filter((name) => name !== SOURCES_BASELINE)]
+  return ordered.filter((name) => contenders.includes(name) && readsCase(name, caseName))
+}
+
+/**
+ * Every selected contender on every selected case, per runtime; `onRows(rows, section)` after each
+ * runtime × case. `corpus` is from ensureCorpus; for gzip-stream its `.gz` (ensureCompressed)
+ * must exist. Returns `{ corpus, bytes, lines, chars, cases, settings, idle, rows }`.
+ */
+export async function runSourcesSection({ runtimes, corpus, cases, contenders, settings, onRows }) {
+  const section = {
+    corpus: corpus.name,
+    bytes: corpus.bytes,
+    lines: corpus.lines,
+    chars: corpus.chars,
+    cases: Object.fromEntries(
+      cases.map((name) => {
+        const { chunkBytes, limitBytes } = SOURCE_CASES[name]
+        return [name, { ...expectedFor(name, corpus), chunkBytes, limitBytes }]
+      }),
+    ),
+    settings: { ...settings, smallChunksLimitBytes: SMALL_CHUNKS_LIMIT_BYTES, trickleChunks: TRICKLE_CHUNKS },
+    idle: {},
+    rows: [],
+  }
+  for (const runtime of runtimes) {
+    const idle = cases.some((name) => SOURCE_CASES[name].perProcess) ? await measureIdle(runtime) : undefined
+    if (idle !== undefined) section.idle[runtime.name] = idle
+    for (const caseName of cases) {
+      const expected = section.cases[caseName]
+      const rows = []
+      for (const contender of readersOf(caseName, contenders)) {
+        const base = { runtime: runtime.name, version: runtime.version, case: caseName, contender }
+        const skip = notApplicable(contender, caseName, runtime.name)
+        if (skip !== undefined) rows.push({ ...base, skipped: skip })
+        else if (SOURCE_CASES[caseName].perProcess) {
+          rows.push(await measurePerProcess(base, runtime, corpus, expected, settings, idle))
+        } else rows.push(await measureInWorker(base, runtime, corpus, expected, settings))
+      }
+      section.rows.push(...rows)
+      onRows?.(rows, section)
+    }
+  }
+  return section
+}
+
+const failed = (row) => row.error !== undefined || row.problems?.length > 0
+
+/** The rows that failed or saw other lines than their case fed. */
+export function sourcesFailures(section) {
+  return (section?.rows ?? []).filter(failed)
+}
+
+/** A measured row without problems, for one runtime, case and contender. */
+export function sourcesRow(section, runtime, caseName, contender) {
+  const row = section.rows.find(
+    (candidate) => candidate.runtime === runtime && candidate.case === caseName && candidate.contender === contender,
+  )
+  return row !== undefined && row.median !== undefined && !failed(row) ? row : undefined
+}
+
+/** `other`'s median / `contender`'s on one runtime and case, if both were measured. */
+export function sourcesRatio(section, runtime, caseName, contender, other = SOURCES_BASELINE) {
+  const row = sourcesRow(section, runtime, caseName, contender)
+  const base = sourcesRow(section, runtime, caseName, other)
+  if (row === undefined || base === undefined) return undefined
+  return { ratio: base.median / row.median, row, base }
+}
+
+/** The cases a section measured, in table order. */
+export const casesOf = (section) => SOURCE_CASE_NAMES.filter((name) => section.rows.some((row) => row.case === name))
+
+/** The per-line contenders (readline, its events, split2, TextLineStream, Bun's console). */
+export const PER_LINE_READERS = SOURCE_READER_NAMES.filter((name) => SOURCE_READERS[name].perLine)
+
+/** What a case fed: `1.0 GB, 8,000,000 lines, 15,360 chunks of 64 KiB`. */
+function caseLegend(section, caseName) {
+  const fed = section.cases[caseName]
+  const parts = [formatSize(fed.bytes), `${formatCount(fed.lines)} lines`]
+  if (fed.chunks !== undefined) parts.push(`${formatCount(fed.chunks)} chunks`)
+  if (fed.bytes < section.bytes && SOURCE_CASES[caseName].limitBytes !== undefined) {
+    parts.push(`the corpus's first ${formatSize(SOURCE_CASES[caseName].limitBytes)}, cut after a whole line`)
+  }
+  return parts.join(', ')
+}
+
+/** A case's table: a row per contender, per runtime its median ms and ratios (and peak RSS on stdin). */
+function caseTable(section, caseName) {
+  const rows = section.rows.filter((row) => row.case === caseName)
+  const runtimes = inRuntimeOrder(rows.map((row) => row.runtime))
+  const { jsFed, perProcess } = SOURCE_CASES[caseName]
+  const columns = [
+    'ms',
+    `vs ${SOURCES_BASELINE}`,
+    ...(jsFed ? [`vs ${HAND_SPLIT}`] : []),
+    ...(perProcess ? ['RSS MB'] : []),
+  ]
+  const contenders = SOURCE_READER_NAMES.filter((name) => rows.some((row) => row.contender === name))
+  const ratioCell = (runtime, name, other) => {
+    const found = sourcesRatio(section, runtime, caseName, name, other)
+    return found === undefined ? '–' : `${formatAmount(found.ratio)}x`
+  }
+  const body = contenders.map((name) => [
+    name,
+    ...runtimes.flatMap((runtime) => {
+      const row = rows.find((candidate) => candidate.runtime === runtime && candidate.contender === name)
+      const blank = (first) => [first, ...Array(columns.length - 1).fill('')]
+      if (row === undefined) return blank('–')
+      if (row.error !== undefined) return blank('ERROR')
+      if (row.skipped !== undefined) return blank('n/a')
+      const mark = row.problems.length > 0 ? ' ✗' : row.capped ? ' †' : ''
+      return [
+        `${formatAmount(row.median)}${mark}`,
+        ratioCell(runtime, name, SOURCES_BASELINE),
+        ...(jsFed ? [ratioCell(runtime, name, HAND_SPLIT)] : []),
+        ...(perProcess ? [row.rssAboveIdleMB === undefined ? '–' : formatAmount(row.rssAboveIdleMB)] : []),
+      ]
+    }),
+  ])
+  const header = [
+    'contender',
+    ...runtimes.flatMap((runtime) => columns.map((column) => `${runtimeLabel(runtime)} ${column}`)),
+  ]
+  return markdownTable(header, body)
+}
+
+function verdict(section, caseName) {
+  const rows = section.rows.filter((row) => row.case === caseName)
+  const wrong = rows.filter(failed)
+  if (wrong.length === 0) {
+    const measured = rows.filter((row) => row.lines !== undefined).length
+    return `Line counts: all ${measured} contenders measured saw ${formatCount(section.cases[caseName].lines)} lines ✓`
+  }
+  const reasons = wrong.map(
+    (row) => `- ${runtimeLabel(row.runtime)} · ${row.contender}: ${row.error ?? row.problems.join('; ')}`,
+  )
+  return ['**✗ LINE COUNT MISMATCH OR FAILURE**', ...reasons].join('\n')
+}
+
+/** The idle processes' peak RSS, under the stdin table. */
+function idleLegend(section) {
+  const entries = Object.entries(section.idle ?? {})
+  if (entries.length === 0) return ''
+  const figures = entries.map(([runtime, idle]) =>
+    idle.error === undefined
+      ? `${runtimeLabel(runtime)} ${formatAmount(kibToMB(idle.maxRssKiB))} MB`
+      : `${runtimeLabel(runtime)} ERROR`,
+  )
+  return (
+    "RSS MB: the run processes' median peak RSS (`process.resourceUsage().maxRSS`) above that of an idle " +
+    `process of the same runtime that loaded the same packages and read nothing (median of ${IDLE_RUNS}: ` +
+    `${figures.join(', ')}).`
+  )
+}
+
+/** The sources section's tables, one per case, with their verdicts. */
+export function formatSourcesSection(section) {
+  const { settings } = section
+  const parts = [
+    `## Sources: ${section.corpus} (${formatSize(section.bytes)}, ${formatCount(section.lines)} lines)`,
+    '',
+    `Median ms of ${settings.runs} runs after a warm-up († ${settings.slowRuns} runs: the warm-up took over ` +
+      `${settings.slowMs / 1000} s); stdin: a fresh process per run, the first one the warm-up. vs ` +
+      `${SOURCES_BASELINE}: its median / the contender's on the same case and runtime; vs ${HAND_SPLIT} likewise. ` +
+      "Every run's line count, and its lines' summed lengths where it sees lines, is checked against what the " +
+      'case fed.',
+  ]
+  for (const caseName of casesOf(section)) {
+    parts.push('', `### ${caseName}: ${SOURCE_CASES[caseName].title} (${caseLegend(section, caseName)})`, '')
+    parts.push(caseTable(section, caseName), '')
+    if (SOURCE_CASES[caseName].perProcess) parts.push(idleLegend(section), '')
+    parts.push(verdict(section, caseName))
+  }
+  const shown = SOURCE_READER_NAMES.filter((name) => section.rows.some((row) => row.contender === name))
+  const notes = shown
+    .filter((name) => SOURCE_READERS[name].note !== undefined)
+    .map((name) => `- \`${name}\`: ${SOURCE_READERS[name].note}.`)
+  parts.push('', ...notes)
+  return `${parts.join('\n')}\n`
+}
+
+/** The "Sources" part of the README summary: fastlines' ratios to readline per case and runtime. */
+export function sourcesReadme(section) {
+  const runtimes = inRuntimeOrder(section.rows.map((row) => row.runtime))
+  const cell = (caseName, name) =>
+    runtimes
+      .map((runtime) => {
+        const row = section.rows.find(
+          (candidate) => candidate.runtime === runtime && candidate.case === caseName && candidate.contender === name,
+        )
+        if (row === undefined) return '–'
+        if (failed(row)) return 'ERROR'
+        const found = sourcesRatio(section, runtime, caseName, name)
+        return found === undefined ? '–' : `${formatAmount(found.ratio)}x`
+      })
+      .join(' / ')
+  const names = ['fastlines-lines', 'fastlines-batches']
+  const body = casesOf(section).map((caseName) => [`\`${caseName}\``, ...names.map((name) => cell(caseName, name))])
+  const agreed = sourcesFailures(section).length === 0 ? ' Every contender saw the same lines.' : ''
+  return [
+    '### Sources',
+    `Reading the lines of ${section.corpus} (${formatSize(section.bytes)}) from a source rather than a path ` +
+      `(\`readLines(source)\`): speed relative to \`${SOURCES_BASELINE}\` on the same source (its median / ours, ` +
+      `higher is faster); ${cellLegend(runtimes)}.${agreed}`,
+    markdownTable(['case', ...names.map((name) => `\`${name}\``)], body),
+  ].join('\n\n')
+}
