@@ -7,7 +7,6 @@
 use std::fs::File;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use bytes::Bytes;
 use fastlines_core::{fed, FedInput, Feed, ReadOptions, ReadyInput, Source, READ_AHEAD_BYTES};
 use napi::bindgen_prelude::{Either, Function, Result};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -81,9 +80,7 @@ impl NativeByteSource {
     /// Copies a chunk of bytes in; false when the read-ahead is full.
     #[napi]
     pub fn push(&self, chunk: &[u8]) -> bool {
-        self.feed
-            .as_ref()
-            .is_some_and(|feed| feed.push(Bytes::copy_from_slice(chunk)))
+        self.feed.as_ref().is_some_and(|feed| feed.push(chunk))
     }
 
     /// Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full.
@@ -91,7 +88,7 @@ impl NativeByteSource {
     pub fn push_text(&self, text: String) -> bool {
         self.feed
             .as_ref()
-            .is_some_and(|feed| feed.push(Bytes::from(text.into_bytes())))
+            .is_some_and(|feed| feed.push_owned(text.into_bytes()))
     }
 
     /// Calls `onRoom` once there is room for more, or the reader is gone.

@@ -735,10 +735,7 @@ fn fed_output(input: &[u8], plan: &[ReadStep], chunk_size: usize, limit: usize) 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
-    let chunks: Vec<Bytes> = chunks_by_plan(input, plan)
-        .into_iter()
-        .map(Bytes::copy_from_slice)
-        .collect();
+    let chunks = chunks_by_plan(input, plan);
     runtime.block_on(async move {
         let feeder = async {
             for chunk in chunks {
