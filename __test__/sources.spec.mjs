@@ -693,7 +693,7 @@ const FAILING_SOURCES = {
 const BEFORE_FAILURE = bytesOf('one\ntwo é\r\nthr') // 'thr' is cut short by the failure
 
 for (const [kind, make] of Object.entries(FAILING_SOURCES)) {
-  test(`${kind}: the complete lines before it, then its own error, and never the partial line`, async (t) => {
+  test.serial(`${kind}: the complete lines before it, then its own error, and never the partial line`, async (t) => {
     for (const cut of [sizeCut(1), sizeCut(3), sizeCut(7), WHOLE]) {
       const chunks = CUTS[cut](BEFORE_FAILURE)
       for (const way of ['per line', 'batches']) {

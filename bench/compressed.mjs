@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { COMPRESSED_FORMATS, COMPRESSED_FORMAT_NAMES } from './compressed-corpora.mjs'
 import { DECOMPRESSORS, DECOMPRESSOR_NAMES } from './decompressors.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable } from './report.mjs'
+import { formatAmount, formatCount, formatSize, markdownTable, sectionRows } from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const WORKER = fileURLToPath(new URL('./decompress-worker.mjs', import.meta.url))
@@ -110,28 +110,14 @@ export async function runCompressedSection({ runtimes, corpus, files, contenders
   return section
 }
 
-const failed = (row) => row.error !== undefined || row.problems?.length > 0
+const { failed, failures, row, ratio } = sectionRows('format', COMPRESSED_BASELINE)
 
-/** The rows that failed or saw other lines than the corpus's (or another bytesRead). */
-export function compressedFailures(section) {
-  return (section?.rows ?? []).filter(failed)
-}
-
+/** The rows that failed or saw other lines than expected. */
+export const compressedFailures = failures
 /** A measured row without problems, for one runtime, format and contender. */
-export function compressedRow(section, runtime, format, contender) {
-  const row = section.rows.find(
-    (candidate) => candidate.runtime === runtime && candidate.format === format && candidate.contender === contender,
-  )
-  return row !== undefined && row.median !== undefined && !failed(row) ? row : undefined
-}
-
+export const compressedRow = row
 /** `other`'s median / `contender`'s on one runtime and format, if both were measured. */
-export function compressedRatio(section, runtime, format, contender, other = COMPRESSED_BASELINE) {
-  const row = compressedRow(section, runtime, format, contender)
-  const base = compressedRow(section, runtime, format, other)
-  if (row === undefined || base === undefined) return undefined
-  return { ratio: base.median / row.median, row, base }
-}
+export const compressedRatio = ratio
 
 /** `gzip -6 (312 MB), zstd -3 (201 MB)`: how each file was made. */
 function fileLegend(section) {

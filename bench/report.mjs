@@ -317,3 +317,28 @@ export function formatProbeSection(probe, corpus) {
     '',
   ].join('\n')
 }
+
+/**
+ * How a section whose rows are keyed by runtime, `key` (the format, the case, ...) and contender
+ * looks its rows up: `failed(row)` (an error, or other lines than expected), `failures(section)`,
+ * `row(section, runtime, keyValue, contender)` (measured and sound, else undefined) and
+ * `ratio(section, runtime, keyValue, contender, other = baseline)` (`other`'s median over the
+ * contender's, with both rows, if both were measured).
+ */
+export function sectionRows(key, baseline) {
+  const failed = (row) => row.error !== undefined || row.problems?.length > 0
+  const failures = (section) => (section?.rows ?? []).filter(failed)
+  const row = (section, runtime, keyValue, contender) => {
+    const found = section.rows.find(
+      (candidate) => candidate.runtime === runtime && candidate[key] === keyValue && candidate.contender === contender,
+    )
+    return found !== undefined && found.median !== undefined && !failed(found) ? found : undefined
+  }
+  const ratio = (section, runtime, keyValue, contender, other = baseline) => {
+    const measured = row(section, runtime, keyValue, contender)
+    const base = row(section, runtime, keyValue, other)
+    if (measured === undefined || base === undefined) return undefined
+    return { ratio: base.median / measured.median, row: measured, base }
+  }
+  return { failed, failures, row, ratio }
+}

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { formatAmount, formatCount, formatSize, kibToMB, markdownTable, medianOf } from './report.mjs'
+import { formatAmount, formatCount, formatSize, kibToMB, markdownTable, medianOf, sectionRows } from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 import {
   SMALL_CHUNKS_LIMIT_BYTES,
@@ -200,28 +200,14 @@ export async function runSourcesSection({ runtimes, corpus, cases, contenders, s
   return section
 }
 
-const failed = (row) => row.error !== undefined || row.problems?.length > 0
+const { failed, failures, row, ratio } = sectionRows('case', SOURCES_BASELINE)
 
-/** The rows that failed or saw other lines than their case fed. */
-export function sourcesFailures(section) {
-  return (section?.rows ?? []).filter(failed)
-}
-
+/** The rows that failed or saw other lines than expected. */
+export const sourcesFailures = failures
 /** A measured row without problems, for one runtime, case and contender. */
-export function sourcesRow(section, runtime, caseName, contender) {
-  const row = section.rows.find(
-    (candidate) => candidate.runtime === runtime && candidate.case === caseName && candidate.contender === contender,
-  )
-  return row !== undefined && row.median !== undefined && !failed(row) ? row : undefined
-}
-
+export const sourcesRow = row
 /** `other`'s median / `contender`'s on one runtime and case, if both were measured. */
-export function sourcesRatio(section, runtime, caseName, contender, other = SOURCES_BASELINE) {
-  const row = sourcesRow(section, runtime, caseName, contender)
-  const base = sourcesRow(section, runtime, caseName, other)
-  if (row === undefined || base === undefined) return undefined
-  return { ratio: base.median / row.median, row, base }
-}
+export const sourcesRatio = ratio
 
 /** The cases a section measured, in table order. */
 export const casesOf = (section) => SOURCE_CASE_NAMES.filter((name) => section.rows.some((row) => row.case === name))

@@ -13,6 +13,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Status};
 use napi_derive::napi;
 
+use crate::input::NativeReadOptions;
 use crate::runtime::runtime;
 
 /// Calls JS back without keeping its event loop alive: a feeder waiting for room whose reader
@@ -128,9 +129,10 @@ impl NativeByteSource {
 
 impl NativeByteSource {
     /// The input a reader reads, in `options.chunk_size` reads, decompressed as `options` say.
-    /// One reader per source. Must be called inside fastlines' runtime (a pipe or socket is
-    /// registered with its reactor).
-    pub fn open(&self, options: &ReadOptions) -> Result<Opened> {
+    /// One reader per source. A pipe or socket is registered with fastlines' runtime here.
+    pub fn open(&self, options: &NativeReadOptions) -> Result<Opened> {
+        let options = ReadOptions::from(options);
+        let _runtime = runtime()?.enter();
         let unopened = self
             .unopened
             .lock()

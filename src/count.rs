@@ -17,7 +17,7 @@ use tokio::sync::Notify;
 use crate::byte_source::{NativeByteSource, Opened};
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
-use crate::runtime::{runtime, spawn_blocking_promise, spawn_promise};
+use crate::runtime::{spawn_blocking_promise, spawn_promise};
 use crate::teardown::{register, Registration, Stop};
 
 /// A line count, which `cancel()` stops, as do finalizing this object (collected, or its
@@ -60,10 +60,7 @@ impl NativeLineCount {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let opened = {
-            let _runtime = runtime()?.enter();
-            source.open(&(&options).into())?
-        };
+        let opened = source.open(&options)?;
         Self::with(env, Counted::Source(Mutex::new(Some(opened))), &lines)
     }
 

@@ -220,10 +220,7 @@ impl<T: Send + 'static> Background<T> {
     where
         F: Framer<Item = T> + Send + 'static,
     {
-        let opened = {
-            let _runtime = runtime()?.enter();
-            source.open(&options.into())?
-        };
+        let opened = source.open(options)?;
         Self::start(env, || match opened {
             Opened::Ready(source) => ReadStream::read_async(source, framer),
             Opened::Blocking(source) => ReadStream::read_blocking(source, framer),
