@@ -6,6 +6,7 @@
 // and decodes them in the background as it does a file's bytes.
 'use strict'
 
+const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
 const { codedError, invalidArgType } = require('./errors')
 
@@ -16,6 +17,12 @@ const END = Symbol('end')
 
 /** Bytes asked of a FileHandle per read. */
 const FILE_HANDLE_READ_BYTES = 64 * 1024
+/**
+ * Chunks smaller than this are gathered and handed over together, at this many bytes or at the
+ * end of the event-loop turn, whichever comes first: each hand-over is a native call and may
+ * wake the reading thread, which for 100-byte chunks cost more than the chunks themselves.
+ */
+const GATHER_BYTES = 16 * 1024
 
 /** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
 function isNodeReadable(value) {
@@ -278,6 +285,11 @@ class ByteSource {
   #stopped = false
   /** Resolves the pump's wait for room in the native read-ahead. */
   #roomed = null
+  /** Small chunks not handed over yet (see GATHER_BYTES), and their length in bytes. */
+  #gathered = []
+  #gatheredBytes = 0
+  /** The hand-over at the end of this event-loop turn, once scheduled. */
+  #handOver = null
   /** Why the source failed, once it has: what the reader rejects with. */
   error = undefined
 
@@ -310,6 +322,8 @@ class ByteSource {
   stop() {
     if (this.#stopped) return
     this.#stopped = true
+    if (this.#handOver !== null) clearImmediate(this.#handOver)
+    this.#gathered = []
     this.#chunks.cancel()
   }
 
@@ -320,9 +334,10 @@ class ByteSource {
       if (chunk === WAIT) {
         await chunks.wait()
       } else if (chunk === END) {
+        this.#handOverGathered(feed)
         feed.end()
         return
-      } else if (!push(feed, chunk)) {
+      } else if (!this.#push(feed, chunk)) {
         await new Promise((resolve) => {
           this.#roomed = resolve
           feed.waitForRoom()
@@ -332,9 +347,37 @@ class ByteSource {
     }
   }
 
+  /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
+  #push(feed, chunk) {
+    if (chunk instanceof Uint8Array && chunk.byteLength < GATHER_BYTES) {
+      this.#gathered.push(chunk)
+      this.#gatheredBytes += chunk.byteLength
+      if (this.#gatheredBytes >= GATHER_BYTES) return this.#handOverGathered(feed)
+      this.#handOver ??= setImmediate(() => this.#handOverGathered(feed))
+      return true
+    }
+    const room = this.#handOverGathered(feed)
+    if (typeof chunk === 'string') return feed.pushText(chunk) && room
+    if (chunk instanceof Uint8Array) return feed.push(chunk) && room
+    throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+  }
+
+  /** Hands the gathered chunks over as one; whether the feed has room for more. */
+  #handOverGathered(feed) {
+    if (this.#handOver !== null) clearImmediate(this.#handOver)
+    this.#handOver = null
+    if (this.#gathered.length === 0 || this.#stopped) return true
+    const gathered =
+      this.#gathered.length === 1 ? this.#gathered[0] : Buffer.concat(this.#gathered, this.#gatheredBytes)
+    this.#gathered = []
+    this.#gatheredBytes = 0
+    return feed.push(gathered)
+  }
+
   #fail(feed, error) {
     if (this.#stopped) return
     this.error = error
+    this.#handOverGathered(feed)
     feed.fail()
     this.stop()
   }
@@ -350,13 +393,6 @@ function descriptorSource(fd) {
   } catch {
     return undefined
   }
-}
-
-/** Pushes one chunk; whether the feed has room for more. */
-function push(feed, chunk) {
-  if (typeof chunk === 'string') return feed.pushText(chunk)
-  if (chunk instanceof Uint8Array) return feed.push(chunk)
-  throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
 }
 
 /** The source `value` is, ready to feed a reader; undefined if it is not one. */
