@@ -62,9 +62,9 @@ impl<T: Send + 'static> ReadStream<T> {
         })
     }
 
-    /// Starts reading `source`, an input that signals readiness (a fed source: see
-    /// [`crate::fed`]), from where it stands. Must be called inside a Tokio runtime; bounded
-    /// like [`Self::spawn`].
+    /// Starts reading `source`, an input that signals readiness (a fed source, or a pipe or
+    /// socket handed over as a descriptor: see [`crate::ReadyInput`]), from where it stands.
+    /// Must be called inside a Tokio runtime; bounded like [`Self::spawn`].
     pub fn read_async<F, I>(source: Source<I>, framer: F) -> Self
     where
         F: Framer<Item = T> + Send + 'static,
