@@ -145,7 +145,10 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
 async function measureIdle(runtime) {
   const samples = []
   for (let i = 0; i < IDLE_RUNS; i++) {
-    const { output, error } = await runWorker(runtime, ['idle'])
+    // Started the way the stdin runs are (bash, cat | worker): a process exec'd straight from
+    // this driver's fork keeps the driver's peak RSS as its own (Linux keeps maxrss across
+    // execve), which made the idle process look 90 MB larger than the readers.
+    const { output, error } = await runWorker(runtime, ['idle'], '/dev/null')
     if (error !== undefined) return { error }
     samples.push(output.maxRssKiB)
   }
