@@ -7,8 +7,10 @@
 use std::fs::File;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use fastlines_core::{fed, FedInput, Feed, ReadOptions, ReadyInput, Source, READ_AHEAD_BYTES};
-use napi::bindgen_prelude::{Either, Function, Result};
+use fastlines_core::{
+    descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, READ_AHEAD_BYTES,
+};
+use napi::bindgen_prelude::{Function, Result};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Status};
 use napi_derive::napi;
@@ -27,10 +29,16 @@ type RoomCallback = ThreadsafeFunction<(), (), (), Status, false, true>;
 /// these do nothing: fastlines reads it itself.
 #[napi]
 pub struct NativeByteSource {
-    feed: Option<Arc<Feed>>,
-    on_room: Option<Arc<RoomCallback>>,
+    /// What JS feeds through; `None` for a descriptor.
+    feeding: Option<Feeding>,
     /// What the reader reads, until a reader is made from this source.
     unopened: Mutex<Option<Unopened>>,
+}
+
+/// A fed source's queue, and how JS is told there is room in it.
+struct Feeding {
+    feed: Arc<Feed>,
+    on_room: Arc<RoomCallback>,
 }
 
 /// A source's input before a reader takes it.
@@ -60,8 +68,10 @@ impl NativeByteSource {
             .build()?;
         let (feed, input) = fed(READ_AHEAD_BYTES);
         Ok(NativeByteSource {
-            feed: Some(Arc::new(feed)),
-            on_room: Some(Arc::new(on_room)),
+            feeding: Some(Feeding {
+                feed: Arc::new(feed),
+                on_room: Arc::new(on_room),
+            }),
             unopened: Mutex::new(Some(Unopened::Fed(input))),
         })
     }
@@ -72,8 +82,7 @@ impl NativeByteSource {
     pub fn descriptor(fd: i32) -> Result<Self> {
         let file = duplicate(fd).map_err(|err| Error::from_reason(format!("dup({fd}): {err}")))?;
         Ok(NativeByteSource {
-            feed: None,
-            on_room: None,
+            feeding: None,
             unopened: Mutex::new(Some(Unopened::Descriptor(file))),
         })
     }
@@ -81,21 +90,20 @@ impl NativeByteSource {
     /// Copies a chunk of bytes in; false when the read-ahead is full.
     #[napi]
     pub fn push(&self, chunk: &[u8]) -> bool {
-        self.feed.as_ref().is_some_and(|feed| feed.push(chunk))
+        self.feed().is_some_and(|feed| feed.push(chunk))
     }
 
     /// Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full.
     #[napi]
     pub fn push_text(&self, text: String) -> bool {
-        self.feed
-            .as_ref()
+        self.feed()
             .is_some_and(|feed| feed.push_owned(text.into_bytes()))
     }
 
     /// Calls `onRoom` once there is room for more, or the reader is gone.
     #[napi]
     pub fn wait_for_room(&self) -> Result<()> {
-        let (Some(feed), Some(on_room)) = (&self.feed, &self.on_room) else {
+        let Some(Feeding { feed, on_room }) = &self.feeding else {
             return Ok(());
         };
         let (feed, on_room) = (Arc::clone(feed), Arc::clone(on_room));
@@ -109,25 +117,29 @@ impl NativeByteSource {
     /// Whether the reader is gone: nothing more needs pulling.
     #[napi(getter)]
     pub fn unread(&self) -> bool {
-        self.feed.as_ref().is_none_or(|feed| feed.is_unread())
+        self.feed().is_none_or(|feed| feed.is_unread())
     }
 
     #[napi]
     pub fn end(&self) {
-        if let Some(feed) = &self.feed {
+        if let Some(feed) = self.feed() {
             feed.end();
         }
     }
 
     #[napi]
     pub fn fail(&self) {
-        if let Some(feed) = &self.feed {
+        if let Some(feed) = self.feed() {
             feed.fail();
         }
     }
 }
 
 impl NativeByteSource {
+    fn feed(&self) -> Option<&Feed> {
+        self.feeding.as_ref().map(|feeding| &*feeding.feed)
+    }
+
     /// The input a reader reads, in `options.chunk_size` reads, decompressed as `options` say.
     /// One reader per source. A pipe or socket is registered with fastlines' runtime here.
     pub fn open(&self, options: &NativeReadOptions) -> Result<Opened> {
@@ -144,11 +156,13 @@ impl NativeByteSource {
             |input| Opened::Ready(Source::new(input, None, chunk_size).decompressed(decompress));
         Ok(match unopened {
             Unopened::Fed(input) => ready(ReadyInput::Fed(input)),
-            Unopened::Descriptor(file) => match classify(file)? {
-                Either::A(file) => {
+            Unopened::Descriptor(file) => match descriptor(file)
+                .map_err(|err| Error::from_reason(format!("fastlines: {err}")))?
+            {
+                Descriptor::Blocking(file) => {
                     Opened::Blocking(Source::new(file, None, chunk_size).decompressed(decompress))
                 }
-                Either::B(input) => ready(input),
+                Descriptor::Ready(input) => ready(input),
             },
         })
     }
@@ -162,20 +176,4 @@ fn duplicate(fd: i32) -> std::io::Result<File> {
 #[cfg(not(unix))]
 fn duplicate(_fd: i32) -> std::io::Result<File> {
     Err(std::io::ErrorKind::Unsupported.into())
-}
-
-/// A file read with blocking reads, or a pipe or socket read as it is ready.
-#[cfg(unix)]
-fn classify(file: File) -> Result<Either<File, ReadyInput>> {
-    use fastlines_core::Descriptor;
-    match fastlines_core::descriptor(file) {
-        Ok(Descriptor::Blocking(file)) => Ok(Either::A(file)),
-        Ok(Descriptor::Ready(ready)) => Ok(Either::B(ready)),
-        Err(err) => Err(Error::from_reason(format!("fastlines: {err}"))),
-    }
-}
-
-#[cfg(not(unix))]
-fn classify(file: File) -> Result<Either<File, ReadyInput>> {
-    Ok(Either::A(file))
 }

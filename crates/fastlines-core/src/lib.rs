@@ -58,8 +58,10 @@ pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::read_last_lines;
 pub use reader::{Progress, Reader};
 #[cfg(unix)]
-pub use source::{descriptor, duplicate, Descriptor};
-pub use source::{fed, open, FedInput, Feed, ReadOptions, ReadyInput, Source};
+pub use source::duplicate;
+pub use source::{
+    descriptor, fed, open, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source,
+};
 pub use stream::{ReadStream, READ_AHEAD_BYTES};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.

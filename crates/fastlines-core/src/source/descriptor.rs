@@ -12,16 +12,7 @@ use std::os::fd::{AsFd, BorrowedFd, RawFd};
 use tokio::net::unix::pipe;
 use tokio::net::UnixStream;
 
-use super::ReadyInput;
-
-/// A duplicated descriptor, by how it is read.
-#[derive(Debug)]
-pub enum Descriptor {
-    /// A regular file or a device: read with blocking reads, from its current offset.
-    Blocking(File),
-    /// A pipe or a socket: read when the OS says it is ready.
-    Ready(ReadyInput),
-}
+use super::{Descriptor, ReadyInput};
 
 /// How to read `file`, a descriptor of our own (see [`duplicate`]). Must be called inside a
 /// Tokio runtime: a pipe or socket is registered with its reactor.

@@ -12,7 +12,22 @@ mod descriptor;
 mod fed;
 
 #[cfg(unix)]
-pub use descriptor::{descriptor, duplicate, Descriptor};
+pub use descriptor::{descriptor, duplicate};
+
+/// A descriptor of our own (see `duplicate`), by how it is read.
+#[derive(Debug)]
+pub enum Descriptor {
+    /// A regular file or a device: read with blocking reads, from its current offset.
+    Blocking(File),
+    /// A pipe or a socket: read when the OS says it is ready.
+    Ready(ReadyInput),
+}
+
+/// How to read `file`: where descriptors are not handed over, with blocking reads.
+#[cfg(not(unix))]
+pub fn descriptor(file: File) -> io::Result<Descriptor> {
+    Ok(Descriptor::Blocking(file))
+}
 pub use fed::{fed, FedInput, Feed};
 
 /// An input read as it becomes ready, through the Tokio reactor: a fed source, or a pipe or a
