@@ -42,7 +42,7 @@ export declare class NativeChunkStream {
   /** The bytes of a byte source (see `byte_source.rs`), decompressed if `options` say so. */
   static fromSource(source: NativeByteSource, options: NativeReadOptions): NativeChunkStream
   read(): Promise<Buffer | NativeError | null>
-  tryRead(): Buffer | NativeError | null | undefined
+  tryRead(): Buffer | NativeError | null | undefined | false
   get bytesRead(): number
   close(): Promise<void>
 }
@@ -127,10 +127,11 @@ export declare class NativeLineStream {
   static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
   read(): Promise<string | NativeError | null>
   /**
-   * Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
-   * wait (then it calls `read()`).
+   * Like `read()`, but only what is already read ahead (or, from a fed source, framed now),
+   * at once: `undefined` when JS has to wait (then it calls `read()`), `false` when JS has to
+   * feed the source first.
    */
-  tryRead(): string | NativeError | null | undefined
+  tryRead(): string | NativeError | null | undefined | false
   /**
    * Where the batch with serial number `serial` was in the file (see `position.rs`): 1 for
    * the first batch JS got, 0 for an empty batch where reading started, once that is known;

@@ -19,8 +19,8 @@ const END = Symbol('end')
 const FILE_HANDLE_READ_BYTES = 64 * 1024
 /**
  * Chunks smaller than this are gathered and handed over together, at this many bytes or at the
- * end of the event-loop turn, whichever comes first: each hand-over is a native call and may
- * wake the reading thread, which for 100-byte chunks cost more than the chunks themselves.
+ * end of the event-loop turn, whichever comes first: each hand-over is a native call and wakes
+ * the reader, which for 100-byte chunks cost more than the chunks themselves.
  */
 const GATHER_BYTES = 16 * 1024
 
@@ -51,6 +51,21 @@ function chunksOf(value) {
   if (typeof value[Symbol.asyncIterator] === 'function') return new IteratorChunks(value, Symbol.asyncIterator)
   if (typeof value[Symbol.iterator] === 'function') return new IteratorChunks(value, Symbol.iterator)
   return undefined
+}
+
+/**
+ * Whether a Readable is as it was made: nothing has read from it, listened for its data or
+ * changed its encoding, and it has not ended. Its descriptor may then be read by someone else.
+ */
+function isUntouched(stream) {
+  return (
+    stream.readableDidRead === false &&
+    stream.readableLength === 0 &&
+    stream.readableFlowing === null &&
+    stream.readableEncoding === null &&
+    !stream.destroyed &&
+    !stream.readableEnded
+  )
 }
 
 /** Whether `value` is a byte source (for the readers that take paths only, to say so). */
@@ -91,8 +106,10 @@ class ReadableChunks {
     this.#woken()
   }
 
+  /** Listens for errors at once: one before the first step (a failed open) is its error. */
   constructor(stream) {
     this.#stream = stream
+    stream.on('error', this.#onError)
   }
 
   /**
@@ -104,8 +121,7 @@ class ReadableChunks {
   descriptor() {
     const stream = this.#stream
     if (stream.fd !== 0 || stream !== process.stdin || stream.isTTY === true) return undefined
-    const untouched = stream.readableDidRead === false && stream.readableLength === 0 && stream.readableFlowing === null
-    return untouched && !stream.destroyed && !stream.readableEnded ? 0 : undefined
+    return isUntouched(stream) ? 0 : undefined
   }
 
   /** Where errors say the bytes came from: a file stream's path. */
@@ -118,7 +134,6 @@ class ReadableChunks {
     const stream = this.#stream
     stream.on('readable', this.#onReadable)
     stream.on('end', this.#onEnd)
-    stream.on('error', this.#onError)
     stream.on('close', this.#onClose)
     if (stream.errored) this.#error = stream.errored
     else if (stream.readableEnded) this.#ended = true
@@ -278,7 +293,8 @@ class FileHandleChunks {
  * Feeds a source's chunks to a native reader: started at the reader's first step, it pulls a
  * chunk, pushes it, and when the native read-ahead is full waits for room, until the source
  * ends, fails (then `error` is why, and the native reader reports a failure after the complete
- * lines before it), or `stop()` is called.
+ * lines before it), or `stop()` is called. A reader that framed all it was fed waits for the
+ * next push with `onFed()` (see src/fed_stream.rs in the core crate).
  */
 class ByteSource {
   #chunks
@@ -290,6 +306,11 @@ class ByteSource {
   #gatheredBytes = 0
   /** The hand-over at the end of this event-loop turn, once scheduled. */
   #handOver = null
+  /** What the reader waiting for the next push calls then (see onFed()). */
+  #onFed = null
+  /** How many times the source was fed (a push, the end, a failure or a stop): a reader told
+   * that it framed all it was fed has nothing new to frame while this stays the same. */
+  feeds = 0
   /** Why the source failed, once it has: what the reader rejects with. */
   error = undefined
 
@@ -311,11 +332,22 @@ class ByteSource {
       const native = descriptorSource(fd)
       if (native !== undefined) return open(native)
     }
-    const feed = binding.NativeByteSource.fed(() => this.#roomed())
+    const feed = binding.NativeByteSource.fed(() => this.#resumePump())
     const native = open(feed)
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native
+  }
+
+  /**
+   * Calls `callback` at the next push, the end, a failure or `stop()`: what a reader told that
+   * it has framed all it was fed waits for. That reader emptied the read-ahead on this thread,
+   * so a pump waiting for room goes on now: the native call saying so would come through a
+   * weak callback, which does not keep the event loop alive while only the reader waits.
+   */
+  onFed(callback) {
+    this.#onFed = callback
+    this.#resumePump()
   }
 
   /** Stops pulling and lets the source go: destroyed, cancelled or returned. Idempotent. */
@@ -325,6 +357,7 @@ class ByteSource {
     if (this.#handOver !== null) clearImmediate(this.#handOver)
     this.#gathered = []
     this.#chunks.cancel()
+    this.#wakeReader()
   }
 
   async #pump(feed) {
@@ -336,6 +369,7 @@ class ByteSource {
       } else if (chunk === END) {
         this.#handOverGathered(feed)
         feed.end()
+        this.#wakeReader()
         return
       } else if (!this.#push(feed, chunk)) {
         await new Promise((resolve) => {
@@ -356,10 +390,12 @@ class ByteSource {
       this.#handOver ??= setImmediate(() => this.#handOverGathered(feed))
       return true
     }
-    const room = this.#handOverGathered(feed)
-    if (typeof chunk === 'string') return feed.pushText(chunk) && room
-    if (chunk instanceof Uint8Array) return feed.push(chunk) && room
-    throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+    let room = this.#handOverGathered(feed)
+    if (chunk instanceof Uint8Array) room = feed.push(chunk) && room
+    else if (typeof chunk === 'string') room = feed.pushText(chunk) && room
+    else throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+    this.#wakeReader()
+    return room
   }
 
   /** Hands the gathered chunks over as one; whether the feed has room for more. */
@@ -371,7 +407,27 @@ class ByteSource {
       this.#gathered.length === 1 ? this.#gathered[0] : Buffer.concat(this.#gathered, this.#gatheredBytes)
     this.#gathered = []
     this.#gatheredBytes = 0
-    return feed.push(gathered)
+    const room = feed.push(gathered)
+    this.#wakeReader()
+    return room
+  }
+
+  /**
+   * Ends the pump's wait for room, if it waits. A late call (the native side reporting room the
+   * pump was already given) lets it push one chunk early, which the feed takes: the bound on
+   * the read-ahead stays within a chunk.
+   */
+  #resumePump() {
+    const roomed = this.#roomed
+    this.#roomed = null
+    if (roomed !== null) roomed()
+  }
+
+  #wakeReader() {
+    this.feeds++
+    const onFed = this.#onFed
+    this.#onFed = null
+    if (onFed !== null) onFed()
   }
 
   #fail(feed, error) {

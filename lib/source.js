@@ -36,6 +36,13 @@ class NativeSource {
   #lastTurn = performance.now()
   /** The end or a failure that takeReady() took from the native side, for next() to report. */
   #final = undefined
+  /**
+   * The last takeReady() found that the native side framed all the byte source was fed: next()
+   * then waits for the next push, not for the native side.
+   */
+  #starved = false
+  /** The byte source's `feeds` when the native side last said so: until it changes, it would again. */
+  #starvedAt = -1
 
   /**
    * `kind` says how the native stream is made, from the normalized options (see options.js):
@@ -92,14 +99,19 @@ class NativeSource {
    */
   async next() {
     if (!this.#started()) return null
-    const now = this.takeReady()
-    if (now !== undefined) return now
-    if (this.#final !== undefined) {
-      const final = this.#final
-      this.#final = undefined
-      return this.#settle(final)
+    for (;;) {
+      const now = this.takeReady()
+      if (now !== undefined) return now
+      if (this.#final !== undefined) {
+        const final = this.#final
+        this.#final = undefined
+        return this.#settle(final)
+      }
+      if (!this.#starved) return this.#waitForItem()
+      this.#starved = false
+      await this.#waitForFeed()
+      if (this.#closing !== null) return null
     }
-    return this.#waitForItem()
   }
 
   /**
@@ -109,15 +121,29 @@ class NativeSource {
    * next(), which reports it once the file is closed.
    */
   takeReady() {
+    this.#starved = false
     if (this.#native === null || this.#closing !== null || this.#final !== undefined) return undefined
     if (this.#signal !== undefined && this.#signal.aborted) return undefined
     if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
-    const item = this.#native.tryRead()
+    const item = this.#source?.feeds === this.#starvedAt ? false : this.#native.tryRead()
+    if (item === false) {
+      this.#starvedAt = this.#source.feeds
+      this.#starved = true
+      return undefined
+    }
     if (item === null || (item !== undefined && isNativeFailure(item))) {
       this.#final = item
       return undefined
     }
     return item
+  }
+
+  /** Waits for the byte source's next push: the native side framed all it was fed. */
+  #waitForFeed() {
+    return new Promise((resolve, reject) => {
+      this.#rejectStep = reject
+      this.#source.onFed(resolve)
+    })
   }
 
   #waitForItem() {

@@ -8,7 +8,8 @@ use std::fs::File;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, READ_AHEAD_BYTES,
+    descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, FRAME_HERE_BYTES,
+    READ_AHEAD_BYTES,
 };
 use napi::bindgen_prelude::{Function, Result};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -50,7 +51,9 @@ enum Unopened {
 
 /// A source's input, ready for a reader: by how it is read.
 pub enum Opened {
-    /// Read in the background as chunks arrive (fed) or the OS says it is ready (pipes, sockets).
+    /// Read as JS feeds it: in the background, or by a consumer on the JS thread.
+    Fed(Source<FedInput>),
+    /// Read in the background as the OS says it is ready (pipes, sockets).
     Ready(Source<ReadyInput>),
     /// A regular file or device: blocking reads, on the blocking pool.
     Blocking(Source<File>),
@@ -66,7 +69,7 @@ impl NativeByteSource {
             .callee_handled::<false>()
             .weak::<true>()
             .build()?;
-        let (feed, input) = fed(READ_AHEAD_BYTES);
+        let (feed, input) = fed(READ_AHEAD_BYTES, FRAME_HERE_BYTES);
         Ok(NativeByteSource {
             feeding: Some(Feeding {
                 feed: Arc::new(feed),
@@ -151,21 +154,21 @@ impl NativeByteSource {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
             .ok_or_else(|| Error::new(Status::InvalidArg, "this source already has a reader"))?;
-        let (chunk_size, decompress) = (options.chunk_size, options.decompress);
-        let ready =
-            |input| Opened::Ready(Source::new(input, None, chunk_size).decompressed(decompress));
         Ok(match unopened {
-            Unopened::Fed(input) => ready(ReadyInput::Fed(input)),
+            Unopened::Fed(input) => Opened::Fed(source(input, &options)),
             Unopened::Descriptor(file) => match descriptor(file)
                 .map_err(|err| Error::from_reason(format!("fastlines: {err}")))?
             {
-                Descriptor::Blocking(file) => {
-                    Opened::Blocking(Source::new(file, None, chunk_size).decompressed(decompress))
-                }
-                Descriptor::Ready(input) => ready(input),
+                Descriptor::Blocking(file) => Opened::Blocking(source(file, &options)),
+                Descriptor::Ready(input) => Opened::Ready(source(input, &options)),
             },
         })
     }
+}
+
+/// `input` read from where it stands to its end, as `options` say.
+fn source<I>(input: I, options: &ReadOptions) -> Source<I> {
+    Source::new(input, None, options.chunk_size).decompressed(options.decompress)
 }
 
 #[cfg(unix)]

@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
     count_blocking, count_lines, count_lines_async, count_matching_lines, Encoding, LineFilter,
-    Match, ReadError, ReadOptions,
+    Match, ReadError, ReadOptions, Source,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
+use tokio::io::AsyncRead;
 use tokio::sync::Notify;
 
 use crate::byte_source::{NativeByteSource, Opened};
@@ -104,13 +105,8 @@ impl NativeLineCount {
                             to_step(count_blocking(source, filter.as_deref(), &cancel.flag))
                         })
                     }
-                    Some(Opened::Ready(source)) => spawn_promise(env, async move {
-                        let count = count_lines_async(source, filter.as_deref());
-                        tokio::select! {
-                            counted = count => to_step(counted.map(Some)),
-                            () = cancel.cancelled() => None,
-                        }
-                    }),
+                    Some(Opened::Fed(source)) => count_async(env, source, filter, cancel),
+                    Some(Opened::Ready(source)) => count_async(env, source, filter, cancel),
                 }
             }
         }
@@ -120,6 +116,25 @@ impl NativeLineCount {
     pub fn cancel(&self) {
         self.cancel.stop();
     }
+}
+
+/// Counts `source` on the runtime's workers (see `count_lines_async`), until `cancel` stops it.
+fn count_async<'env, I>(
+    env: &'env Env,
+    source: Source<I>,
+    filter: Option<Arc<LineFilter>>,
+    cancel: Arc<Cancel>,
+) -> Result<Object<'env>>
+where
+    I: AsyncRead + Unpin + Send + 'static,
+{
+    spawn_promise(env, async move {
+        let count = count_lines_async(source, filter.as_deref());
+        tokio::select! {
+            counted = count => to_step(counted.map(Some)),
+            () = cancel.cancelled() => None,
+        }
+    })
 }
 
 /// What a count gives JS: the count, a failure, or `null` when it was cancelled.

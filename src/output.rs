@@ -1,10 +1,8 @@
 //! What JS gets back from a step: an item, `null` at the end, or a failure as typed data
 //! ([`NativeError`]) that `lib/errors.js` turns into the error Node would give.
 
-use std::task::Poll;
-
-use fastlines_core::{OsError, ReadError};
-use napi::bindgen_prelude::{Either, Undefined};
+use fastlines_core::{OsError, ReadError, TryNext};
+use napi::bindgen_prelude::{Either, Either3, Undefined};
 use napi_derive::napi;
 
 /// Which failure a [`NativeError`] reports.
@@ -99,13 +97,15 @@ pub fn step<T, J>(next: Option<Result<T, ReadError>>, into_js: impl FnOnce(T) ->
     next.map(|item| item.map_or_else(|err| Either::B(err.into()), |item| Either::A(into_js(item))))
 }
 
-/// A step taken only if it is ready: `undefined` in JS when it is not.
+/// A step taken only if it is ready: `undefined` in JS when JS has to wait for it (`read()`),
+/// `false` when a fed source has to be fed more first (see `fastlines_core::TryNext`).
 pub fn ready<T, J>(
-    polled: Poll<Option<Result<T, ReadError>>>,
+    next: TryNext<T>,
     into_js: impl FnOnce(T) -> J,
-) -> Either<Step<J>, Undefined> {
-    match polled {
-        Poll::Ready(next) => Either::A(step(next, into_js)),
-        Poll::Pending => Either::B(()),
+) -> Either3<Step<J>, Undefined, bool> {
+    match next {
+        TryNext::Ready(next) => Either3::A(step(next, into_js)),
+        TryNext::Wait => Either3::B(()),
+        TryNext::Starved => Either3::C(false),
     }
 }

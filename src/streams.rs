@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use fastlines_core::{Anchor, Batch, ChunkFramer, Framer, LineFramer, ReadStream};
-use napi::bindgen_prelude::{Either, Object, Result, ToNapiValue, Uint8Array, Undefined};
+use napi::bindgen_prelude::{Either3, Object, Result, ToNapiValue, Uint8Array, Undefined};
 use napi::Env;
 use napi_derive::napi;
 
@@ -84,10 +84,11 @@ impl NativeLineStream {
             .read(env, self.last_batch.maker(self.lending))
     }
 
-    /// Like `read()`, but only what is already read ahead, at once: `undefined` when JS has to
-    /// wait (then it calls `read()`).
-    #[napi(ts_return_type = "string | NativeError | null | undefined")]
-    pub fn try_read(&self) -> Either<Step<JsBatch>, Undefined> {
+    /// Like `read()`, but only what is already read ahead (or, from a fed source, framed now),
+    /// at once: `undefined` when JS has to wait (then it calls `read()`), `false` when JS has to
+    /// feed the source first.
+    #[napi(ts_return_type = "string | NativeError | null | undefined | false")]
+    pub fn try_read(&self) -> Either3<Step<JsBatch>, Undefined, bool> {
         self.background
             .try_read(self.last_batch.maker(self.lending))
     }
@@ -167,8 +168,8 @@ impl NativeChunkStream {
         self.background.read(env, JsChunk)
     }
 
-    #[napi(ts_return_type = "Buffer | NativeError | null | undefined")]
-    pub fn try_read(&self) -> Either<Step<JsChunk>, Undefined> {
+    #[napi(ts_return_type = "Buffer | NativeError | null | undefined | false")]
+    pub fn try_read(&self) -> Either3<Step<JsChunk>, Undefined, bool> {
         self.background.try_read(JsChunk)
     }
 
@@ -222,6 +223,7 @@ impl<T: Send + 'static> Background<T> {
     {
         let opened = source.open(options)?;
         Self::start(env, || match opened {
+            Opened::Fed(source) => ReadStream::fed(source, framer),
             Opened::Ready(source) => ReadStream::read_async(source, framer),
             Opened::Blocking(source) => ReadStream::read_blocking(source, framer),
         })
@@ -251,7 +253,7 @@ impl<T: Send + 'static> Background<T> {
     }
 
     /// The next item if it is already read.
-    fn try_read<J>(&self, into_js: impl FnOnce(T) -> J) -> Either<Step<J>, Undefined> {
+    fn try_read<J>(&self, into_js: impl FnOnce(T) -> J) -> Either3<Step<J>, Undefined, bool> {
         ready(self.stream.try_next(), into_js)
     }
 

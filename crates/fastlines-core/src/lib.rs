@@ -20,7 +20,8 @@
 //! - `count`: counting lines without making them ([`count_lines`]);
 //! - `last_lines`: the last lines of a file, read backward ([`read_last_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
-//!   ([`ReadStream`]);
+//!   ([`ReadStream`]); `fed_stream`: the same for a fed source, whose consumer frames what
+//!   little is queued on its own thread instead of waiting for the background ([`TryNext`]);
 //! - `follow` and `watch`: a stream that follows a file as it grows and rotates, woken by the
 //!   OS's file notifications ([`ReadStream::follow`]), from where `anchor` fixed it to start
 //!   when following was asked for ([`Anchor`]);
@@ -35,6 +36,7 @@ mod count;
 mod decode;
 mod decompress;
 mod error;
+mod fed_stream;
 mod filter;
 mod follow;
 mod frame;
@@ -52,6 +54,7 @@ pub use count::{count_blocking, count_lines, count_lines_async, count_matching_l
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;
 pub use error::{DecompressError, OsError, ReadError};
+pub use fed_stream::FRAME_HERE_BYTES;
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
@@ -62,7 +65,7 @@ pub use source::duplicate;
 pub use source::{
     descriptor, fed, open, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source,
 };
-pub use stream::{ReadStream, READ_AHEAD_BYTES};
+pub use stream::{ReadStream, TryNext, READ_AHEAD_BYTES};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.
 #[cfg(feature = "internals")]

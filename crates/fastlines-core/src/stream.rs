@@ -12,7 +12,6 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
-use std::task::Poll;
 
 use tokio::io::AsyncRead;
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
@@ -20,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::error::ReadError;
+use crate::fed_stream::FrameHere;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
 use crate::source::{open, ReadOptions, Source};
@@ -46,6 +46,20 @@ pub struct ReadStream<T> {
     started_at: Arc<OnceLock<u64>>,
     /// Shared with the producer, which reads no more once it is cancelled.
     stop: Arc<dyn Cancel>,
+    /// A fed source's reader, which the consumer may take to frame on its own thread (see
+    /// `fed_stream.rs`); `None` for every other input.
+    pub(crate) here: Option<Arc<dyn FrameHere<T>>>,
+}
+
+/// What a consumer that does not wait finds (see [`ReadStream::try_next`]).
+#[derive(Debug)]
+pub enum TryNext<T> {
+    /// The next item, or `None` at the end.
+    Ready(Option<Item<T>>),
+    /// Nothing yet: wait for it with [`ReadStream::next`].
+    Wait,
+    /// A fed stream framed all it was fed: feed it more, then try again.
+    Starved,
 }
 
 impl<T: Send + 'static> ReadStream<T> {
@@ -121,29 +135,43 @@ impl<T: Send + 'static> ReadStream<T> {
             progress,
             started_at,
             stop,
+            here: None,
         }
     }
 
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
     pub async fn next(&self) -> Option<Item<T>> {
-        let item = self.items.lock().await.recv().await;
+        let mut items = self.items.lock().await;
+        let item = match &self.here {
+            None => items.recv().await,
+            Some(here) => {
+                here.demand(true);
+                let item = items.recv().await;
+                here.demand(false);
+                item
+            }
+        };
         item.filter(|_| !self.stop.is_cancelled())
     }
 
-    /// The next item if one has already been read: `Ready(None)` at the end, `Pending` when the
+    /// The next item if one has already been read: `Ready(None)` at the end, `Wait` when the
     /// consumer has to wait (or another call is already waiting). Lets a consumer that keeps up
-    /// take read-ahead items with no hand-off between threads.
-    pub fn try_next(&self) -> Poll<Option<Item<T>>> {
+    /// take read-ahead items with no hand-off between threads. A fed stream's consumer frames
+    /// what little is queued here, or is told it is `Starved` (see `fed_stream.rs`).
+    pub fn try_next(&self) -> TryNext<T> {
         if self.stop.is_cancelled() {
-            return Poll::Ready(None);
+            return TryNext::Ready(None);
         }
         let Ok(mut items) = self.items.try_lock() else {
-            return Poll::Pending;
+            return TryNext::Wait;
         };
+        if let Some(here) = &self.here {
+            return here.try_next(&mut items);
+        }
         match items.try_recv() {
-            Ok(item) => Poll::Ready(Some(item)),
-            Err(TryRecvError::Disconnected) => Poll::Ready(None),
-            Err(TryRecvError::Empty) => Poll::Pending,
+            Ok(item) => TryNext::Ready(Some(item)),
+            Err(TryRecvError::Disconnected) => TryNext::Ready(None),
+            Err(TryRecvError::Empty) => TryNext::Wait,
         }
     }
 
@@ -275,7 +303,7 @@ impl<R> Stop<R> {
 
 /// Empties the slot when the producer ends, however it ends: a reader left parked after the
 /// last item (say, an error sent into a full channel) would keep its file open.
-struct ClearOnDrop<R>(Arc<Stop<R>>);
+pub(crate) struct ClearOnDrop<R>(pub(crate) Arc<Stop<R>>);
 
 impl<R> Drop for ClearOnDrop<R> {
     fn drop(&mut self) {

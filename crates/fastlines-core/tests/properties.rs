@@ -731,7 +731,7 @@ proptest! {
 /// What a reader makes of `input` fed as the chunks `plan` cuts, through a fed source (the
 /// path a stream's chunks take from JS), read to the end on a current-thread runtime.
 fn fed_output(input: &[u8], plan: &[ReadStep], chunk_size: usize, limit: usize) -> Vec<String> {
-    let (feed, fed_input) = fastlines_core::fed(limit);
+    let (feed, fed_input) = fastlines_core::fed(limit, 1);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
@@ -771,6 +771,98 @@ proptest! {
     ) {
         let expected = reference_output(&input, Encoding::Utf8, Limits::NONE).0;
         prop_assert_eq!(fed_output(&input, &plan, chunk_size, limit), expected);
+    }
+}
+
+/// What a fed stream (`ReadStream::fed`) gives its consumer, on one thread with its feeder as
+/// in JS: the feeder pushes `bursts[i]` chunks at a time, waiting for room when the queue is
+/// full, and the consumer frames what it may itself (`try_next`), waits for the next push when
+/// told it is starved, and waits on the background (`next`) when told to or when `waits[i]`
+/// says so. The background task frames whenever `wake_bytes` are queued or the consumer waits
+/// on it, so both sides frame, in many interleavings.
+fn fed_stream_output(
+    input: &[u8],
+    plan: &[ReadStep],
+    (chunk_size, limit, wake_bytes): (usize, usize, usize),
+    bursts: &[usize],
+    waits: &[bool],
+) -> Vec<String> {
+    use fastlines_core::{ReadStream, TryNext};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("runtime");
+    let chunks = chunks_by_plan(input, plan);
+    runtime.block_on(async move {
+        let (feed, fed_input) = fastlines_core::fed(limit, wake_bytes);
+        let source = Source::new(fed_input, None, chunk_size);
+        let stream = ReadStream::fed(source, LineFramer::new(Encoding::Utf8));
+        let pushed = tokio::sync::Notify::new();
+        let feeder = async {
+            let mut chunks = chunks.into_iter();
+            for burst in bursts.iter().cycle() {
+                let mut pushed_any = false;
+                for chunk in chunks.by_ref().take(*burst) {
+                    pushed_any = true;
+                    if !feed.push(chunk) {
+                        feed.room().await;
+                    }
+                }
+                if !pushed_any {
+                    break;
+                }
+                pushed.notify_one();
+                tokio::task::yield_now().await;
+            }
+            feed.end();
+            pushed.notify_one();
+        };
+        let consumer = async {
+            let mut lines = Vec::new();
+            for step in 0.. {
+                let next = if waits[step % waits.len()] {
+                    stream.next().await
+                } else {
+                    match stream.try_next() {
+                        TryNext::Ready(next) => next,
+                        TryNext::Wait => stream.next().await,
+                        TryNext::Starved => {
+                            pushed.notified().await;
+                            continue;
+                        }
+                    }
+                };
+                match next {
+                    Some(batch) => {
+                        let batch = batch.expect("no failure");
+                        lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned));
+                    }
+                    None => break,
+                }
+            }
+            lines
+        };
+        tokio::join!(feeder, consumer).1
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A fed stream gives the reference lines in order, whichever side frames each part.
+    #[test]
+    fn fed_stream_lines_match_the_reference(
+        input in input_bytes(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        limit in 1usize..64,
+        wake in 1usize..64,
+        bursts in proptest::collection::vec(1usize..4, 1..8),
+        waits in proptest::collection::vec(any::<bool>(), 1..8),
+    ) {
+        let expected = reference_output(&input, Encoding::Utf8, Limits::NONE).0;
+        let got = fed_stream_output(&input, &plan, (chunk_size, limit, wake), &bursts, &waits);
+        prop_assert_eq!(got, expected);
     }
 }
 

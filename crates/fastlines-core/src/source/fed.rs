@@ -9,8 +9,13 @@
 //! The queue between the two is bounded in bytes, not chunks, so a source of tiny chunks and
 //! one of huge chunks hold the same memory: [`Feed::push`] says when the queue is full, and the
 //! feeder then waits for [`Feed::room`], which the reader's next read settles. Nothing polls:
-//! the reader waits on a waker that a push, the end or a failure wakes, and the feeder on a
-//! notification that a read (or the reader going away) sends.
+//! the reader waits on a waker, and the feeder on a notification that a read (or the reader
+//! going away) sends.
+//!
+//! The reader is not woken for every chunk: waking a thread costs more than a one-line chunk
+//! costs to read. It is woken once `wake_bytes` are queued, at the end or a failure, or, when
+//! its consumer waits on it ([`FedSignal::demand`]), by any push. A consumer on the feeder's
+//! own thread reads what little is queued meanwhile itself (see `fed_stream.rs`).
 
 use std::collections::VecDeque;
 use std::io;
@@ -25,12 +30,16 @@ use crate::error::SourceFailed;
 
 /// A fed source: the feeder's half ([`Feed`]) and the reader's ([`FedInput`]). At most
 /// `limit` bytes wait in the queue before the feeder is told to wait (plus the chunk that
-/// crossed the limit: chunks are never cut).
-pub fn fed(limit: usize) -> (Feed, FedInput) {
+/// crossed the limit: chunks are never cut); a reader waiting for bytes is woken once
+/// `wake_bytes` are queued (at most `limit`), or the source ends.
+pub fn fed(limit: usize, wake_bytes: usize) -> (Feed, FedInput) {
+    let limit = limit.max(1);
     let shared = Arc::new(Shared {
         state: Mutex::new(State::default()),
         room: Notify::new(),
-        limit: limit.max(1),
+        work: Notify::new(),
+        limit,
+        wake_bytes: wake_bytes.clamp(1, limit),
     });
     (Feed(Arc::clone(&shared)), FedInput(shared))
 }
@@ -45,13 +54,22 @@ pub struct Feed(Arc<Shared>);
 #[derive(Debug)]
 pub struct FedInput(Arc<Shared>);
 
+/// Tells a reader that is not reading (parked between uses, see `fed_stream.rs`) when there is
+/// something for it to read, as a waiting read would be woken.
+#[derive(Debug)]
+pub struct FedSignal(Arc<Shared>);
+
 #[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
     /// Notified when the queue falls below the limit, or the reader goes away.
     room: Notify,
+    /// Notified when a waiting reader would be woken (see [`State::wakes`]).
+    work: Notify,
     /// Bytes the queue may hold before the feeder waits.
     limit: usize,
+    /// Bytes queued that wake the reader (1..=limit).
+    wake_bytes: usize,
 }
 
 /// The queue and how the source ends. Invariants: `queued` is the sum of the unread bytes of
@@ -68,8 +86,18 @@ struct State {
     ending: Option<Ending>,
     /// The reader, waiting for a chunk or the end.
     reader: Option<Waker>,
+    /// The reader's consumer waits on it: any chunk is worth waking it for.
+    demanded: bool,
     /// The reader was dropped: nothing pushed will be read.
     unread: bool,
+}
+
+impl State {
+    /// Whether the reader has reason to read now: enough is queued, the source is over, or its
+    /// consumer waits and anything is queued.
+    fn wakes(&self, wake_bytes: usize) -> bool {
+        self.queued >= wake_bytes || self.ending.is_some() || (self.demanded && self.queued > 0)
+    }
 }
 
 /// A chunk and how much of it was read.
@@ -141,7 +169,7 @@ impl Feed {
         } else {
             state.queued += bytes.len();
             state.chunks.push_back(Chunk { bytes, read: 0 });
-            wake(&mut state);
+            self.0.wake_if_due(&mut state);
         }
         self.0.has_room(&state)
     }
@@ -177,14 +205,57 @@ impl Feed {
     fn finish(&self, ending: Ending) {
         let mut state = self.0.state();
         state.ending.get_or_insert(ending);
-        wake(&mut state);
+        self.0.wake_if_due(&mut state);
     }
 }
 
-/// Wakes the reader if it waits.
-fn wake(state: &mut State) {
-    if let Some(reader) = state.reader.take() {
-        reader.wake();
+impl Shared {
+    /// Wakes the reader, waiting or parked, if it has reason to read now.
+    fn wake_if_due(&self, state: &mut State) {
+        if !state.wakes(self.wake_bytes) {
+            return;
+        }
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+        self.work.notify_one();
+    }
+}
+
+impl FedInput {
+    /// Bytes queued and not read yet.
+    pub fn queued(&self) -> usize {
+        self.0.state().queued
+    }
+
+    /// The signal that tells this input's reader, while it is parked, that it has reason to read.
+    pub fn signal(&self) -> FedSignal {
+        FedSignal(Arc::clone(&self.0))
+    }
+}
+
+impl FedSignal {
+    /// Resolves once the reader has reason to read: `wake_bytes` queued, the end or a failure,
+    /// or anything queued while its consumer waits. Resolves at once when that is already so.
+    pub async fn work(&self) {
+        loop {
+            let notified = self.0.work.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.0.state().wakes(self.0.wake_bytes) {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Whether the reader's consumer waits on it (then any push wakes it) or not.
+    pub fn demand(&self, waits: bool) {
+        let mut state = self.0.state();
+        state.demanded = waits;
+        if waits {
+            self.0.wake_if_due(&mut state);
+        }
     }
 }
 
@@ -247,6 +318,11 @@ impl Drop for FedInput {
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
+
+    /// A fed source whose reader is woken by every push, as the tests below read it.
+    fn fed(limit: usize) -> (Feed, FedInput) {
+        super::fed(limit, 1)
+    }
 
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()

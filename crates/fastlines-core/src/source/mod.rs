@@ -28,17 +28,19 @@ pub enum Descriptor {
 pub fn descriptor(file: File) -> io::Result<Descriptor> {
     Ok(Descriptor::Blocking(file))
 }
-pub use fed::{fed, FedInput, Feed};
+pub use fed::{fed, FedInput, FedSignal, Feed};
 
-/// An input read as it becomes ready, through the Tokio reactor: a fed source, or a pipe or a
-/// socket handed over as a descriptor.
+/// An input read as it becomes ready, through the Tokio reactor: a pipe or a socket handed over
+/// as a descriptor. (A fed source is read as it is fed, see [`crate::ReadStream::fed`].)
 #[derive(Debug)]
 pub enum ReadyInput {
-    Fed(FedInput),
     #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Receiver),
     #[cfg(unix)]
     Socket(tokio::net::UnixStream),
+    /// Where no descriptor is handed over, there is none.
+    #[cfg(not(unix))]
+    None(std::convert::Infallible),
 }
 
 impl tokio::io::AsyncRead for ReadyInput {
@@ -49,11 +51,12 @@ impl tokio::io::AsyncRead for ReadyInput {
     ) -> std::task::Poll<io::Result<()>> {
         use std::pin::Pin;
         match self.get_mut() {
-            ReadyInput::Fed(fed) => Pin::new(fed).poll_read(cx, buf),
             #[cfg(unix)]
             ReadyInput::Pipe(pipe) => Pin::new(pipe).poll_read(cx, buf),
             #[cfg(unix)]
             ReadyInput::Socket(socket) => Pin::new(socket).poll_read(cx, buf),
+            #[cfg(not(unix))]
+            ReadyInput::None(never) => match *never {},
         }
     }
 }
