@@ -349,6 +349,53 @@ test('a FileHandle is read from its current position, and left open, however rea
   t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'))
 })
 
+test('a file stream nothing has read is read as its file: no chunk passes through JS', async (t) => {
+  const bytes = bytesOf('first\r\n', SOUP[1], 'é中😀\r\nlast')
+  const file = temp.file(bytes)
+  const expected = referenceLines(bytes)
+  // Not open yet (as createReadStream is until a later turn): its path is read, and it is let go.
+  const pending = fs.createReadStream(file)
+  const reader = readLines(pending)
+  t.true(pending.destroyed, 'the stream is let go at the call')
+  t.deepEqual(await guard(collect(reader), 'lines'), expected)
+  t.is(pending.bytesRead, 0, 'the stream read nothing')
+  // Already open: its descriptor is read, from the file's start.
+  const opened = fs.createReadStream(file)
+  await once(opened, 'ready')
+  t.deepEqual(await guard(collect(readLines(opened)), 'lines of an open stream'), expected)
+  t.is(opened.bytesRead, 0, 'the open stream read nothing')
+  t.true(opened.destroyed, 'and is let go at the end')
+  t.is(await guard(countLines(fs.createReadStream(file)), 'countLines'), expected.length)
+  const chunks = await guard(collect(readChunks(fs.createReadStream(file))), 'readChunks')
+  t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'))
+  // A stream with a range, an encoding, or that has been read from, is fed: its own bytes.
+  const ranged = fs.createReadStream(file, { start: 7, end: 20 })
+  t.deepEqual(await guard(collect(readLines(ranged)), 'a range'), referenceLines(bytes.subarray(7, 21)))
+  t.true(ranged.bytesRead > 0, 'a ranged stream is fed')
+  const started = fs.createReadStream(file, { highWaterMark: 4 })
+  await once(started, 'readable')
+  t.is(started.read(2).toString(), 'fi')
+  t.deepEqual(await guard(collect(readLines(started)), 'the rest'), referenceLines(bytes.subarray(2)))
+})
+
+test("a file stream of a missing file: the open's ENOENT, with the path, however late the first step", async (t) => {
+  const missing = temp.path('missing.log')
+  const rejectsWithENOENT = async (promise, what) => {
+    const error = await t.throwsAsync(guard(promise, what), { code: 'ENOENT' }, what)
+    t.like(error, { syscall: 'open', path: missing }, what)
+  }
+  await rejectsWithENOENT(collect(readLines(fs.createReadStream(missing))), 'readLines')
+  await rejectsWithENOENT(countLines(fs.createReadStream(missing)), 'countLines')
+  // The stream's own open fails before the first step: nothing goes unhandled, the step reports it.
+  const stream = fs.createReadStream(missing)
+  const late = readLines(stream)
+  await new Promise((resolve) => stream.once('close', resolve)) // its own open has failed by now
+  await rejectsWithENOENT(collect(late), 'a late first step')
+  const failed = fs.createReadStream(missing)
+  await once(failed, 'error')
+  await rejectsWithENOENT(collect(readLines(failed)), 'a stream that failed already')
+})
+
 test('a string, Buffer, Uint8Array or URL is still a path, not a source', async (t) => {
   const file = temp.file('path\r\nlines\n')
   for (const path of [file, Buffer.from(file), new Uint8Array(Buffer.from(file)), pathToFileURL(file)]) {

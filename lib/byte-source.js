@@ -1,11 +1,13 @@
 // Byte sources: what readLines, countLines and readChunks read when their first argument is not
 // a path but a Node Readable, a web ReadableStream, a FileHandle or an (async) iterable of
-// chunks. A FileHandle, and a process.stdin nothing has read from yet, are read natively through
-// their descriptor, as files are. Any other source's chunks are pulled here, on the JS thread,
-// only as fast as the native reader takes them, and fed to it (src/byte_source.rs), which splits
-// and decodes them in the background as it does a file's bytes.
+// chunks. A FileHandle, a file stream nothing has read from yet and a process.stdin nothing has
+// read from yet are read natively, through their descriptor or the path they name, as files
+// are. Any other source's chunks are pulled here, on the JS thread, only as fast as the native
+// reader takes them, and fed to it (src/byte_source.rs), which splits and decodes them in the
+// background as it does a file's bytes.
 'use strict'
 
+const { ReadStream } = require('node:fs')
 const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
 const { codedError, invalidArgType } = require('./errors')
@@ -68,6 +70,37 @@ function isUntouched(stream) {
   )
 }
 
+/**
+ * Whether `stream` is a file stream (`fs.createReadStream(path)`) as it was made, reading a whole
+ * file as bytes: its file may be read natively, from the start to the end, instead.
+ */
+function isWholeFileStream(stream) {
+  return (
+    stream instanceof ReadStream &&
+    (stream.start ?? 0) === 0 &&
+    (stream.end ?? Infinity) === Infinity &&
+    stream.flags === 'r' &&
+    stream.bytesRead === 0 &&
+    isUntouched(stream)
+  )
+}
+
+/**
+ * The path to read instead of `value`, if it is a whole-file stream that has not opened its
+ * file yet (as `fs.createReadStream(path)` is until a later turn of the event loop): the stream
+ * is destroyed here, and fastlines opens the path itself, as it opens any file, with the same
+ * errors. undefined for anything else.
+ */
+function takeFileStreamPath(value) {
+  if (!isWholeFileStream(value) || value.fd !== null) return undefined
+  const { path } = value
+  if (typeof path !== 'string' && !(path instanceof Uint8Array)) return undefined
+  // Its own open may still fail, after this: the native open reports that, with the path.
+  value.on('error', () => {})
+  value.destroy()
+  return path
+}
+
 /** Whether `value` is a byte source (for the readers that take paths only, to say so). */
 function isByteSource(value) {
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array || value instanceof URL) return false
@@ -113,15 +146,16 @@ class ReadableChunks {
   }
 
   /**
-   * process.stdin's descriptor, if nothing has read from it yet and it is not a terminal: read
-   * natively then, with no chunk passing through JS. Any other stream may already be reading
-   * its descriptor (a child's stdout, a socket) or have its own idea of it (a file stream's
-   * `start`), and is fed.
+   * The descriptor to read natively, with no chunk passing through JS: process.stdin's, if
+   * nothing has read from it yet and it is not a terminal, and an open whole-file stream's (see
+   * isWholeFileStream), which has read nothing, so its offset is the file's start. Any other
+   * stream may already be reading its descriptor (a child's stdout, a socket) or have its own
+   * idea of it (a file stream's `start` or `end`), and is fed.
    */
   descriptor() {
     const stream = this.#stream
-    if (stream.fd !== 0 || stream !== process.stdin || stream.isTTY === true) return undefined
-    return isUntouched(stream) ? 0 : undefined
+    if (stream === process.stdin && stream.fd === 0) return stream.isTTY !== true && isUntouched(stream) ? 0 : undefined
+    return typeof stream.fd === 'number' && isWholeFileStream(stream) ? stream.fd : undefined
   }
 
   /** Where errors say the bytes came from: a file stream's path. */
@@ -457,4 +491,4 @@ function byteSource(value) {
   return chunks === undefined ? undefined : new ByteSource(chunks)
 }
 
-module.exports = { byteSource, isByteSource }
+module.exports = { byteSource, isByteSource, takeFileStreamPath }

@@ -6,11 +6,16 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { isNativeFailure, nativeError } = require('./errors')
-const { byteSource } = require('./byte-source')
+const { byteSource, takeFileStreamPath } = require('./byte-source')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
 async function countLines(input, options) {
   refuseLineOptions(options, ['maxLineLength'])
+  const filePath = takeFileStreamPath(input)
+  if (filePath !== undefined) {
+    refuseFileOptions(options)
+    return countFile(filePath, options)
+  }
   const source = byteSource(input)
   return source === undefined ? countFile(input, options) : countSource(source, options)
 }

@@ -5,7 +5,7 @@
 'use strict'
 
 const { abortError, addAbortListener } = require('./abort')
-const { byteSource } = require('./byte-source')
+const { byteSource, takeFileStreamPath } = require('./byte-source')
 const { isNativeFailure, nativeError } = require('./errors')
 const { normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
@@ -55,9 +55,11 @@ class NativeSource {
    * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
   constructor(kind, input, options, onAbort = () => {}) {
-    const source = kind.source === undefined ? undefined : byteSource(input)
+    const filePath = kind.source === undefined ? undefined : takeFileStreamPath(input)
+    const source = kind.source === undefined || filePath !== undefined ? undefined : byteSource(input)
     if (source === undefined) {
-      const { bytes, display } = normalizePath(input)
+      if (filePath !== undefined) refuseFileOptions(options)
+      const { bytes, display } = normalizePath(filePath ?? input)
       const { read, lines, signal } = normalizeOptions(options)
       const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
       this.#open = open
