@@ -163,6 +163,8 @@ export interface FsError extends Error {
 export interface LineBatches<Batch = string[]> extends AsyncIterableIterator<Batch> {
   /** Closes the underlying reader. */
   close(): Promise<void>
+  /** `close()`, for `await using batches = readLines(path).batches()`. */
+  [Symbol.asyncDispose](): Promise<void>
   return(value?: any): Promise<IteratorResult<Batch>>
   throw(error?: any): Promise<IteratorResult<Batch>>
 }
@@ -215,6 +217,10 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * `break`, `return()` and `throw()` in a `for await` call it.
    */
   close(): Promise<void>
+  /**
+   * `close()`, for `await using reader = readLines(path)`: leaving the block closes the file.
+   */
+  [Symbol.asyncDispose](): Promise<void>
   return(value?: any): Promise<IteratorResult<string>>
   throw(error?: any): Promise<IteratorResult<string>>
   /** Bytes read from the file so far, read-ahead included (like `fs.ReadStream#bytesRead`). */
@@ -251,6 +257,8 @@ export interface LineReader extends AsyncIterableIterator<string> {
 /** Batches of lines from a {@link LineReaderSync}. */
 export interface LineBatchesSync<Batch = string[]> extends IterableIterator<Batch> {
   close(): void
+  /** `close()` of the reader, for `using batches = readLinesSync(path).batches()`. */
+  [Symbol.dispose](): void
   return(value?: any): IteratorResult<Batch>
   throw(error?: any): IteratorResult<Batch>
 }
@@ -264,6 +272,8 @@ export interface LineReaderSync extends IterableIterator<string> {
   entries(): LineBatchesSync<NumberedLine>
   /** Closes the file now. Idempotent. */
   close(): void
+  /** `close()`, for `using reader = readLinesSync(path)`: leaving the block closes the file. */
+  [Symbol.dispose](): void
   return(value?: any): IteratorResult<string>
   throw(error?: any): IteratorResult<string>
   readonly bytesRead: number
@@ -279,6 +289,8 @@ export interface LineReaderSync extends IterableIterator<string> {
 /** The raw bytes of a file, in order, as Buffers of at most `highWaterMark` bytes. */
 export interface ChunkReader extends AsyncIterableIterator<Buffer> {
   close(): Promise<void>
+  /** `close()`, for `await using chunks = readChunks(path)`. */
+  [Symbol.asyncDispose](): Promise<void>
   return(value?: any): Promise<IteratorResult<Buffer>>
   throw(error?: any): Promise<IteratorResult<Buffer>>
   readonly bytesRead: number
@@ -355,25 +367,45 @@ export interface LastLinesOptions extends Omit<LineReadOptions, 'start' | 'decom
 }
 
 /**
+ * The lines {@link readLastLines} gives: a plain array of strings, with where they were read up
+ * to.
+ */
+export interface LastLines extends Array<string> {
+  /**
+   * The byte offset where the file was taken to end (its length when it was read, or `end + 1`):
+   * `followLines(path, { start: lines.position })` goes on from there with no line lost or
+   * repeated. Not enumerable, so the array compares and prints as before.
+   */
+  readonly position: number
+}
+
+/**
  * The last `n` lines {@link readLines} would yield, in order (fewer if the file has fewer): with
  * `match`, the last `n` matching lines, found by reading back until there are `n`.
  * Found by reading the file backward from its end (or from `end`), so the bytes read are those
  * lines plus at most one read, however large the file.
  *
+ * To print the last lines and then follow the file, either follow from their `position`, or let
+ * the follower start with them: both lose no line appended in between.
+ *
  * @example
- * const last = await readLastLines('app.log', 100)
+ * const last = await readLastLines('app.log', 20)
+ * for (const line of last) console.log(line)
+ * for await (const line of followLines('app.log', { start: last.position })) console.log(line)
+ * // or, in one call: followLines('app.log', { lastLines: 20 })
  */
 export function readLastLines(
   path: PathLike,
   n: number,
   options?: LastLinesOptions | ReadOptions['encoding'],
-): Promise<string[]>
+): Promise<LastLines>
 
 /** Options of {@link followLines}. */
 export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress'> {
   /**
-   * Offset to start at, for example a saved {@link LineReader.position}. Default: the end of the
-   * file when `followLines` is called.
+   * Offset to start at, for example a saved {@link LineReader.position}, or the
+   * {@link LastLines.position} of lines {@link readLastLines} just gave (then no line appended
+   * between the two calls is lost). Default: the end of the file when `followLines` is called.
    */
   start?: number
   /**

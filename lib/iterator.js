@@ -67,23 +67,40 @@ class ClosingSyncIterator {
   }
 }
 
+// `await using reader = readLines(path)` and `using reader = readLinesSync(path)` close the
+// reader when the block is left, where the runtime defines the symbols (every supported runtime
+// does, including Node 20 and 22, which do not parse the syntax: there disposal is called).
+if (typeof Symbol.asyncDispose === 'symbol') {
+  ClosingAsyncIterator.prototype[Symbol.asyncDispose] = async function asyncDispose() {
+    await this.close()
+  }
+}
+if (typeof Symbol.dispose === 'symbol') {
+  ClosingSyncIterator.prototype[Symbol.dispose] = function dispose() {
+    this.close()
+  }
+}
+
 /**
  * A view of a reader (`batches()`, `entries()`): its own steps (`next`, a batch or an entry
  * each), and the reader's `return()`, `throw()` and `close()`, so that leaving a loop over the
  * view closes the reader. Iterable the way the reader is: with `for await` for an async reader,
- * with `for...of` for a sync one.
+ * with `for...of` for a sync one; disposed (`using`) as the reader is.
  */
 function viewOf(reader, next) {
-  const iterable = reader instanceof ClosingSyncIterator ? Symbol.iterator : Symbol.asyncIterator
-  return {
+  const sync = reader instanceof ClosingSyncIterator
+  const view = {
     next,
     return: (value) => reader.return(value),
     throw: (error) => reader.throw(error),
     close: () => reader.close(),
-    [iterable]() {
+    [sync ? Symbol.iterator : Symbol.asyncIterator]() {
       return this
     },
   }
+  const dispose = sync ? Symbol.dispose : Symbol.asyncDispose
+  if (typeof dispose === 'symbol') view[dispose] = () => reader[dispose]()
+  return view
 }
 
 module.exports = { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf }
