@@ -228,6 +228,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'lib/line-reader-sync.js',
     'lib/line-reader.js',
     'lib/native.js',
+    'lib/option-names.js',
     'lib/options.js',
     'lib/source.js',
     'package.json',

@@ -4,6 +4,7 @@
 
 const binding = require('./native')
 const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
+const { checkOptionNames } = require('./option-names')
 const { refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
@@ -21,6 +22,7 @@ class ChunkReader extends ClosingAsyncIterator {
   constructor(input, options) {
     super()
     refuseLineOptions(options)
+    checkOptionNames(options, 'readChunks')
     this.#source = new NativeSource(chunkStream, input, options)
   }
 

@@ -7,10 +7,12 @@ const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { isNativeFailure, nativeError } = require('./errors')
 const { byteSource, takeFileStreamPath } = require('./byte-source')
+const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
 async function countLines(input, options) {
   refuseLineOptions(options, ['maxLineLength'])
+  checkOptionNames(options, 'countLines')
   const filePath = takeFileStreamPath(input)
   if (filePath !== undefined) {
     refuseFileOptions(options)

@@ -6,6 +6,7 @@
 const binding = require('./native')
 const { invalidArgValue } = require('./errors')
 const { validateLineCount } = require('./last-lines')
+const { checkOptionNames } = require('./option-names')
 const { refuseDecompress } = require('./options')
 const { LineReader } = require('./line-reader')
 
@@ -25,6 +26,7 @@ function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   const follow = followStart(options ?? {})
+  checkOptionNames(options, 'followLines')
   // A follower reads paths only (no `source`): a byte source is refused as a path would be.
   const follower = {
     path: (bytes, { read, lines }) => {

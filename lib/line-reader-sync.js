@@ -7,6 +7,7 @@ const { abortError, addAbortListener } = require('./abort')
 const { LineCursor } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
 const { ClosingSyncIterator, done, viewOf } = require('./iterator')
+const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath } = require('./options')
 
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
@@ -22,6 +23,7 @@ class LineReaderSync extends ClosingSyncIterator {
 
   constructor(path, options) {
     super()
+    checkOptionNames(options, 'readLinesSync')
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
     this.#native = new binding.NativeLineReaderSync(bytes, read, lines)

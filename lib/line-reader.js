@@ -6,6 +6,7 @@
 const binding = require('./native')
 const { LineCursor } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
+const { checkOptionNames } = require('./option-names')
 const { NativeSource } = require('./source')
 
 /** A native stream of line batches, of a file or a byte source (see NativeSource). */
@@ -122,6 +123,7 @@ class LineReader extends ClosingAsyncIterator {
 }
 
 function readLines(input, options) {
+  checkOptionNames(options, 'readLines')
   return new LineReader(input, options)
 }
 

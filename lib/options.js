@@ -5,6 +5,7 @@
 const { constants: bufferConstants } = require('node:buffer')
 const { fileURLToPath } = require('node:url')
 const { isByteSource } = require('./byte-source')
+const { checkOptionNames } = require('./option-names')
 const { incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
 /**
@@ -207,6 +208,7 @@ function normalizeMatch({ match, invert, ignoreCase }) {
 function normalizeBatchOptions(options) {
   if (options === undefined) return { numbered: false }
   if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+  checkOptionNames(options, 'batches()')
   const { numbered = false } = options
   if (typeof numbered !== 'boolean') throw invalidArgType('options.numbered', 'of type boolean', numbered)
   return { numbered }

@@ -1,0 +1,87 @@
+// Which options each reader takes, so that a near miss is refused instead of ignored: a key that
+// is almost one of the options (another case, or one edit away) would otherwise change the
+// result silently (`ignorecase: true` matching case-sensitively), and so would an option of
+// another reader (`lastLines` on readLines). Every other unknown key is ignored, as Node's fs
+// ignores it: options objects are often shared with other calls.
+'use strict'
+
+const { invalidArgValue } = require('./errors')
+
+const READ = ['encoding', 'start', 'end', 'highWaterMark', 'decompress', 'signal']
+const MATCH = ['match', 'invert', 'ignoreCase']
+
+/** The options each reader takes, by the name users call it with. */
+const OPTIONS = {
+  readLines: [...READ, ...MATCH, 'maxLineLength'],
+  readLinesSync: [...READ, ...MATCH, 'maxLineLength'],
+  // `maxLineLength: Infinity` (no limit) is accepted where lines are not made, and
+  // `decompress: false` where nothing is decompressed: their own checks refuse other values.
+  countLines: [...READ, ...MATCH, 'maxLineLength'],
+  readChunks: [...READ, 'maxLineLength'],
+  readLastLines: ['encoding', 'end', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
+  followLines: ['encoding', 'start', 'lastLines', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
+  'batches()': ['numbered'],
+}
+
+/** Every option name, with the readers that take it. */
+const TAKEN_BY = new Map()
+for (const [reader, names] of Object.entries(OPTIONS)) {
+  for (const name of names) TAKEN_BY.set(name, [...(TAKEN_BY.get(name) ?? []), reader])
+}
+
+/**
+ * Refuses, with ERR_INVALID_ARG_VALUE, a key of `options` that `reader` does not take but that
+ * is another reader's option, or almost an option (its own first). Keys set to undefined count
+ * as absent, as in Node. Call it after the reader's own checks, whose messages are more precise
+ * for the options they refuse.
+ */
+function checkOptionNames(options, reader) {
+  if (options === null || typeof options !== 'object') return
+  const own = OPTIONS[reader]
+  for (const key of Object.keys(options)) {
+    if (own.includes(key) || options[key] === undefined) continue
+    const takers = TAKEN_BY.get(key)
+    if (takers !== undefined) {
+      const take = takers.length === 1 ? 'takes' : 'take'
+      throw invalidArgValue(
+        `options.${key}`,
+        options[key],
+        `is not an option of ${reader} (${takers.join(' and ')} ${take} it)`,
+      )
+    }
+    const meant =
+      own.find((name) => isNearMiss(key, name)) ?? [...TAKEN_BY.keys()].find((name) => isNearMiss(key, name))
+    if (meant !== undefined) {
+      const whose = own.includes(meant) ? '' : `, an option of ${TAKEN_BY.get(meant).join(' and ')}`
+      throw invalidArgValue(
+        `options.${key}`,
+        options[key],
+        `is not an option of ${reader} (did you mean '${meant}'${whose}?)`,
+      )
+    }
+  }
+}
+
+/**
+ * Whether `key` is almost `name`: the same but for case, or one edit away (a character added,
+ * removed, replaced, or two neighbours swapped), for names long enough that one edit is a typo.
+ */
+function isNearMiss(key, name) {
+  const a = key.toLowerCase()
+  const b = name.toLowerCase()
+  return a === b || (b.length >= 4 && editDistanceIsOne(a, b))
+}
+
+/** Whether `a` and `b` differ by exactly one insertion, deletion, substitution or transposition. */
+function editDistanceIsOne(a, b) {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  if (a.length === b.length) {
+    const swapped = a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2)
+    return swapped || a.slice(i + 1) === b.slice(i + 1)
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1)
+}
+
+module.exports = { checkOptionNames }
