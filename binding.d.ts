@@ -74,9 +74,10 @@ export declare class NativeLastLines {
   /**
    * Resolves with the lines' batches (each its lines joined by `
   `, as `NativeLineStream`
-   * gives them), a `NativeError`, or `null` if cancelled. Called once.
+   * gives them) and where the file was taken to end, a `NativeError`, or `null` if
+   * cancelled. Called once.
    */
-  read(): Promise<string[] | NativeError | null>
+  read(): Promise<NativeLastLinesRead | NativeError | null>
   cancel(): void
 }
 
@@ -219,6 +220,12 @@ export declare const enum NativeErrorKind {
 export interface NativeFollowOptions {
   atEnd: boolean
   lastLines?: number
+}
+
+/** The last lines read: their batches, and the offset where the file was taken to end. */
+export interface NativeLastLinesRead {
+  batches: string[]
+  end: number
 }
 
 /** When the engine gets lent strings: see `text::Lending`. */

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 
 import test from 'ava'
 
-import { readLastLines, readLines } from '../index.js'
+import { followLines, readLastLines, readLines } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
 import {
   EDGE_INPUTS,
@@ -17,7 +17,7 @@ import {
   straddlerInputs,
 } from './helpers/line-inputs.mjs'
 import { byteRange, bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
-import { bytesReadByProcess, collect } from './helpers/tail.mjs'
+import { bytesReadByProcess, collect, take, within } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
 const GiB = 2 ** 30
@@ -269,4 +269,28 @@ test.serial('a line over maxLineLength among the last lines is found too long wi
   // Once more than maxLineLength bytes of it are behind, the line is too long, wherever it starts.
   t.true(read <= 4 * maxLineLength, `read ${read} bytes to find a line over ${maxLineLength} bytes too long`)
   t.deepEqual(await readLastLines(file, 1, { maxLineLength }), ['last'])
+})
+
+test('the lines carry their position: where the file was taken to end, not enumerable', async (t) => {
+  const text = 'one\ntwo\r\nthree'
+  const file = temp.file(text)
+  const last = await readLastLines(file, 2)
+  t.deepEqual(last, ['two', 'three'], 'still compares as the plain array')
+  t.deepEqual(Object.keys(last), ['0', '1'])
+  t.is(last.position, Buffer.byteLength(text))
+  t.is((await readLastLines(file, 0)).position, Buffer.byteLength(text), 'no lines: the end all the same')
+  t.is((await readLastLines(file, 5, { end: 6 })).position, 7, 'with end: end + 1')
+  t.is((await readLastLines(file, 1, { match: 'one' })).position, Buffer.byteLength(text), 'with match: the end')
+  t.is((await readLastLines(temp.file(''), 3)).position, 0)
+})
+
+test('readLastLines, then followLines from its position: no line appended between the calls is lost', async (t) => {
+  const file = temp.file('a\nb\nc\n')
+  const last = await readLastLines(file, 2)
+  t.deepEqual(last, ['b', 'c'])
+  fs.appendFileSync(file, 'between the calls\n')
+  const follower = followLines(file, { start: last.position })
+  fs.appendFileSync(file, 'after the call\n')
+  t.deepEqual(await within(take(follower, 2), 2_000, 'the follower'), ['between the calls', 'after the call'])
+  await follower.close()
 })

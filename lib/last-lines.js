@@ -6,6 +6,7 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
+const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseDecompress } = require('./options')
 
 /** Checks a count of lines as Node checks integer arguments. */
@@ -23,15 +24,26 @@ async function readLastLines(path, n, options) {
   if (options != null && typeof options === 'object' && options.start !== undefined) {
     throw invalidArgValue('options.start', options.start, 'is not supported by readLastLines: use end')
   }
+  checkOptionNames(options, 'readLastLines')
   const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const last = new binding.NativeLastLines(bytes, n, read, lines)
-  const batches = await untilNativeDone(last, last.read(), signal)
-  if (isNativeFailure(batches)) throw nativeError(batches, display)
+  const result = await untilNativeDone(last, last.read(), signal)
+  if (isNativeFailure(result)) throw nativeError(result, display)
+  const { batches, end } = result
   const got = batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
   // With `match`, the native side may give more than the last n matching lines.
-  return got.length > n ? got.slice(got.length - n) : got
+  return withPosition(got.length > n ? got.slice(got.length - n) : got, end)
+}
+
+/**
+ * The lines, with `position`: the offset where the file was taken to end, so that
+ * `followLines(path, { start: lines.position })` goes on with no line lost or repeated. Not
+ * enumerable: the result still compares, prints and spreads as the plain array it was.
+ */
+function withPosition(lines, position) {
+  return Object.defineProperty(lines, 'position', { value: position, enumerable: false })
 }
 
 module.exports = { readLastLines, validateLineCount }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::{read_last_lines, LineFramer, ReadOptions};
+use fastlines_core::{read_last_lines, LastLines, LineFramer, ReadOptions};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
@@ -52,8 +52,9 @@ impl NativeLastLines {
     }
 
     /// Resolves with the lines' batches (each its lines joined by `\n`, as `NativeLineStream`
-    /// gives them), a `NativeError`, or `null` if cancelled. Called once.
-    #[napi(ts_return_type = "Promise<string[] | NativeError | null>")]
+    /// gives them) and where the file was taken to end, a `NativeError`, or `null` if
+    /// cancelled. Called once.
+    #[napi(ts_return_type = "Promise<NativeLastLinesRead | NativeError | null>")]
     pub fn read<'env>(&mut self, env: &'env Env) -> Result<Object<'env>> {
         let (path, n, options) = (self.path.clone(), self.n, self.options);
         let framer = self.framer.take();
@@ -69,12 +70,15 @@ impl NativeLastLines {
                 &cancelled,
             );
             match read {
-                Ok(batches) => batches.map(|batches| {
-                    let texts = batches.into_iter().map(|batch| JsText {
+                Ok(last) => last.map(|LastLines { batches, end }| {
+                    let batches = batches.into_iter().map(|batch| JsText {
                         text: batch.text,
                         lending: None,
                     });
-                    Either::A(texts.collect())
+                    Either::A(NativeLastLinesRead {
+                        batches: batches.collect(),
+                        end: end as f64,
+                    })
                 }),
                 Err(err) => Some(Either::B(err.into())),
             }
@@ -88,7 +92,15 @@ impl NativeLastLines {
 }
 
 /// What a read gives JS: the batches, a failure, or `null` when it was cancelled.
-type LastLinesStep = Option<Either<Vec<JsText>, NativeError>>;
+type LastLinesStep = Option<Either<NativeLastLinesRead, NativeError>>;
+
+/// The last lines read: their batches, and the offset where the file was taken to end.
+#[napi(object, object_to_js = true, object_from_js = false)]
+pub struct NativeLastLinesRead {
+    #[napi(ts_type = "string[]")]
+    pub batches: Vec<JsText>,
+    pub end: f64,
+}
 
 impl Drop for NativeLastLines {
     fn drop(&mut self) {

@@ -191,3 +191,29 @@ export async function sources(): Promise<void> {
   // @ts-expect-error: chunks are bytes or strings
   readLines([1, 2, 3])
 }
+
+/** Explicit resource management: leaving the block closes the reader. */
+export async function disposal(): Promise<void> {
+  {
+    await using reader = readLines('app.log')
+    for await (const line of reader) if (line.startsWith('#')) break
+  }
+  {
+    using reader = readLinesSync('app.log')
+    const first: IteratorResult<string> = reader.next()
+  }
+  {
+    await using chunks = readChunks('app.log')
+    await using follower = followLines('app.log')
+    const closed: Promise<void> = chunks[Symbol.asyncDispose]()
+    follower[Symbol.asyncDispose]()
+  }
+}
+
+/** The last lines, then following from where they were read: no line lost in between. */
+export async function lastThenFollow(): Promise<void> {
+  const last = await readLastLines('app.log', 20)
+  const lines: string[] = last
+  const position: number = last.position
+  for await (const line of followLines('app.log', { start: position })) lines.push(line)
+}

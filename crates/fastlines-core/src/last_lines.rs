@@ -33,11 +33,22 @@ pub fn read_last_lines(
     chunk_size: usize,
     framer: LineFramer,
     cancelled: &AtomicBool,
-) -> Result<Option<Vec<Batch>>, ReadError> {
+) -> Result<Option<LastLines>, ReadError> {
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let len = file_len(&file)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
-    last_batches(&file, n, len, chunk_size, framer, Some(cancelled))
+    let batches = last_batches(&file, n, len, chunk_size, framer, Some(cancelled))?;
+    Ok(batches.map(|batches| LastLines { batches, end: len }))
+}
+
+/// The last lines of a file ([`read_last_lines`]), and where the bytes they were taken from end.
+#[derive(Debug)]
+pub struct LastLines {
+    pub batches: Vec<Batch>,
+    /// The file's length when it was read (or `end + 1`, if `end` was before it): every line
+    /// before it was considered, so reading on from here (a follower's `start`) loses and
+    /// repeats no line.
+    pub end: u64,
 }
 
 /// [`read_last_lines`] on an open file, up to `len`.

@@ -58,7 +58,7 @@ pub use fed_stream::FRAME_HERE_BYTES;
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
-pub use last_lines::read_last_lines;
+pub use last_lines::{read_last_lines, LastLines};
 pub use reader::{Progress, Reader};
 #[cfg(unix)]
 pub use source::duplicate;
