@@ -8,7 +8,7 @@ use std::fs::File;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, FRAME_HERE_BYTES,
+    descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, FED_WAKE_BYTES,
     READ_AHEAD_BYTES,
 };
 use napi::bindgen_prelude::{Function, Result};
@@ -69,7 +69,7 @@ impl NativeByteSource {
             .callee_handled::<false>()
             .weak::<true>()
             .build()?;
-        let (feed, input) = fed(READ_AHEAD_BYTES, FRAME_HERE_BYTES);
+        let (feed, input) = fed(READ_AHEAD_BYTES, FED_WAKE_BYTES);
         Ok(NativeByteSource {
             feeding: Some(Feeding {
                 feed: Arc::new(feed),

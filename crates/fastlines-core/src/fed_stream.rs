@@ -9,9 +9,9 @@
 //! - the consumer, when it has no item to take and less than [`FRAME_HERE_BYTES`] is queued:
 //!   it frames what is there on its own thread, or learns that it must feed more first
 //!   ([`TryNext::Starved`]);
-//! - the background task, woken once that much is queued, at the end, or when the consumer
-//!   waits on it ([`ReadStream::next`]): it frames everything queued into the channel, in
-//!   parallel with the consumer, as for files.
+//! - the background task, woken once [`FED_WAKE_BYTES`] are queued, at the end, or when the
+//!   consumer waits on it ([`ReadStream::next`]): it frames everything queued into the channel,
+//!   in parallel with the consumer, as for files.
 //!
 //! Only the side holding the reader puts items into the channel. So a consumer that has taken
 //! the reader and finds the channel empty knows no item is on its way: the one it frames comes
@@ -31,14 +31,19 @@ use crate::source::{FedInput, FedSignal, Source};
 use crate::stream::{forward, Cancel, ClearOnDrop, Item, ReadStream, Stop, TryNext};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
-/// many on, the background task is woken to frame them. A 16 KiB batch frames in a few
-/// microseconds, the cost of the hand-offs it saves; larger inputs are worth framing in
-/// parallel with the consumer.
-pub const FRAME_HERE_BYTES: usize = 16 * 1024;
+/// many on, it waits for the background task. A line or a few cost less to frame than the two
+/// hand-offs they save (about 10 us); 8 KiB chunks framed here made batches of an in-memory
+/// source slower than framing them in parallel with the consumer.
+pub const FRAME_HERE_BYTES: usize = 4 * 1024;
+
+/// The bytes queued that wake the background task while the consumer does not wait on it: the
+/// feed's `wake_bytes` (see [`crate::fed`]). A wake costs the feeding thread a system call, so
+/// small chunks are woken for in bunches.
+pub const FED_WAKE_BYTES: usize = 16 * 1024;
 
 impl<T: Send + 'static> ReadStream<T> {
     /// Starts a stream of `source`, a fed source (see [`crate::fed`], made with `wake_bytes`
-    /// at most [`FRAME_HERE_BYTES`]), from where it stands. Must be called inside a Tokio
+    /// [`FED_WAKE_BYTES`]), from where it stands. Must be called inside a Tokio
     /// runtime; bounded like [`Self::spawn`]. Its consumer frames small inputs itself through
     /// [`Self::try_next`].
     pub fn fed<F>(source: Source<FedInput>, framer: F) -> Self

@@ -54,7 +54,7 @@ pub use count::{count_blocking, count_lines, count_lines_async, count_matching_l
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;
 pub use error::{DecompressError, OsError, ReadError};
-pub use fed_stream::FRAME_HERE_BYTES;
+pub use fed_stream::{FED_WAKE_BYTES, FRAME_HERE_BYTES};
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
