@@ -107,8 +107,8 @@ export interface LineReadOptions extends ReadOptions, MatchOptions {
 /** A line over `maxLineLength`: reading stopped there, after the lines before it. */
 export interface LineTooLongError extends Error {
   code: 'ERR_LINE_TOO_LONG'
-  /** The path as it was given. */
-  path: string
+  /** The path as it was given; absent when a byte source was read. */
+  path?: string
   maxLineLength: number
 }
 
@@ -121,8 +121,8 @@ export interface LineTooLongError extends Error {
 export interface StringTooLongError extends Error {
   /** As `fs.readFileSync(path, 'utf8')` gives for a file too long to be a string. */
   code: 'ERR_STRING_TOO_LONG'
-  /** The path as it was given. */
-  path: string
+  /** The path as it was given; absent when a byte source was read. */
+  path?: string
 }
 
 /**
@@ -140,8 +140,8 @@ export interface DecompressError extends Error {
    */
   code: string
   errno: number
-  /** The path as it was given. */
-  path: string
+  /** The path as it was given; absent when a byte source was read. */
+  path?: string
 }
 
 /**
@@ -155,8 +155,8 @@ export interface FsError extends Error {
   errno: number
   /** `'open'` or `'read'`. */
   syscall: string
-  /** The path as it was given. */
-  path: string
+  /** The path as it was given; absent when a byte source (a `FileHandle`, stdin) was read. */
+  path?: string
 }
 
 /** Batches of lines from a {@link LineReader}: many lines per step, sharing its state. */
@@ -190,11 +190,18 @@ export interface NumberedBatch {
 /** `[lineNumber, line]`, as `entries()` yields them. */
 export type NumberedLine = [lineNumber: number, line: string]
 
+/** The lines of a {@link LineReader} as `[lineNumber, line]` pairs (`entries()`), sharing its state. */
+export interface LineEntries extends LineBatches<NumberedLine> {}
+
+/** The lines of a {@link LineReaderSync} as `[lineNumber, line]` pairs (`entries()`). */
+export interface LineEntriesSync extends LineBatchesSync<NumberedLine> {}
+
 /**
  * The lines of a file, one string per step, without their terminators. Reading happens natively
- * ahead of the consumer, at most about 1 MiB.
+ * ahead of the consumer, at most about 1 MiB. `Position` is what {@link LineReader.position} can
+ * be: always a number for {@link readLines}; for a {@link Follower}, `undefined` too.
  */
-export interface LineReader extends AsyncIterableIterator<string> {
+export interface LineReader<Position extends number | undefined = number> extends AsyncIterableIterator<string> {
   /**
    * The same lines, many per step: each batch is a non-empty array of whole lines. Steps taken
    * here and on the reader itself share one position.
@@ -211,7 +218,7 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * @example
    * for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) console.log(`${n}:${line}`)
    */
-  entries(): LineBatches<NumberedLine>
+  entries(): LineEntries
   /**
    * Stops the native read and closes the file; a pending step resolves as done. Idempotent.
    * `break`, `return()` and `throw()` in a `for await` call it.
@@ -231,12 +238,12 @@ export interface LineReader extends AsyncIterableIterator<string> {
    * The byte offset, in the file being read, just past the last line handed out (and its
    * terminator), by either iterator: `readLines(path, { start: reader.position })` resumes
    * exactly after it, with no line lost or repeated. Before the first line, the `start` option
-   * (0 by default). A follower ({@link followLines}) starting at the end has the file's length
-   * when it was made (`undefined` if there was no file), and one starting with `lastLines` has
-   * `undefined` until its first step has read back from the end; after a rotation, offsets are
-   * in the new file.
+   * (0 by default), so always a number for {@link readLines}. A {@link Follower} starting at the
+   * end has the file's length when it was made (`undefined` if there was no file), and one
+   * starting with `lastLines` has `undefined` until its first step has read back from the end;
+   * after a rotation, offsets are in the new file.
    */
-  readonly position: number | undefined
+  readonly position: Position
   /**
    * The number of the last line handed out (0 before the first), counting every line of the
    * file from where reading started, matched or not, as `grep -n` does: the file's own line
@@ -269,7 +276,7 @@ export interface LineReaderSync extends IterableIterator<string> {
   batches(options: BatchOptions & { numbered: true }): LineBatchesSync<NumberedBatch>
   batches(options?: BatchOptions): LineBatchesSync<string[] | NumberedBatch>
   /** As {@link LineReader.entries}. */
-  entries(): LineBatchesSync<NumberedLine>
+  entries(): LineEntriesSync
   /** Closes the file now. Idempotent. */
   close(): void
   /** `close()`, for `using reader = readLinesSync(path)`: leaving the block closes the file. */
@@ -442,7 +449,45 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
  * @example
  * for await (const line of followLines('app.log', { lastLines: 10, signal })) console.log(line)
  */
-export function followLines(path: PathLike, options?: FollowOptions | ReadOptions['encoding']): LineReader
+export function followLines(path: PathLike, options?: FollowOptions | ReadOptions['encoding']): Follower
+
+/**
+ * What {@link followLines} gives: a {@link LineReader} whose `position` is `undefined` until it
+ * knows where it starts (see {@link LineReader.position}).
+ */
+export type Follower = LineReader<number | undefined>
+
+/** The options of {@link readLines}, to build and check an options object apart from the call. */
+export type ReadLinesOptions = LineReadOptions
+/** The options of {@link readLinesSync}. */
+export type ReadLinesSyncOptions = LineReadOptions
+/** The options of {@link countLines}. */
+export type CountLinesOptions = ReadOptions & MatchOptions
+/** The options of {@link readChunks}. */
+export type ReadChunksOptions = ReadOptions
+/** The options of {@link readLastLines}. */
+export type ReadLastLinesOptions = LastLinesOptions
+/** The options of {@link followLines}. */
+export type FollowLinesOptions = FollowOptions
+
+/**
+ * The codes of the errors fastlines itself makes (others are Node's own: `ENOENT`,
+ * `ERR_INVALID_ARG_TYPE`, `ABORT_ERR`, ...), to tell them apart without spelling them:
+ * `if (error.code === codes.LINE_TOO_LONG) ...`.
+ */
+export const codes: {
+  /** A line over `maxLineLength` bytes ({@link LineTooLongError}). */
+  readonly LINE_TOO_LONG: 'ERR_LINE_TOO_LONG'
+  /** A line longer than the engine's longest string (Node's code for that, as `fs.readFileSync` gives it). */
+  readonly STRING_TOO_LONG: 'ERR_STRING_TOO_LONG'
+  /** No prebuilt binary for this platform is installed (or, on Deno, FFI is not allowed). */
+  readonly BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING'
+  /** The platform's binary is there but failed to load. */
+  readonly BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED'
+}
+
+/** Whether `error` is the error of a line over `maxLineLength` (see {@link codes}). */
+export function isLineTooLongError(error: unknown): error is LineTooLongError
 
 /** The raw bytes of a file, read ahead natively: for hashing, uploading or piping. */
 export function readChunks(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): ChunkReader

@@ -4,9 +4,19 @@
 
 const { readChunks } = require('./lib/chunk-reader')
 const { countLines } = require('./lib/count')
+const { codes, isLineTooLongError } = require('./lib/errors')
 const { followLines } = require('./lib/follow')
 const { readLastLines } = require('./lib/last-lines')
 const { readLines } = require('./lib/line-reader')
 const { readLinesSync } = require('./lib/line-reader-sync')
 
-module.exports = { readLines, readLinesSync, readChunks, countLines, readLastLines, followLines }
+module.exports = {
+  readLines,
+  readLinesSync,
+  readChunks,
+  countLines,
+  readLastLines,
+  followLines,
+  codes,
+  isLineTooLongError,
+}

@@ -6,5 +6,14 @@ import { createRequire } from 'node:module'
 
 const fastlines = createRequire(import.meta.url)('./index.js')
 
-export const { readLines, readLinesSync, readChunks, countLines, readLastLines, followLines } = fastlines
+export const {
+  readLines,
+  readLinesSync,
+  readChunks,
+  countLines,
+  readLastLines,
+  followLines,
+  codes,
+  isLineTooLongError,
+} = fastlines
 export default fastlines

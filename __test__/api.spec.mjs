@@ -21,11 +21,30 @@ async function collect(iterable) {
 
 test('CommonJS and ESM give the same exports', (t) => {
   const cjs = createRequire(import.meta.url)('../index.js')
-  for (const name of ['readLines', 'readLinesSync', 'readChunks', 'countLines']) {
+  const functions = ['readLines', 'readLinesSync', 'readChunks', 'countLines', 'readLastLines', 'followLines']
+  for (const name of [...functions, 'isLineTooLongError']) {
     t.is(typeof cjs[name], 'function')
     t.is(esm[name], cjs[name])
   }
+  t.is(esm.codes, cjs.codes)
   t.is(esm.default, cjs)
+})
+
+test("codes and isLineTooLongError recognise fastlines' own errors", async (t) => {
+  const { codes, isLineTooLongError } = esm
+  t.true(Object.isFrozen(codes))
+  const error = await t.throwsAsync(collect(readLines(file, { maxLineLength: 1 })), { code: codes.LINE_TOO_LONG })
+  t.true(isLineTooLongError(error))
+  const missing = await t.throwsAsync(collect(readLines(`${file}.missing`)), { code: 'ENOENT' })
+  t.false(isLineTooLongError(missing))
+  t.false(isLineTooLongError({ code: codes.LINE_TOO_LONG }), 'an Error, not a lookalike')
+  t.false(isLineTooLongError(undefined))
+  t.deepEqual(Object.values(codes).sort(), [
+    'ERR_FASTLINES_BINDING_FAILED',
+    'ERR_FASTLINES_BINDING_MISSING',
+    'ERR_LINE_TOO_LONG',
+    'ERR_STRING_TOO_LONG',
+  ])
 })
 
 test('batches() gives the same lines, never empty, never splitting a line', async (t) => {

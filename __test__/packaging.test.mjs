@@ -280,13 +280,27 @@ test('Deno: each permission fastlines asks for is needed; without --allow-ffi th
     app,
     DENO_PERMISSIONS.filter((flag) => flag !== '--allow-ffi'),
   )
-  assert.match(withoutFfi.stderr, /code: ERR_FASTLINES_BINDING_FAILED/)
+  assertNamesFfi(withoutFfi)
+})
+
+/** What a user who forgot --allow-ffi reads: the permission first, then what Deno said. */
+function assertNamesFfi(result) {
+  assert.match(result.stderr, /code: ERR_FASTLINES_BINDING_FAILED/)
   assert.match(
-    withoutFfi.stderr,
+    result.stderr,
     new RegExp(
-      `"${platformPackage}" is installed but its binary did not load: Requires ffi access to ".*${binaryName}", run again with the --allow-ffi flag`,
+      `fastlines: Deno did not allow loading its native addon: run with --allow-ffi .*Deno said: Requires ffi access to ".*${binaryName}", run again with the --allow-ffi flag`,
     ),
   )
+}
+
+test('Deno without --allow-ffi in a source checkout: the error names the permission, not a missing package', () => {
+  const script = path.join(work, 'checkout-load.mjs')
+  fs.writeFileSync(script, DENO_LOAD.replace("'fastlines'", JSON.stringify(path.join(repo, 'index.mjs'))))
+  const env = { NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }
+  const result = run(deno, ['run', '--allow-read', '--allow-env', script], repo, env)
+  assert.notEqual(result.status, 0)
+  assertNamesFfi(result)
 })
 
 test('bun install: every runtime reads lines with the prebuilt binary', () => {

@@ -5,6 +5,22 @@
 
 const util = require('node:util')
 
+/**
+ * The codes of the errors fastlines itself makes (the others are Node's own), exported so that
+ * users tell them apart without spelling them.
+ */
+const codes = Object.freeze({
+  LINE_TOO_LONG: 'ERR_LINE_TOO_LONG',
+  STRING_TOO_LONG: 'ERR_STRING_TOO_LONG',
+  BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING',
+  BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED',
+})
+
+/** Whether `error` is the error of a line over `maxLineLength` (see lineTooLongError). */
+function isLineTooLongError(error) {
+  return error instanceof Error && error.code === codes.LINE_TOO_LONG
+}
+
 /** An error with a Node-style `code`, shown as `TypeError [ERR_X]: ...` like Node's own. */
 function codedError(Base, code, message, options = undefined) {
   const error = new Base(message, options)
@@ -102,7 +118,7 @@ function decompressError({ code, errno, message }, path) {
 function lineTooLongError(path, maxLineLength) {
   const error = codedError(
     Error,
-    'ERR_LINE_TOO_LONG',
+    codes.LINE_TOO_LONG,
     `A line in ${shown(path)} is longer than maxLineLength (${maxLineLength} bytes)`,
   )
   if (path !== undefined) error.path = path
@@ -119,7 +135,7 @@ function stringTooLongError(path, maxStringLength) {
   const longest = `0x${maxStringLength.toString(16)} characters`
   const error = codedError(
     Error,
-    'ERR_STRING_TOO_LONG',
+    codes.STRING_TOO_LONG,
     `A line in ${shown(path)} is longer than the longest string this engine can hold (${longest}); ` +
       'pass maxLineLength to bound the lines read',
   )
@@ -172,6 +188,8 @@ function nativeError(failure, path) {
 module.exports = {
   AbortError,
   codedError,
+  codes,
+  isLineTooLongError,
   incompatibleOptionPair,
   invalidArgType,
   invalidArgValue,

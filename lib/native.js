@@ -2,7 +2,7 @@
 // load, the error names the platform package that should have brought it and why it did not.
 'use strict'
 
-const { codedError } = require('./errors')
+const { codedError, codes } = require('./errors')
 
 /**
  * The name napi-rs gives this machine's platform package: `fastlines-linux-x64-gnu`,
@@ -54,6 +54,13 @@ function probePlatformPackage(name) {
  * binary the OS refuses are).
  */
 function bindingError(loaderError) {
+  const denied = ffiDenied(loaderError)
+  if (denied !== undefined) {
+    const message =
+      'fastlines: Deno did not allow loading its native addon: run with --allow-ffi ' +
+      `(see "Deno" in fastlines' README.md for the narrowest permissions). Deno said: ${denied.message}`
+    return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
+  }
   const name = platformPackageName()
   const platform = `${process.platform}-${process.arch}`
   // Read only now: loading package.json costs every process that loads fastlines fine.
@@ -63,7 +70,7 @@ function bindingError(loaderError) {
     const message =
       `fastlines: there is no prebuilt binary for ${platform} ("${name}" does not exist). ` +
       `Prebuilt: ${prebuilt.join(', ')}. To build one, see "Building from source" in fastlines' README.md.`
-    return codedError(Error, 'ERR_FASTLINES_BINDING_MISSING', message, { cause: loaderError })
+    return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
   }
   const probe = probePlatformPackage(name)
   if (probe === 'loads') return loaderError
@@ -72,10 +79,22 @@ function bindingError(loaderError) {
       `fastlines: its native binary for ${platform} comes in the package "${name}", an optional ` +
       `dependency of fastlines, which is not installed. Install again without --omit=optional ` +
       `(or --no-optional), or add "${name}" to your dependencies.`
-    return codedError(Error, 'ERR_FASTLINES_BINDING_MISSING', message, { cause: loaderError })
+    return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
   }
   const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
-  return codedError(Error, 'ERR_FASTLINES_BINDING_FAILED', message, { cause: probe })
+  return codedError(Error, codes.BINDING_FAILED, message, { cause: probe })
+}
+
+/**
+ * Deno's refusal to load an addon without `--allow-ffi`, if that is among the loader's errors:
+ * the generated loader tries every place a binary may be and chains each failure as the cause
+ * of the next, so the one that says why is several causes deep.
+ */
+function ffiDenied(error) {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (typeof Deno !== 'undefined' && String(cause.message).includes('--allow-ffi')) return cause
+  }
+  return undefined
 }
 
 function loadBinding() {

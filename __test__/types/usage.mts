@@ -4,13 +4,19 @@ import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
 import fastlines, {
+  codes,
   countLines,
+  isLineTooLongError,
   followLines,
   readLastLines,
   readChunks,
   readLines,
   readLinesSync,
   type ChunkReader,
+  type CountLinesOptions,
+  type Follower,
+  type LineEntries,
+  type ReadLinesOptions,
   type DecompressError,
   type FollowOptions,
   type LastLinesOptions,
@@ -60,11 +66,16 @@ export async function typedUsage(): Promise<void> {
     await readLines('missing').next()
   } catch (error) {
     const failed = error as FsError
-    const fields: [string, number, string, string] = [failed.code, failed.errno, failed.syscall, failed.path]
+    const fields: [string, number, string, string | undefined] = [
+      failed.code,
+      failed.errno,
+      failed.syscall,
+      failed.path,
+    ]
     const tooLong = error as LineTooLongError
-    const limit: [string, number] = [tooLong.path, tooLong.maxLineLength]
+    const limit: [string | undefined, number] = [tooLong.path, tooLong.maxLineLength]
     const tooLongForTheEngine = error as StringTooLongError
-    const code: ['ERR_STRING_TOO_LONG', string] = [tooLongForTheEngine.code, tooLongForTheEngine.path]
+    const code: ['ERR_STRING_TOO_LONG', string | undefined] = [tooLongForTheEngine.code, tooLongForTheEngine.path]
   }
 
   // @ts-expect-error: an option name that does not exist
@@ -98,7 +109,7 @@ export async function typedUsage(): Promise<void> {
   const last: string[] = await readLastLines('app.log', 100, { maxLineLength: 1 << 20 })
   const lastOptions: LastLinesOptions = { end: 1023, encoding: 'latin1' }
   const follow: FollowOptions = { lastLines: 10, signal: AbortSignal.timeout(1000) }
-  const follower: LineReader = followLines('app.log', follow)
+  const follower: Follower = followLines('app.log', follow)
   for await (const line of follower) last.push(line)
   const saved: number | undefined = follower.position
   if (saved !== undefined) followLines('app.log', { start: saved })
@@ -216,4 +227,26 @@ export async function lastThenFollow(): Promise<void> {
   const lines: string[] = last
   const position: number = last.position
   for await (const line of followLines('app.log', { start: position })) lines.push(line)
+}
+
+/** Each getter typed as what it can be there; option types to check objects built apart. */
+export async function preciseTypes(): Promise<void> {
+  const reader = readLines('app.log')
+  const position: number = reader.position
+  const follower: Follower = followLines('app.log')
+  // @ts-expect-error: a follower's position is undefined until it knows where it starts
+  const followed: number = follower.position
+  const maybe: number | undefined = follower.position
+  const entries: LineEntries = reader.entries()
+  for await (const [lineNumber, line] of entries) lineNumber.toFixed(line.length)
+  const options = { match: 'ERROR', ignoreCase: true } satisfies ReadLinesOptions
+  readLines('app.log', options)
+  // @ts-expect-error: a misspelt key in an object built apart from the call is caught
+  const misspelt = { match: 'ERROR', ignorecase: true } satisfies CountLinesOptions
+  try {
+    await countLines('app.log', { match: 'ERROR' })
+  } catch (error) {
+    if (isLineTooLongError(error)) error.maxLineLength.toFixed()
+    const code: 'ERR_STRING_TOO_LONG' = codes.STRING_TOO_LONG
+  }
 }
