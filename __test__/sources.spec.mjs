@@ -356,9 +356,15 @@ test('a file stream nothing has read is read as its file: no chunk passes throug
   // Not open yet (as createReadStream is until a later turn): its path is read, and it is let go.
   const pending = fs.createReadStream(file)
   const reader = readLines(pending)
-  t.true(pending.destroyed, 'the stream is let go at the call')
+  t.false(pending.destroyed, 'nothing happens to the stream before the first step')
   t.deepEqual(await guard(collect(reader), 'lines'), expected)
+  t.true(pending.destroyed, 'the stream is let go')
   t.is(pending.bytesRead, 0, 'the stream read nothing')
+  const unread = fs.createReadStream(file)
+  t.throws(() => readLines(unread, { start: 1 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  await t.throwsAsync(countLines(unread, { encoding: 'utf16' }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.false(unread.destroyed, 'a call refused for its options leaves the stream alone')
+  t.deepEqual(await guard(collect(readLines(unread)), 'lines after the refusals'), expected)
   // Already open: its descriptor is read, from the file's start.
   const opened = fs.createReadStream(file)
   await once(opened, 'ready')

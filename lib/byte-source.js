@@ -86,19 +86,19 @@ function isWholeFileStream(stream) {
 }
 
 /**
- * The path to read instead of `value`, if it is a whole-file stream that has not opened its
- * file yet (as `fs.createReadStream(path)` is until a later turn of the event loop): the stream
- * is destroyed here, and fastlines opens the path itself, as it opens any file, with the same
- * errors. undefined for anything else.
+ * What to read instead of `value`, if it is a whole-file stream that has not opened its file
+ * yet (as `fs.createReadStream(path)` is until a later turn of the event loop): `path`, which
+ * fastlines opens itself, as it opens any file, with the same errors; and `release()`, which
+ * destroys the stream, once reading starts (or the reader is closed). undefined for anything
+ * else.
  */
-function takeFileStreamPath(value) {
+function fileStreamPath(value) {
   if (!isWholeFileStream(value) || value.fd !== null) return undefined
   const { path } = value
   if (typeof path !== 'string' && !(path instanceof Uint8Array)) return undefined
-  // Its own open may still fail, after this: the native open reports that, with the path.
+  // Its own open may fail before it is released: the native open reports that, with the path.
   value.on('error', () => {})
-  value.destroy()
-  return path
+  return { path, release: () => value.destroy() }
 }
 
 /** Whether `value` is a byte source (for the readers that take paths only, to say so). */
@@ -491,4 +491,4 @@ function byteSource(value) {
   return chunks === undefined ? undefined : new ByteSource(chunks)
 }
 
-module.exports = { byteSource, isByteSource, takeFileStreamPath }
+module.exports = { byteSource, fileStreamPath, isByteSource }

@@ -6,26 +6,28 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { isNativeFailure, nativeError } = require('./errors')
-const { byteSource, takeFileStreamPath } = require('./byte-source')
+const { byteSource, fileStreamPath } = require('./byte-source')
 const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
 async function countLines(input, options) {
   refuseLineOptions(options, ['maxLineLength'])
   checkOptionNames(options, 'countLines')
-  const filePath = takeFileStreamPath(input)
-  if (filePath !== undefined) {
+  const file = fileStreamPath(input)
+  if (file !== undefined) {
     refuseFileOptions(options)
-    return countFile(filePath, options)
+    return countFile(file.path, options, file.release)
   }
   const source = byteSource(input)
   return source === undefined ? countFile(input, options) : countSource(source, options)
 }
 
-async function countFile(path, options) {
+/** Counts the file at `path`; `release()` lets go of a file stream read as its path, once counting starts. */
+async function countFile(path, options, release = () => {}) {
   const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
+  release()
   const count = new binding.NativeLineCount(bytes, read, lines)
   const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw nativeError(result, display)

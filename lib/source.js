@@ -5,7 +5,7 @@
 'use strict'
 
 const { abortError, addAbortListener } = require('./abort')
-const { byteSource, takeFileStreamPath } = require('./byte-source')
+const { byteSource, fileStreamPath } = require('./byte-source')
 const { isNativeFailure, nativeError } = require('./errors')
 const { normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
@@ -27,6 +27,8 @@ class NativeSource {
   #native = null
   /** The byte source read, if it is not a file. */
   #source
+  /** Lets go of the file stream whose file is read instead (see fileStreamPath), if there is one. */
+  #release = undefined
   /** The error a native failure becomes. */
   #errorOf
   #signal
@@ -55,13 +57,14 @@ class NativeSource {
    * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
   constructor(kind, input, options, onAbort = () => {}) {
-    const filePath = kind.source === undefined ? undefined : takeFileStreamPath(input)
-    const source = kind.source === undefined || filePath !== undefined ? undefined : byteSource(input)
+    const file = kind.source === undefined ? undefined : fileStreamPath(input)
+    const source = kind.source === undefined || file !== undefined ? undefined : byteSource(input)
     if (source === undefined) {
-      if (filePath !== undefined) refuseFileOptions(options)
-      const { bytes, display } = normalizePath(filePath ?? input)
+      if (file !== undefined) refuseFileOptions(options)
+      const { bytes, display } = normalizePath(file === undefined ? input : file.path)
       const { read, lines, signal } = normalizeOptions(options)
       const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
+      this.#release = file?.release
       this.#open = open
       this.#firstPlace = firstPlace
       this.#errorOf = (failure) => nativeError(failure, display)
@@ -167,6 +170,7 @@ class NativeSource {
     if (this.#closing === null) {
       this.#abortListener.dispose()
       this.#source?.stop()
+      this.#release?.()
       this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
     }
     return this.#closing
@@ -179,7 +183,10 @@ class NativeSource {
       throw abortError(this.#signal)
     }
     if (this.#closing !== null) return false
-    if (this.#native === null) this.#native = this.#open()
+    if (this.#native === null) {
+      this.#release?.()
+      this.#native = this.#open()
+    }
     return true
   }
 
