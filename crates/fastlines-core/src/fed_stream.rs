@@ -3,9 +3,9 @@
 //!
 //! Fed chunks arrive on the consumer's thread: JS pulls them from a stream and pushes them in.
 //! Handing each one to a background task and taking its item back costs two hand-offs between
-//! threads, about 10 us, far more than framing a one-line chunk costs: a producer that flushes
-//! a line at a time made `readLines` 2-3x slower than `readline`. So the reader is parked
-//! between uses, and whichever side has a reason to read takes it:
+//! threads, about 10 us, far more than framing a one-line chunk costs: before this, a producer
+//! that flushes a line at a time made `readLines` 1.6-3x slower than `readline`. So the reader
+//! is parked between uses, and whichever side has a reason to read takes it:
 //! - the consumer, when it has no item to take and less than [`FRAME_HERE_BYTES`] is queued:
 //!   it frames what is there on its own thread, or learns that it must feed more first
 //!   ([`TryNext::Starved`]);
@@ -32,8 +32,8 @@ use crate::stream::{forward, Cancel, ClearOnDrop, Item, ReadStream, Stop, TryNex
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
 /// many on, it waits for the background task. A line or a few cost less to frame than the two
-/// hand-offs they save (about 10 us); 8 KiB chunks framed here made batches of an in-memory
-/// source slower than framing them in parallel with the consumer.
+/// hand-offs they save (about 10 us); larger chunks are left to frame in parallel with the
+/// consumer (8 KiB chunks took the same time either way, within the bench's noise).
 pub const FRAME_HERE_BYTES: usize = 4 * 1024;
 
 /// The bytes queued that wake the background task while the consumer does not wait on it: the
