@@ -15,8 +15,10 @@ const cjs = createRequire(import.meta.url)('fastlines')
 const runtime = typeof Bun === 'undefined' ? `node ${process.version}` : `bun ${Bun.version}`
 
 assert.deepEqual(Object.keys(cjs).sort(), [
+  'codes',
   'countLines',
   'followLines',
+  'isLineTooLongError',
   'readChunks',
   'readLastLines',
   'readLines',
