@@ -227,6 +227,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'index.mjs',
     'lib/abort.js',
     'lib/byte-source.js',
+    'lib/call-site.js',
     'lib/chunk-reader.js',
     'lib/count.js',
     'lib/cursor.js',

@@ -21,11 +21,28 @@ function isLineTooLongError(error) {
   return error instanceof Error && error.code === codes.LINE_TOO_LONG
 }
 
+/**
+ * The errors made here, as opposed to errors fastlines passes on (a byte source's own): only
+ * these may be given the caller's frames (call-site.js), since the others are someone else's.
+ */
+const madeHere = new WeakSet()
+
+/** Remembers that `error` was made here; returns it. */
+function own(error) {
+  madeHere.add(error)
+  return error
+}
+
+/** Whether fastlines made `error` (see madeHere). */
+function isOwnError(error) {
+  return typeof error === 'object' && error !== null && madeHere.has(error)
+}
+
 /** An error with a Node-style `code`, shown as `TypeError [ERR_X]: ...` like Node's own. */
 function codedError(Base, code, message, options = undefined) {
   const error = new Base(message, options)
   Object.defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true })
-  return error
+  return own(error)
 }
 
 function describe(value) {
@@ -78,6 +95,7 @@ class AbortError extends Error {
     super(message, options)
     this.code = 'ABORT_ERR'
     this.name = 'AbortError'
+    own(this)
   }
 }
 
@@ -98,7 +116,7 @@ function fsError({ errno, syscall }, path) {
   error.code = code
   error.syscall = syscall
   if (path !== undefined) error.path = path
-  return error
+  return own(error)
 }
 
 /**
@@ -111,7 +129,7 @@ function decompressError({ code, errno, message }, path) {
   error.errno = errno
   error.code = code
   if (path !== undefined) error.path = path
-  return error
+  return own(error)
 }
 
 /** A line over `maxLineLength` bytes: reading stopped there, after the lines before it. */
@@ -190,6 +208,7 @@ module.exports = {
   codedError,
   codes,
   isLineTooLongError,
+  isOwnError,
   incompatibleOptionPair,
   invalidArgType,
   invalidArgValue,

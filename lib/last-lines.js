@@ -5,6 +5,7 @@
 
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
+const { captureCallSite, withCallSite } = require('./call-site')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
 const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseDecompress } = require('./options')
@@ -28,9 +29,10 @@ async function readLastLines(path, n, options) {
   const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
+  const site = captureCallSite()
   const last = new binding.NativeLastLines(bytes, n, read, lines)
   const result = await untilNativeDone(last, last.read(), signal)
-  if (isNativeFailure(result)) throw nativeError(result, display)
+  if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)
   const { batches, end } = result
   const got = batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
   // With `match`, the native side may give more than the last n matching lines.

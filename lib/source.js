@@ -6,6 +6,7 @@
 
 const { abortError, addAbortListener } = require('./abort')
 const { byteSource, fileStreamPath } = require('./byte-source')
+const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
 const { normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
@@ -31,6 +32,8 @@ class NativeSource {
   #release = undefined
   /** The error a native failure becomes. */
   #errorOf
+  /** Where the reader was made, for the errors of later steps (see call-site.js). */
+  #callSite = captureCallSite()
   #signal
   #abortListener
   #rejectStep = null
@@ -180,7 +183,7 @@ class NativeSource {
   #started() {
     if (this.#signal !== undefined && this.#signal.aborted) {
       this.close()
-      throw abortError(this.#signal)
+      throw withCallSite(abortError(this.#signal), this.#callSite)
     }
     if (this.#closing !== null) return false
     if (this.#native === null) {
@@ -194,13 +197,13 @@ class NativeSource {
   #settle(item) {
     if (item !== null && !isNativeFailure(item)) return item
     return this.close().then(() => {
-      if (item !== null) throw this.#errorOf(item)
+      if (item !== null) throw withCallSite(this.#errorOf(item), this.#callSite)
       return null
     })
   }
 
   #abort() {
-    if (this.#rejectStep !== null) this.#rejectStep(abortError(this.#signal))
+    if (this.#rejectStep !== null) this.#rejectStep(withCallSite(abortError(this.#signal), this.#callSite))
     this.close()
   }
 }
