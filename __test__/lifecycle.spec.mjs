@@ -354,11 +354,16 @@ test('a pending iteration keeps the process alive until its line arrives', async
   const reader = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   reader.stdout.on('data', (data) => (output += data))
-  const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '2', '500'])
-  const [code] = await Promise.all([
+  const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '2', '500'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let writerErrors = ''
+  writer.stderr.on('data', (data) => (writerErrors += data))
+  const [code, writerCode] = await Promise.all([
     new Promise((resolve) => reader.on('exit', resolve)),
     new Promise((resolve) => writer.on('exit', resolve)),
   ])
+  t.is(writerCode, 0, `the writer failed: ${writerErrors}`)
   t.is(code, 0)
   t.regex(output, /^got 0 \d+\ngot 1 \d+\n$/)
 })

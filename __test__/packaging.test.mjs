@@ -6,16 +6,14 @@
 // managers and runtimes as child processes, once, so it runs under `node --test` rather than
 // inside the ava suite that every runtime repeats. Needs the release binary (`npm run build`).
 import assert from 'node:assert/strict'
-import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 
+import { makeApp as makeAppIn, packRelease, releaseManifest, repo, run } from './helpers/packages.mjs'
 import { nodeBinary } from './helpers/runtimes.mjs'
 
-const repo = fileURLToPath(new URL('..', import.meta.url))
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 const bun = fs.realpathSync(path.join(repo, 'node_modules/.bin/bun'))
 const deno = fs.realpathSync(path.join(repo, 'node_modules/.bin/deno'))
@@ -26,55 +24,18 @@ const platformPackage = `fastlines-${platformDir}`
 const binaryName = `fastlines.${platformDir}.node`
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
 
-/** PATH without the directories that hold a Rust toolchain, so nothing can compile. */
-const pathWithoutRust = process.env.PATH.split(path.delimiter)
-  .filter((dir) => !['cargo', 'rustc'].some((tool) => fs.existsSync(path.join(dir, tool))))
-  .join(path.delimiter)
-const userEnv = { ...process.env, PATH: pathWithoutRust, CARGO_HOME: '/nonexistent', RUSTUP_HOME: '/nonexistent' }
-
 let work
-let rootTarball
-let platformTarball
-
-/** Runs `npm pack` in `dir` into `work` and returns what npm reports: filename and file list. */
-function pack(dir) {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: dir, encoding: 'utf8' })
-  const [report] = JSON.parse(out)
-  return { file: path.join(work, report.filename), paths: report.files.map((f) => f.path).sort() }
-}
+let release
 
 before(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-packaging-'))
-  assert.ok(fs.existsSync(path.join(repo, binaryName)), `build ${binaryName} first: npm run build`)
-  rootTarball = pack(repo)
-  // What the release does with `napi artifacts`: the binary goes into its platform package.
-  const staged = path.join(work, platformDir)
-  fs.cpSync(path.join(repo, 'npm', platformDir), staged, { recursive: true })
-  fs.copyFileSync(path.join(repo, binaryName), path.join(staged, binaryName))
-  platformTarball = pack(staged)
+  release = packRelease(work, platformDir)
 })
 
 after(() => fs.rmSync(work, { recursive: true, force: true }))
 
 /** A fresh project that depends on the packed root package, the platform package from its tarball. */
-function makeApp(name) {
-  const app = path.join(work, name)
-  fs.mkdirSync(app)
-  const manifest = {
-    name,
-    private: true,
-    type: 'module',
-    dependencies: { fastlines: `file:${rootTarball.file}` },
-    overrides: { [platformPackage]: `file:${platformTarball.file}` },
-  }
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest, null, 2))
-  fs.copyFileSync(path.join(repo, '__test__/smoke.mjs'), path.join(app, 'smoke.mjs'))
-  return app
-}
-
-function run(command, args, cwd, extraEnv = {}) {
-  return spawnSync(command, args, { cwd, env: { ...userEnv, ...extraEnv }, encoding: 'utf8', timeout: 5 * 60_000 })
-}
+const makeApp = (name) => makeAppIn(work, name, release)
 
 function assertSucceeded(result, what) {
   assert.equal(result.status, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`)
@@ -217,7 +178,7 @@ test('the test environment has no Rust toolchain on PATH', () => {
 })
 
 test('the root tarball holds the loader, the JS API and the types, and nothing else', () => {
-  assert.deepEqual(rootTarball.paths, [
+  assert.deepEqual(release.root.paths, [
     'LICENSE',
     'README.md',
     'binding.d.ts',
@@ -246,14 +207,17 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
 })
 
 test('the platform tarball holds the binary and its manifest', () => {
-  assert.deepEqual(platformTarball.paths, [binaryName, 'README.md', 'package.json'].sort())
+  assert.deepEqual(release.platform.paths, [binaryName, 'README.md', 'package.json'].sort())
 })
 
 test('every napi target is an optional dependency at the same version, and nothing runs at install', () => {
+  // package.json has none, so that `npm ci` works; the release's `napi pre-publish` adds them.
+  assert.equal(pkg.optionalDependencies, undefined)
+  const published = releaseManifest()
   const names = fs.readdirSync(path.join(repo, 'npm')).map((dir) => `fastlines-${dir}`)
   assert.equal(names.length, pkg.napi.targets.length)
-  assert.deepEqual(Object.keys(pkg.optionalDependencies).sort(), names.sort())
-  for (const name of names) assert.equal(pkg.optionalDependencies[name], pkg.version, name)
+  assert.deepEqual(Object.keys(published.optionalDependencies).sort(), names.sort())
+  for (const name of names) assert.equal(published.optionalDependencies[name], pkg.version, name)
   assert.deepEqual(pkg.dependencies ?? {}, {})
   for (const manifest of [pkg, ...names.map((n) => readManifest(`npm/${n.slice('fastlines-'.length)}`))]) {
     assert.equal(manifest.version, pkg.version, manifest.name)

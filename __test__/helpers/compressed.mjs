@@ -12,7 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 
-import { nodeBinary } from './runtimes.mjs'
+import { machineArch, nodeBinary } from './runtimes.mjs'
 
 /** The zstd CLI, for zstd fixtures and for what it decodes before an error. */
 export const ZSTD_CLI = 'zstd'
@@ -307,7 +307,10 @@ const OPERATIONS = {
   }),
 }
 
-/** Runs `items` ({ op, bytes, options }) through OPERATIONS in Node 24, all in one child process. */
+/**
+ * Runs `items` ({ op, bytes, options }) through OPERATIONS in Node 24 (this machine's, see
+ * machineArch), all in one child process.
+ */
 function inNode24(items) {
   const input = JSON.stringify(
     items.map(({ op, bytes, options }) => ({ op, options, bytes: Buffer.from(bytes).toString('base64') })),
@@ -315,7 +318,7 @@ function inNode24(items) {
   const stdout = withTempDir((file) => {
     fs.writeFileSync(file('in.json'), input)
     const args = [fileURLToPath(import.meta.url), '--oracle', file('in.json'), file('out.json')]
-    execFileSync(nodeBinary('24'), args, { stdio: ['ignore', 'ignore', 'inherit'] })
+    execFileSync(nodeBinary('24', machineArch), args, { stdio: ['ignore', 'ignore', 'inherit'] })
     return fs.readFileSync(file('out.json'), 'utf8')
   })
   return JSON.parse(stdout).map(({ output, ...result }) => ({ ...result, output: Buffer.from(output, 'base64') }))
