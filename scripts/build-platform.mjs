@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 
 import { parseTriple } from '@napi-rs/cli'
 
-import { extraCFlags, zigTarget } from './targets.mjs'
+import { extraFlags, zigTarget } from './targets.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 
@@ -37,9 +37,7 @@ const dts = path.join('target', 'platform-types', `${platform}.d.ts`)
 const args = ['napi', 'build', '--platform', '--release', '--no-js', '--dts', dts, ...extra]
 if (triple.includes('-linux-')) args.push('-x', '--target', zigTarget(triple))
 else args.push('--target', triple)
-const env = { ...process.env }
-const cflags = extraCFlags(triple)
-if (cflags !== undefined) env[`CFLAGS_${triple.replaceAll('-', '_')}`] = cflags
+const env = triple.includes('-linux-') ? { ...process.env, ...extraFlags(triple) } : process.env
 const { status } = spawnSync('npx', args, { cwd: repo, stdio: 'inherit', env })
 if (status !== 0) fail(`napi build for ${triple} failed`)
 if (!fs.existsSync(path.join(repo, binary))) fail(`napi build gave no ${binary}`)
