@@ -41,6 +41,8 @@ export declare class NativeChunkStream {
   constructor(path: Uint8Array, options: NativeReadOptions)
   /** The bytes of a byte source (see `byte_source.rs`), decompressed if `options` say so. */
   static fromSource(source: NativeByteSource, options: NativeReadOptions): NativeChunkStream
+  /** The number `feed()` takes for this reader; null unless it reads a fed byte source. */
+  get feeder(): number | null
   read(): Promise<Buffer | NativeError | null>
   tryRead(): Buffer | NativeError | null | undefined | false
   get bytesRead(): number
@@ -126,6 +128,8 @@ export declare class NativeLineStream {
   static follow(anchor: NativeFollowAnchor, options: NativeReadOptions, lines: NativeLineOptions, follow: NativeFollowOptions): NativeLineStream
   /** Lines of a byte source (see `byte_source.rs`). */
   static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
+  /** The number `feed()` takes for this reader; null unless it reads a fed byte source. */
+  get feeder(): number | null
   read(): Promise<string | NativeError | null>
   /**
    * Like `read()`, but only what is already read ahead (or, from a fed source, framed now),
@@ -143,6 +147,14 @@ export declare class NativeLineStream {
   /** Stops reading; resolves once the file is closed. */
   close(): Promise<void>
 }
+
+/**
+ * Pushes `chunk` into the source of the reader numbered `feeder`, then takes what it
+ * completes, framed here when little is queued (see `output::fed` for what comes back). Only
+ * for a chunk small enough that the feed has room for it, to a reader that framed all it was
+ * fed: what `lib/byte-source.js` hands over this way.
+ */
+export declare function feed(feeder: number, chunk: Uint8Array): string | Buffer | NativeError | null | undefined | false
 
 /**
  * Where the batch JS holds was in the file: `start` and `end` (just past its last line), and

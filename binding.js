@@ -842,6 +842,7 @@ module.exports.NativeLastLines = nativeBinding.NativeLastLines
 module.exports.NativeLineCount = nativeBinding.NativeLineCount
 module.exports.NativeLineReaderSync = nativeBinding.NativeLineReaderSync
 module.exports.NativeLineStream = nativeBinding.NativeLineStream
+module.exports.feed = nativeBinding.feed
 module.exports.NativeDecompress = nativeBinding.NativeDecompress
 module.exports.NativeEncoding = nativeBinding.NativeEncoding
 module.exports.NativeErrorKind = nativeBinding.NativeErrorKind

@@ -12,7 +12,10 @@ const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
 const { codedError, invalidArgType } = require('./errors')
 
-/** What a source's `pull()` gives when it has no chunk now: `wait()`, then pull again. */
+/**
+ * What a source's `pull()` gives when it has no chunk now: then `unwrap(await wait())` gives
+ * the chunk, END, or WAIT again. (The pump awaits the source's own promise, one hop per chunk.)
+ */
 const WAIT = Symbol('wait')
 /** What a source's `pull()` gives once it has no more chunks. */
 const END = Symbol('end')
@@ -187,6 +190,10 @@ class ReadableChunks {
     })
   }
 
+  unwrap() {
+    return this.pull()
+  }
+
   cancel() {
     const stream = this.#stream
     stream.off('readable', this.#onReadable)
@@ -207,7 +214,6 @@ class ReadableChunks {
 /** A web ReadableStream, through the reader taken at the call. Ending early cancels it. */
 class WebStreamChunks {
   #reader
-  #next = WAIT
 
   constructor(reader) {
     this.#reader = reader
@@ -220,14 +226,15 @@ class WebStreamChunks {
   start() {}
 
   pull() {
-    const next = this.#next
-    this.#next = WAIT
-    return next
+    return WAIT
   }
 
-  async wait() {
-    const { value, done } = await this.#reader.read()
-    this.#next = done ? END : value
+  wait() {
+    return this.#reader.read()
+  }
+
+  unwrap({ value, done }) {
+    return done ? END : value
   }
 
   cancel() {
@@ -240,7 +247,6 @@ class IteratorChunks {
   #iterable
   #symbol
   #iterator = null
-  #next = WAIT
   #done = false
 
   constructor(iterable, symbol) {
@@ -257,14 +263,18 @@ class IteratorChunks {
   }
 
   pull() {
-    if (this.#symbol === Symbol.iterator) return this.#took(this.#iterator.next())
-    const next = this.#next
-    this.#next = WAIT
-    return next
+    return this.#symbol === Symbol.iterator ? this.unwrap(this.#iterator.next()) : WAIT
   }
 
-  async wait() {
-    this.#next = this.#took(await this.#iterator.next())
+  wait() {
+    return this.#iterator.next()
+  }
+
+  /** An iterator result's chunk, or END. */
+  unwrap({ value, done }) {
+    if (!done) return value
+    this.#done = true
+    return END
   }
 
   cancel() {
@@ -273,12 +283,6 @@ class IteratorChunks {
     Promise.resolve()
       .then(() => this.#iterator.return())
       .catch(() => {})
-  }
-
-  #took({ value, done }) {
-    if (!done) return value
-    this.#done = true
-    return END
   }
 }
 
@@ -289,7 +293,6 @@ class IteratorChunks {
 class FileHandleChunks {
   #handle
   #buffer = null
-  #next = WAIT
 
   constructor(handle) {
     this.#handle = handle
@@ -309,15 +312,16 @@ class FileHandleChunks {
   }
 
   pull() {
-    const next = this.#next
-    this.#next = WAIT
-    return next
+    return WAIT
   }
 
-  async wait() {
-    const { bytesRead } = await this.#handle.read(this.#buffer, 0, this.#buffer.length, null)
-    // The feed copies a chunk as it takes it, so the buffer is read into again.
-    this.#next = bytesRead === 0 ? END : this.#buffer.subarray(0, bytesRead)
+  wait() {
+    return this.#handle.read(this.#buffer, 0, this.#buffer.length, null)
+  }
+
+  /** The bytes read. The feed copies a chunk as it takes it, so the buffer is read into again. */
+  unwrap({ bytesRead }) {
+    return bytesRead === 0 ? END : this.#buffer.subarray(0, bytesRead)
   }
 
   cancel() {}
@@ -375,9 +379,12 @@ class ByteSource {
 
   /**
    * Calls `callback` at the next push, the end, a failure or `stop()`: what a reader told that
-   * it has framed all it was fed waits for. That reader emptied the read-ahead on this thread,
-   * so a pump waiting for room goes on now: the native call saying so would come through a
-   * weak callback, which does not keep the event loop alive while only the reader waits.
+   * it has framed all it was fed waits for. A small chunk is not pushed but handed to the
+   * callback, `callback(chunk)`, which must feed it at once (the native `feed()` pushes it and
+   * takes what it completes in one call, src/feeding.rs); the feed has room for it, since the
+   * reader emptied it. That reader emptied the read-ahead on this thread, so a pump waiting
+   * for room goes on now: the native call saying so would come through a weak callback, which
+   * does not keep the event loop alive while only the reader waits.
    */
   onFed(callback) {
     this.#onFed = callback
@@ -397,10 +404,10 @@ class ByteSource {
   async #pump(feed) {
     const chunks = this.#chunks
     while (!this.#stopped) {
-      const chunk = chunks.pull()
-      if (chunk === WAIT) {
-        await chunks.wait()
-      } else if (chunk === END) {
+      let chunk = chunks.pull()
+      while (chunk === WAIT && !this.#stopped) chunk = chunks.unwrap(await chunks.wait())
+      if (this.#stopped) return
+      if (chunk === END) {
         this.#handOverGathered(feed)
         feed.end()
         this.#wakeReader()
@@ -418,6 +425,10 @@ class ByteSource {
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
     if (chunk instanceof Uint8Array && chunk.byteLength < GATHER_BYTES) {
+      if (this.#onFed !== null && this.#gathered.length === 0) {
+        this.#wakeReader(chunk)
+        return true
+      }
       this.#gathered.push(chunk)
       this.#gatheredBytes += chunk.byteLength
       if (this.#gatheredBytes >= GATHER_BYTES) return this.#handOverGathered(feed)
@@ -457,11 +468,12 @@ class ByteSource {
     if (roomed !== null) roomed()
   }
 
-  #wakeReader() {
+  /** Counts a feed and tells the waiting reader, if any; handing it `chunk`, if given (see onFed()). */
+  #wakeReader(chunk) {
     this.feeds++
     const onFed = this.#onFed
     this.#onFed = null
-    if (onFed !== null) onFed()
+    if (onFed !== null) onFed(chunk)
   }
 
   #fail(feed, error) {

@@ -100,8 +100,13 @@ class LineReader extends ClosingAsyncIterator {
     }
   }
 
+  /** Loads the next native batch into the cursor if it has no line left, and takes from it. */
   async #fillAndTake(take) {
-    if (!this.#cursor.hasLine && !(await this.#fill())) return done()
+    if (!this.#cursor.hasLine) {
+      const joined = await this.#source.next()
+      if (joined === null) return done()
+      this.#cursor.load(joined)
+    }
     return { value: take(), done: false }
   }
 
@@ -109,14 +114,6 @@ class LineReader extends ClosingAsyncIterator {
   #loadReady() {
     const joined = this.#source.takeReady()
     if (joined === undefined) return false
-    this.#cursor.load(joined)
-    return true
-  }
-
-  /** Loads the next native batch into the cursor; false at the end. */
-  async #fill() {
-    const joined = await this.#source.next()
-    if (joined === null) return false
     this.#cursor.load(joined)
     return true
   }

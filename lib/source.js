@@ -5,6 +5,7 @@
 'use strict'
 
 const { abortError, addAbortListener } = require('./abort')
+const { feed } = require('./native')
 const { byteSource, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
@@ -26,6 +27,8 @@ class NativeSource {
   #open
   #firstPlace
   #native = null
+  /** The number `feed()` takes for the native reader, if it reads a fed byte source. */
+  #feeder = null
   /** The byte source read, if it is not a file. */
   #source
   /** Lets go of the file stream whose file is read instead (see fileStreamPath), if there is one. */
@@ -117,8 +120,13 @@ class NativeSource {
       }
       if (!this.#starved) return this.#waitForItem()
       this.#starved = false
-      await this.#waitForFeed()
+      const fed = await this.#waitForFeed()
+      // Paced by the source, not ahead of it: what it waits on had its turn.
+      this.#lastTurn = performance.now()
       if (this.#closing !== null) return null
+      if (fed === undefined || fed === false) continue
+      if (fed !== null && !isNativeFailure(fed)) return fed
+      this.#final = fed
     }
   }
 
@@ -132,8 +140,13 @@ class NativeSource {
     this.#starved = false
     if (this.#native === null || this.#closing !== null || this.#final !== undefined) return undefined
     if (this.#signal !== undefined && this.#signal.aborted) return undefined
+    if (this.#source?.feeds === this.#starvedAt) {
+      // Nothing was fed since the native side framed all it was: nothing to ask it.
+      this.#starved = true
+      return undefined
+    }
     if (performance.now() - this.#lastTurn > MAX_MS_WITHOUT_A_TURN) return undefined
-    const item = this.#source?.feeds === this.#starvedAt ? false : this.#native.tryRead()
+    const item = this.#native.tryRead()
     if (item === false) {
       this.#starvedAt = this.#source.feeds
       this.#starved = true
@@ -146,12 +159,27 @@ class NativeSource {
     return item
   }
 
-  /** Waits for the byte source's next push: the native side framed all it was fed. */
+  /**
+   * Waits for the byte source's next push: the native side framed all it was fed. A small
+   * chunk comes here instead (see ByteSource.onFed), and is fed and framed at once, in one
+   * native call: resolves with what that gave (see src/feeding.rs), or undefined.
+   */
   #waitForFeed() {
     return new Promise((resolve, reject) => {
       this.#rejectStep = reject
-      this.#source.onFed(resolve)
+      this.#source.onFed((chunk) => resolve(chunk === undefined ? undefined : this.#feed(chunk)))
     })
+  }
+
+  /**
+   * Feeds `chunk` to the native reader and takes what it completes. An item comes back only
+   * when nothing more is framed before the next chunk, and `false` when nothing is: either
+   * way the reader is starved until the source's next feed, which counted this one.
+   */
+  #feed(chunk) {
+    const fed = feed(this.#feeder, chunk)
+    if (fed === false || (fed != null && !isNativeFailure(fed))) this.#starvedAt = this.#source.feeds
+    return fed
   }
 
   #waitForItem() {
@@ -189,6 +217,7 @@ class NativeSource {
     if (this.#native === null) {
       this.#release?.()
       this.#native = this.#open()
+      this.#feeder = this.#source === undefined ? null : this.#native.feeder
     }
     return true
   }

@@ -143,6 +143,14 @@ impl NativeByteSource {
         self.feeding.as_ref().map(|feeding| &*feeding.feed)
     }
 
+    /// What JS feeds through, for a reader that takes chunks itself (see `streams.rs`); `None`
+    /// for a descriptor.
+    pub fn shared_feed(&self) -> Option<Arc<Feed>> {
+        self.feeding
+            .as_ref()
+            .map(|feeding| Arc::clone(&feeding.feed))
+    }
+
     /// The input a reader reads, in `options.chunk_size` reads, decompressed as `options` say.
     /// One reader per source. A pipe or socket is registered with fastlines' runtime here.
     pub fn open(&self, options: &NativeReadOptions) -> Result<Opened> {

@@ -4,6 +4,7 @@
 //!
 //! - `input`: options and paths from JS, as core types;
 //! - `byte_source`: the byte sources JS feeds chunk by chunk or hands over as a descriptor;
+//! - `feeding`: the per-chunk call that feeds a small chunk and takes what it completes;
 //! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
 //!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
@@ -16,6 +17,7 @@
 
 mod byte_source;
 mod count;
+mod feeding;
 mod input;
 mod last_lines;
 mod output;
@@ -28,6 +30,7 @@ mod text;
 
 pub use byte_source::NativeByteSource;
 pub use count::NativeLineCount;
+pub use feeding::feed;
 pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;

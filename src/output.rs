@@ -1,7 +1,7 @@
 //! What JS gets back from a step: an item, `null` at the end, or a failure as typed data
 //! ([`NativeError`]) that `lib/errors.js` turns into the error Node would give.
 
-use fastlines_core::{OsError, ReadError, TryNext};
+use fastlines_core::{FedNext, OsError, ReadError, TryNext};
 use napi::bindgen_prelude::{Either, Either3, Undefined};
 use napi_derive::napi;
 
@@ -107,5 +107,20 @@ pub fn ready<T, J>(
         TryNext::Ready(next) => Either3::A(step(next, into_js)),
         TryNext::Wait => Either3::B(()),
         TryNext::Starved => Either3::C(false),
+    }
+}
+
+/// What JS gets after feeding a chunk (see `fastlines_core::FedNext`): the item, when nothing
+/// more is framed until the next chunk; `null` or the failure; `false` when no item is complete
+/// yet; `undefined` when JS takes what comes next as usual, with `tryRead()` or `read()`.
+pub fn fed<T, J>(
+    next: FedNext<T>,
+    into_js: impl FnOnce(T) -> J,
+) -> Either3<Step<J>, Undefined, bool> {
+    match next {
+        FedNext::Drained(item) => Either3::A(Some(Either::A(into_js(item)))),
+        FedNext::Over(failure) => Either3::A(failure.map(|err| Either::B(err.into()))),
+        FedNext::Starved => Either3::C(false),
+        FedNext::Elsewhere => Either3::B(()),
     }
 }

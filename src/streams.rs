@@ -11,6 +11,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use crate::byte_source::{NativeByteSource, Opened};
+use crate::feeding::{Feeder, FeederEntry};
 use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, step, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
@@ -26,6 +27,8 @@ pub struct NativeLineStream {
     background: Background<Batch>,
     lending: Option<Lending>,
     last_batch: LastBatch,
+    /// Where `feed()` finds it, when it reads a fed byte source (see `feeding.rs`).
+    feeder: Option<FeederEntry>,
 }
 
 #[napi]
@@ -67,7 +70,16 @@ impl NativeLineStream {
         lines: NativeLineOptions,
     ) -> Result<Self> {
         let background = Background::from_source(env, source, &options, LineFramer::from(&lines))?;
-        Ok(Self::with(background, &lines))
+        let mut stream = Self::with(background, &lines);
+        stream.feeder = source.shared_feed().map(|feed| {
+            FeederEntry::enter(Feeder::Lines {
+                feed,
+                stream: Arc::clone(&stream.background.stream),
+                last_batch: stream.last_batch.clone(),
+                lending: stream.lending,
+            })
+        });
+        Ok(stream)
     }
 
     fn with(background: Background<Batch>, lines: &NativeLineOptions) -> Self {
@@ -75,7 +87,14 @@ impl NativeLineStream {
             background,
             lending: lines.lending(),
             last_batch: LastBatch::default(),
+            feeder: None,
         }
+    }
+
+    /// The number `feed()` takes for this reader; null unless it reads a fed byte source.
+    #[napi(getter)]
+    pub fn feeder(&self) -> Option<u32> {
+        self.feeder.as_ref().map(FeederEntry::number)
     }
 
     #[napi(ts_return_type = "Promise<string | NativeError | null>")]
@@ -142,6 +161,8 @@ impl NativeFollowAnchor {
 #[napi]
 pub struct NativeChunkStream {
     background: Background<Bytes>,
+    /// Where `feed()` finds it, when it reads a fed byte source (see `feeding.rs`).
+    feeder: Option<FeederEntry>,
 }
 
 #[napi]
@@ -149,7 +170,10 @@ impl NativeChunkStream {
     #[napi(constructor)]
     pub fn new(env: &Env, path: Uint8Array, options: NativeReadOptions) -> Result<Self> {
         let background = Background::spawn(env, &path, &options, ChunkFramer)?;
-        Ok(NativeChunkStream { background })
+        Ok(NativeChunkStream {
+            background,
+            feeder: None,
+        })
     }
 
     /// The bytes of a byte source (see `byte_source.rs`), decompressed if `options` say so.
@@ -160,7 +184,19 @@ impl NativeChunkStream {
         options: NativeReadOptions,
     ) -> Result<Self> {
         let background = Background::from_source(env, source, &options, ChunkFramer)?;
-        Ok(NativeChunkStream { background })
+        let feeder = source.shared_feed().map(|feed| {
+            FeederEntry::enter(Feeder::Chunks {
+                feed,
+                stream: Arc::clone(&background.stream),
+            })
+        });
+        Ok(NativeChunkStream { background, feeder })
+    }
+
+    /// The number `feed()` takes for this reader; null unless it reads a fed byte source.
+    #[napi(getter)]
+    pub fn feeder(&self) -> Option<u32> {
+        self.feeder.as_ref().map(FeederEntry::number)
     }
 
     #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]

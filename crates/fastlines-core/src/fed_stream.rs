@@ -28,7 +28,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use crate::frame::Framer;
 use crate::reader::Reader;
 use crate::source::{FedInput, FedSignal, Source};
-use crate::stream::{forward, Cancel, ClearOnDrop, Item, ReadStream, Stop, TryNext};
+use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, Item, ReadStream, Stop, TryNext};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
 /// many on, it waits for the background task. A line or a few cost less to frame than the two
@@ -76,6 +76,9 @@ impl<T: Send + 'static> ReadStream<T> {
 pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
     /// The consumer's step that does not wait (see [`ReadStream::try_next`]).
     fn try_next(&self, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T>;
+
+    /// The same step right after the consumer fed a chunk (see [`ReadStream::try_next_fed`]).
+    fn try_next_fed(&self, items: &mut mpsc::Receiver<Item<T>>) -> FedNext<T>;
 
     /// Whether the consumer waits on the background task: then any chunk pushed wakes it.
     fn demand(&self, waits: bool);
@@ -197,9 +200,47 @@ where
         next
     }
 
+    fn try_next_fed(&self, items: &mut mpsc::Receiver<Item<F::Item>>) -> FedNext<F::Item> {
+        let Some(mut trip) = self.stop.take() else {
+            return FedNext::Elsewhere;
+        };
+        // Looked at only once the reader is taken: nothing is sent meanwhile.
+        let next = if !items.is_empty() || trip.reader.input().queued() >= FRAME_HERE_BYTES {
+            FedNext::Elsewhere
+        } else {
+            match poll_once(trip.reader.next_async()) {
+                Poll::Pending => FedNext::Starved,
+                Poll::Ready(Ok(Some(item))) => drained_or_sent(&mut trip, item),
+                Poll::Ready(Ok(None)) => FedNext::Over(None),
+                Poll::Ready(Err(err)) => FedNext::Over(Some(err)),
+            }
+        };
+        self.park(trip);
+        next
+    }
+
     fn demand(&self, waits: bool) {
         self.signal.demand(waits);
     }
+}
+
+/// `item`, just framed here with the channel empty: `Drained` if framing on finds nothing more
+/// now (the usual case: a small chunk's lines all come in one item). Otherwise the item and
+/// what came after it go into the channel, in order, for the consumer to take as usual.
+fn drained_or_sent<F: Framer>(trip: &mut Trip<F>, item: F::Item) -> FedNext<F::Item> {
+    let after = match poll_once(trip.reader.next_async()) {
+        Poll::Pending => return FedNext::Drained(item),
+        Poll::Ready(after) => after,
+    };
+    // Both fit: the channel is empty, holds at least two items (see `ReadStream::start`), and
+    // only the side holding the reader sends. The end is not sent: the reader gives it again.
+    let _ = trip.items.try_send(Ok(item));
+    match after {
+        Ok(Some(item)) => drop(trip.items.try_send(Ok(item))),
+        Err(err) => drop(trip.items.try_send(Err(err))),
+        Ok(None) => {}
+    }
+    FedNext::Elsewhere
 }
 
 /// Polls `future` once, here, with a waker that does nothing: what it gives without waiting.

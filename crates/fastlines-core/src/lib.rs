@@ -65,7 +65,7 @@ pub use source::duplicate;
 pub use source::{
     descriptor, fed, open, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source,
 };
-pub use stream::{ReadStream, TryNext, READ_AHEAD_BYTES};
+pub use stream::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.
 #[cfg(feature = "internals")]

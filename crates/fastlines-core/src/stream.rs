@@ -62,6 +62,22 @@ pub enum TryNext<T> {
     Starved,
 }
 
+/// What a consumer finds right after feeding its source a chunk (see
+/// [`ReadStream::try_next_fed`]).
+#[derive(Debug)]
+pub enum FedNext<T> {
+    /// An item framed on the consumer's thread, after which nothing more is framed until the
+    /// source is fed again: the consumer waits for its next chunk without asking first.
+    Drained(T),
+    /// The end (`None`), or a failure.
+    Over(Option<ReadError>),
+    /// Nothing complete yet: feed more, then try again.
+    Starved,
+    /// Nothing framed here: take the next item with [`ReadStream::try_next`] or
+    /// [`ReadStream::next`].
+    Elsewhere,
+}
+
 impl<T: Send + 'static> ReadStream<T> {
     /// Opens `path` and starts reading it. Must be called inside a Tokio runtime. At most
     /// [`READ_AHEAD_BYTES`] (or two chunks, if more) wait in the channel, plus one item being
@@ -172,6 +188,20 @@ impl<T: Send + 'static> ReadStream<T> {
             Ok(item) => TryNext::Ready(Some(item)),
             Err(TryRecvError::Disconnected) => TryNext::Ready(None),
             Err(TryRecvError::Empty) => TryNext::Wait,
+        }
+    }
+
+    /// [`Self::try_next`] for a consumer that has just fed its source a chunk, which it
+    /// usually frames on its own thread: then it learns whether anything more is framed before
+    /// the next chunk, and so whether to ask again before feeding one. `Elsewhere` for a stream
+    /// that is not fed.
+    pub fn try_next_fed(&self) -> FedNext<T> {
+        if self.stop.is_cancelled() {
+            return FedNext::Over(None);
+        }
+        match (&self.here, self.items.try_lock()) {
+            (Some(here), Ok(mut items)) => here.try_next_fed(&mut items),
+            _ => FedNext::Elsewhere,
         }
     }
 

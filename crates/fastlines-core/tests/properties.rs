@@ -866,6 +866,104 @@ proptest! {
     }
 }
 
+/// What a fed stream gives a consumer that also feeds it, as `lib/byte-source.js` does: each
+/// chunk is either handed to the consumer while it waits for one (`hand_over[i]`), which pushes
+/// it and takes what it completes in one step (`try_next_fed`), or pushed by the feeder, after
+/// which the consumer takes items as usual. After `Drained`, the next `try_next` must say
+/// `Starved`: that is what lets the consumer wait for the next chunk without asking first.
+fn fed_and_framed_output(
+    input: &[u8],
+    plan: &[ReadStep],
+    (chunk_size, wake_bytes): (usize, usize),
+    hand_over: &[bool],
+) -> Vec<String> {
+    use fastlines_core::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("runtime");
+    let chunks = chunks_by_plan(input, plan);
+    runtime.block_on(async move {
+        let (feed, fed_input) = fastlines_core::fed(READ_AHEAD_BYTES, wake_bytes);
+        let stream = ReadStream::fed(
+            Source::new(fed_input, None, chunk_size),
+            LineFramer::new(Encoding::Utf8),
+        );
+        let mut lines = Vec::new();
+        let take = |batch: Option<Result<Batch, _>>, lines: &mut Vec<String>| match batch {
+            Some(batch) => {
+                let batch = batch.expect("no failure");
+                lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned));
+                true
+            }
+            None => false,
+        };
+        // Takes items as usual until the stream is starved (true) or over (false).
+        async fn until_starved(
+            stream: &ReadStream<Batch>,
+            mut take: impl FnMut(Option<Result<Batch, fastlines_core::ReadError>>) -> bool,
+        ) -> bool {
+            loop {
+                let next = match stream.try_next() {
+                    TryNext::Ready(next) => next,
+                    TryNext::Wait => stream.next().await,
+                    TryNext::Starved => return true,
+                };
+                if !take(next) {
+                    return false;
+                }
+            }
+        }
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            if hand_over[i % hand_over.len()] && chunk.len() < 16 * 1024 {
+                assert!(
+                    feed.push(chunk),
+                    "a starved reader's feed has room for a small chunk"
+                );
+                match stream.try_next_fed() {
+                    FedNext::Drained(batch) => {
+                        take(Some(Ok(batch)), &mut lines);
+                        assert!(
+                            matches!(stream.try_next(), TryNext::Starved),
+                            "drained, then starved"
+                        );
+                    }
+                    FedNext::Starved => {}
+                    FedNext::Over(failure) => panic!("over before the end: {failure:?}"),
+                    FedNext::Elsewhere => {
+                        assert!(until_starved(&stream, |next| take(next, &mut lines)).await)
+                    }
+                }
+            } else {
+                if !feed.push(chunk) {
+                    feed.room().await;
+                }
+                assert!(until_starved(&stream, |next| take(next, &mut lines)).await);
+            }
+        }
+        feed.end();
+        assert!(!until_starved(&stream, |next| take(next, &mut lines)).await);
+        lines
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A consumer that feeds small chunks itself gets the reference lines in order.
+    #[test]
+    fn fed_and_framed_lines_match_the_reference(
+        input in input_bytes(),
+        plan in read_plan(),
+        chunk_size in chunk_size(),
+        wake in 1usize..64,
+        hand_over in proptest::collection::vec(any::<bool>(), 1..8),
+    ) {
+        let expected = reference_output(&input, Encoding::Utf8, Limits::NONE).0;
+        prop_assert_eq!(fed_and_framed_output(&input, &plan, (chunk_size, wake), &hand_over), expected);
+    }
+}
+
 #[cfg(unix)]
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
