@@ -28,6 +28,13 @@ const FILE_HANDLE_READ_BYTES = 64 * 1024
  * the reader, which for 100-byte chunks cost more than the chunks themselves.
  */
 const GATHER_BYTES = 16 * 1024
+/**
+ * Chunks smaller than this are handed straight to a reader that waits for one, which frames
+ * them on this thread in the same native call (see src/feeding.rs): the native side frames
+ * here below this many queued bytes (FRAME_HERE_BYTES in the core crate), and hands larger
+ * inputs to its background thread, for which gathering them first costs fewer hand-offs.
+ */
+const HAND_OVER_BYTES = 4 * 1024
 
 /** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
 function isNodeReadable(value) {
@@ -344,6 +351,15 @@ class ByteSource {
   #gatheredBytes = 0
   /** The hand-over at the end of this event-loop turn, once scheduled. */
   #handOver = null
+  /**
+   * Set when a chunk was handed straight to the reader, until the JS that runs now is done
+   * (a `nextTick`): chunks that follow in the same burst (a source that yields from memory)
+   * are gathered, so that they cost a native call per 16 KiB rather than per chunk.
+   */
+  #inBurst = false
+  #burstOver = () => {
+    this.#inBurst = false
+  }
   /** What the reader waiting for the next push calls then (see onFed()). */
   #onFed = null
   /** How many times the source was fed (a push, the end, a failure or a stop): a reader told
@@ -425,7 +441,10 @@ class ByteSource {
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
     if (chunk instanceof Uint8Array && chunk.byteLength < GATHER_BYTES) {
-      if (this.#onFed !== null && this.#gathered.length === 0) {
+      const handOver = this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0
+      if (handOver && chunk.byteLength < HAND_OVER_BYTES) {
+        this.#inBurst = true
+        process.nextTick(this.#burstOver)
         this.#wakeReader(chunk)
         return true
       }
