@@ -16,12 +16,30 @@ pub(crate) struct FileId {
     #[cfg(unix)]
     ino: u64,
     /// When the file was created, where the file system records it: an inode number freed by a
-    /// deletion is soon given to a new file (ext4 does), and this tells the two apart.
+    /// deletion is soon given to a new file (ext4 and tmpfs do), and this tells the two apart.
     born: Option<std::time::SystemTime>,
 }
 
 impl FileId {
-    pub(crate) fn of(meta: &Metadata) -> Self {
+    /// The file `path` names (through symbolic links), and its length.
+    pub(crate) fn of_path(path: &Path) -> io::Result<(Self, u64)> {
+        #[cfg(target_os = "linux")]
+        if let Some(found) = statx::of(rustix::fs::CWD, path, rustix::fs::AtFlags::empty()) {
+            return found;
+        }
+        std::fs::metadata(path).map(|meta| (FileId::of(&meta), meta.len()))
+    }
+
+    /// The file open as `file`, and its length.
+    pub(crate) fn of_file(file: &File) -> io::Result<(Self, u64)> {
+        #[cfg(target_os = "linux")]
+        if let Some(found) = statx::of(file, "", rustix::fs::AtFlags::EMPTY_PATH) {
+            return found;
+        }
+        file.metadata().map(|meta| (FileId::of(&meta), meta.len()))
+    }
+
+    fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
         FileId {
@@ -31,6 +49,55 @@ impl FileId {
             ino: meta.ino(),
             born: meta.created().ok(),
         }
+    }
+}
+
+/// On Linux the creation time comes only from `statx(2)`, which Rust's standard library calls
+/// for glibc targets but not for musl ones, where `Metadata::created` always fails: a file
+/// deleted and recreated with the same inode number then looked like the same file. So on Linux
+/// a file's identity is taken with one `statx` call through rustix (no `unsafe` here), on every
+/// C library.
+#[cfg(target_os = "linux")]
+mod statx {
+    use std::io;
+    use std::os::fd::AsFd;
+    use std::time::{Duration, SystemTime};
+
+    use rustix::fs::{AtFlags, StatxFlags};
+
+    use super::FileId;
+
+    /// What `statx(dirfd, path, flags)` says of the file's identity and length; `None` where
+    /// the kernel has no `statx` (before Linux 4.11), and then `Metadata` is asked instead.
+    pub(super) fn of<Fd: AsFd, P: rustix::path::Arg>(
+        dirfd: Fd,
+        path: P,
+        flags: AtFlags,
+    ) -> Option<io::Result<(FileId, u64)>> {
+        let wanted = StatxFlags::INO | StatxFlags::SIZE | StatxFlags::BTIME;
+        let stx = match rustix::fs::statx(dirfd, path, flags, wanted) {
+            Ok(stx) => stx,
+            Err(rustix::io::Errno::NOSYS) => return None,
+            Err(err) => return Some(Err(err.into())),
+        };
+        let born = (StatxFlags::from_bits_retain(stx.stx_mask).contains(StatxFlags::BTIME))
+            .then(|| {
+                let since =
+                    Duration::new(stx.stx_btime.tv_sec.unsigned_abs(), stx.stx_btime.tv_nsec);
+                if stx.stx_btime.tv_sec >= 0 {
+                    SystemTime::UNIX_EPOCH.checked_add(since)
+                } else {
+                    SystemTime::UNIX_EPOCH.checked_sub(since)
+                }
+            })
+            .flatten();
+        let dev = (u64::from(stx.stx_dev_major) << 32) | u64::from(stx.stx_dev_minor);
+        let id = FileId {
+            dev,
+            ino: stx.stx_ino,
+            born,
+        };
+        Some(Ok((id, stx.stx_size)))
     }
 }
 
@@ -68,9 +135,7 @@ impl Anchor {
             Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(&path).ok(),
             _ => None,
         };
-        let file = std::fs::metadata(&path)
-            .ok()
-            .map(|meta| (FileId::of(&meta), meta.len()));
+        let file = FileId::of_path(&path).ok();
         Anchor {
             path,
             link_target,
@@ -97,7 +162,7 @@ impl Anchor {
             return at_path.map(Reopened::Appeared);
         };
         if let Ok(file) = &at_path {
-            if FileId::of(&file.metadata()?) == id {
+            if FileId::of_file(file)?.0 == id {
                 return at_path.map(|file| Reopened::Anchored(file, len));
             }
         }
@@ -120,7 +185,7 @@ impl Anchor {
 /// `path` opened, if it is the file `id`.
 fn open_if(path: &Path, id: FileId) -> Option<File> {
     let file = File::open(path).ok()?;
-    (FileId::of(&file.metadata().ok()?) == id).then_some(file)
+    (FileId::of_file(&file).ok()?.0 == id).then_some(file)
 }
 
 /// The file `id` under any name in `dir`. The directory's entries carry their inode numbers, so

@@ -227,13 +227,13 @@ enum PathChange {
 }
 
 fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
-    let reading = file.metadata()?;
-    let at_path = match std::fs::metadata(path) {
-        Ok(meta) => meta,
+    let (reading, len) = FileId::of_file(file)?;
+    let at_path = match FileId::of_path(path) {
+        Ok((at_path, _)) => at_path,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(PathChange::Gone),
         Err(err) => return Err(err),
     };
-    if FileId::of(&reading) != FileId::of(&at_path) {
+    if reading != at_path {
         return match File::open(path) {
             Ok(next_file) => Ok(PathChange::Replaced(next_file)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(PathChange::Gone),
@@ -241,7 +241,7 @@ fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
         };
     }
     let read_to = file.stream_position()?;
-    Ok(if reading.len() < read_to {
+    Ok(if len < read_to {
         PathChange::Truncated
     } else {
         PathChange::None
