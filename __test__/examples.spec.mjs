@@ -38,7 +38,8 @@ function start(name, args, input) {
 /** Runs `examples/<name>` to its end: its stdout and stderr, after checking that it succeeded. */
 async function run(t, name, args, input) {
   const { child, output } = start(name, args, input)
-  const [code] = await within(once(child, 'exit'), RUN_QUIET_MS, name)
+  // 'close', not 'exit': a child's output may still be on its way when it has exited.
+  const [code] = await within(once(child, 'close'), RUN_QUIET_MS, name)
   t.is(code, 0, `${name} exits with 0; stderr: ${output.stderr}`)
   return output
 }
@@ -50,7 +51,7 @@ function linesOf(child, output, lines) {
       if (output.stdout.split('\n').length > lines) resolve(output.stdout.split('\n').slice(0, lines))
     }
     child.stdout.on('data', check)
-    child.on('exit', () => reject(new Error(`exited with only: ${output.stdout}`)))
+    child.on('close', () => reject(new Error(`exited with only: ${output.stdout}`)))
     check()
   })
 }
@@ -114,7 +115,7 @@ test('first-lines.mjs closes its reader with await using, where the runtime pars
   if (!parsesUsing) {
     // Node 20 and 22: the recipe says so, and the disposal itself is checked in dispose.spec.mjs.
     const { child, output } = start('first-lines.mjs', [file, '2'])
-    const [code] = await within(once(child, 'exit'), RUN_QUIET_MS, 'first-lines.mjs')
+    const [code] = await within(once(child, 'close'), RUN_QUIET_MS, 'first-lines.mjs')
     t.not(code, 0)
     t.regex(output.stderr, /SyntaxError/)
     return

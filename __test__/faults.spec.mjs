@@ -301,7 +301,8 @@ test('/dev/stdin fed by a pipe: every way of reading gets the lines as they are 
     const child = spawn('sh', ['-c', pipeline], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (data) => (out += data))
-    const [code] = await once(child, 'exit')
+    // 'close', not 'exit': the pipeline's output may still be on its way when it has exited.
+    const [code] = await once(child, 'close')
     t.is(code, 0, way)
     t.deepEqual(JSON.parse(out), way === 'count' ? lines.length : lines, way)
   }

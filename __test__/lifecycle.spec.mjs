@@ -359,9 +359,10 @@ test('a pending iteration keeps the process alive until its line arrives', async
   })
   let writerErrors = ''
   writer.stderr.on('data', (data) => (writerErrors += data))
+  // 'close', not 'exit': a child's output may still be on its way when it has exited.
   const [code, writerCode] = await Promise.all([
-    new Promise((resolve) => reader.on('exit', resolve)),
-    new Promise((resolve) => writer.on('exit', resolve)),
+    new Promise((resolve) => reader.on('close', resolve)),
+    new Promise((resolve) => writer.on('close', resolve)),
   ])
   t.is(writerCode, 0, `the writer failed: ${writerErrors}`)
   t.is(code, 0)

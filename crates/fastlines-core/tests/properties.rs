@@ -774,6 +774,14 @@ proptest! {
     }
 }
 
+/// A runtime with a background task's thread besides the one the test drives.
+fn two_workers() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("runtime")
+}
+
 /// What a fed stream (`ReadStream::fed`) gives its consumer, on one thread with its feeder as
 /// in JS: the feeder pushes `bursts[i]` chunks at a time, waiting for room when the queue is
 /// full, and the consumer frames what it may itself (`try_next`), waits for the next push when
@@ -788,10 +796,7 @@ fn fed_stream_output(
     waits: &[bool],
 ) -> Vec<String> {
     use fastlines_core::{ReadStream, TryNext};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("runtime");
+    let runtime = two_workers();
     let chunks = chunks_by_plan(input, plan);
     runtime.block_on(async move {
         let (feed, fed_input) = fastlines_core::fed(limit, wake_bytes);
@@ -878,10 +883,7 @@ fn fed_and_framed_output(
     hand_over: &[bool],
 ) -> Vec<String> {
     use fastlines_core::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("runtime");
+    let runtime = two_workers();
     let chunks = chunks_by_plan(input, plan);
     runtime.block_on(async move {
         let (feed, fed_input) = fastlines_core::fed(READ_AHEAD_BYTES, wake_bytes);
