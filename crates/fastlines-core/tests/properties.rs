@@ -871,98 +871,141 @@ proptest! {
     }
 }
 
-/// What a fed stream gives a consumer that also feeds it, as `lib/byte-source.js` does: each
-/// chunk is either handed to the consumer while it waits for one (`hand_over[i]`), which pushes
-/// it and takes what it completes in one step (`try_next_fed`), or pushed by the feeder, after
-/// which the consumer takes items as usual. After `Drained`, the next `try_next` must say
-/// `Starved`: that is what lets the consumer wait for the next chunk without asking first.
+/// What a fed stream gives a consumer whose feeder hands it chunks, as `lib/byte-source.js`
+/// does: the feeder runs alongside the consumer on its thread. When the consumer waits for a
+/// feed (it was told `Starved`) and `hand_over[i]` says so, a small chunk is pushed and framed
+/// in one step (`try_next_fed`) and the consumer gets what that gave; otherwise the chunk is
+/// pushed and the consumer, if it waits, is told to take items as usual. After `Drained`, the
+/// next `try_next` must frame nothing: that is what lets the consumer wait for the next chunk
+/// without asking first.
 fn fed_and_framed_output(
     input: &[u8],
     plan: &[ReadStep],
-    (chunk_size, wake_bytes): (usize, usize),
+    (chunk_size, wake_bytes, max_line_length): (usize, usize, Option<usize>),
     hand_over: &[bool],
-) -> Vec<String> {
-    use fastlines_core::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
+) -> (Vec<String>, Option<ReadError>) {
+    use fastlines_core::{FedNext, ReadStream, TryNext, FRAME_HERE_BYTES, READ_AHEAD_BYTES};
+    use std::cell::Cell;
     let runtime = two_workers();
     let chunks = chunks_by_plan(input, plan);
     runtime.block_on(async move {
         let (feed, fed_input) = fastlines_core::fed(READ_AHEAD_BYTES, wake_bytes);
         let stream = ReadStream::fed(
             Source::new(fed_input, None, chunk_size),
-            LineFramer::new(Encoding::Utf8),
+            LineFramer::new(Encoding::Utf8).with_max_line_length(max_line_length),
         );
-        let mut lines = Vec::new();
-        let take = |batch: Option<Result<Batch, _>>, lines: &mut Vec<String>| match batch {
-            Some(batch) => {
-                let batch = batch.expect("no failure");
-                lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned));
-                true
+        // Set while the consumer waits for a feed; the feeder tells it what happened: what the
+        // hand-over gave (with `feeds` then), or `None` after a plain push or the end.
+        let waiting = Cell::new(false);
+        // Chunks pushed and the end, counted: what may complete another item.
+        let feeds = Cell::new(0usize);
+        // The consumer's sign that it took its step after a hand-over, which the feeder waits
+        // for, so that the step sees what the hand-over left.
+        let stepped = tokio::sync::Notify::new();
+        let (fed, mut handed) =
+            tokio::sync::mpsc::unbounded_channel::<Option<(FedNext<Batch>, usize)>>();
+        let feeder = async {
+            for (i, chunk) in chunks.into_iter().enumerate() {
+                if waiting.get() && hand_over[i % hand_over.len()] && chunk.len() < FRAME_HERE_BYTES
+                {
+                    waiting.set(false);
+                    feeds.set(feeds.get() + 1);
+                    assert!(
+                        feed.push(chunk),
+                        "a starved reader's feed has room for a small chunk"
+                    );
+                    fed.send(Some((stream.try_next_fed(), feeds.get())))
+                        .expect("a consumer");
+                    stepped.notified().await;
+                } else {
+                    feeds.set(feeds.get() + 1);
+                    let room = feed.push(chunk);
+                    if waiting.replace(false) {
+                        fed.send(None).expect("a consumer");
+                    }
+                    if !room {
+                        feed.room().await;
+                    }
+                }
+                tokio::task::yield_now().await;
             }
-            None => false,
+            feeds.set(feeds.get() + 1);
+            feed.end();
+            if waiting.replace(false) {
+                fed.send(None).expect("a consumer");
+            }
         };
-        // Takes items as usual until the stream is starved (true) or over (false).
-        async fn until_starved(
-            stream: &ReadStream<Batch>,
-            mut take: impl FnMut(Option<Result<Batch, fastlines_core::ReadError>>) -> bool,
-        ) -> bool {
+        let consumer = async {
+            let mut lines = Vec::new();
+            let take = |lines: &mut Vec<String>, batch: Batch| {
+                lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned));
+            };
+            // `feeds` when the last hand-over said `Drained`.
+            let mut drained = None;
+            let mut handed_over = false;
             loop {
-                let next = match stream.try_next() {
+                let step = stream.try_next();
+                if std::mem::take(&mut handed_over) {
+                    stepped.notify_one();
+                }
+                let next = match step {
+                    TryNext::Ready(_) if drained == Some(feeds.get()) => {
+                        panic!("drained, then framed more unfed")
+                    }
                     TryNext::Ready(next) => next,
+                    // The background task may hold the reader for a moment (a push woke it).
                     TryNext::Wait => stream.next().await,
-                    TryNext::Starved => return true,
+                    TryNext::Starved => {
+                        waiting.set(true);
+                        drained = None;
+                        let feed = handed.recv().await.expect("a feeder");
+                        handed_over = feed.is_some();
+                        match feed {
+                            Some((FedNext::Drained(batch), fed_so_far)) => {
+                                take(&mut lines, batch);
+                                drained = Some(fed_so_far);
+                            }
+                            Some((FedNext::Over(Some(failure)), _)) => {
+                                stepped.notify_one();
+                                return (lines, Some(failure));
+                            }
+                            Some((FedNext::Over(None), _)) => panic!("over before the end"),
+                            Some((FedNext::Starved | FedNext::Elsewhere, _)) | None => {}
+                        }
+                        continue;
+                    }
                 };
-                if !take(next) {
-                    return false;
+                drained = None;
+                match next {
+                    Some(Ok(batch)) => take(&mut lines, batch),
+                    Some(Err(failure)) => return (lines, Some(failure)),
+                    None => return (lines, None),
                 }
             }
-        }
-        for (i, chunk) in chunks.into_iter().enumerate() {
-            if hand_over[i % hand_over.len()] && chunk.len() < 16 * 1024 {
-                assert!(
-                    feed.push(chunk),
-                    "a starved reader's feed has room for a small chunk"
-                );
-                match stream.try_next_fed() {
-                    FedNext::Drained(batch) => {
-                        take(Some(Ok(batch)), &mut lines);
-                        assert!(
-                            matches!(stream.try_next(), TryNext::Starved),
-                            "drained, then starved"
-                        );
-                    }
-                    FedNext::Starved => {}
-                    FedNext::Over(failure) => panic!("over before the end: {failure:?}"),
-                    FedNext::Elsewhere => {
-                        assert!(until_starved(&stream, |next| take(next, &mut lines)).await)
-                    }
-                }
-            } else {
-                if !feed.push(chunk) {
-                    feed.room().await;
-                }
-                assert!(until_starved(&stream, |next| take(next, &mut lines)).await);
-            }
-        }
-        feed.end();
-        assert!(!until_starved(&stream, |next| take(next, &mut lines)).await);
-        lines
+        };
+        tokio::join!(feeder, consumer).1
     })
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// A consumer that feeds small chunks itself gets the reference lines in order.
+    /// A consumer that feeds small chunks itself gets the reference lines in order, and the
+    /// failure of a line over `maxLineLength` after them: what framing on after an item finds
+    /// in what was already fed, where a hand-over must not say `Drained`.
     #[test]
     fn fed_and_framed_lines_match_the_reference(
         input in input_bytes(),
         plan in read_plan(),
         chunk_size in chunk_size(),
         wake in 1usize..64,
+        max_line_length in prop::option::weighted(0.5, 0..=24usize),
         hand_over in proptest::collection::vec(any::<bool>(), 1..8),
     ) {
-        let expected = reference_output(&input, Encoding::Utf8, Limits::NONE).0;
-        prop_assert_eq!(fed_and_framed_output(&input, &plan, (chunk_size, wake), &hand_over), expected);
+        let limits = Limits { max_line_length, ..Limits::NONE };
+        let expected = reference_output(&input, Encoding::Utf8, limits);
+        let setup = (chunk_size, wake, max_line_length);
+        prop_assert_eq!(fed_and_framed_output(&input, &plan, setup, &hand_over), expected);
     }
 }
 
