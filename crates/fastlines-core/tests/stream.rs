@@ -1,4 +1,6 @@
 //! The background stream's promise about files: however a stream ends, its file is closed.
+//! Checked through /proc/self/fd, so on Linux.
+#![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +32,6 @@ fn is_open(path: &Path) -> bool {
         .any(|target| target == path)
 }
 
-#[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_error_sent_into_a_full_channel_still_closes_the_file() {
     // Two 512 KiB reads of whole lines fill the channel (it holds two); the third read is all

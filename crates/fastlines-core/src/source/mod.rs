@@ -49,14 +49,16 @@ impl tokio::io::AsyncRead for ReadyInput {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<()>> {
-        use std::pin::Pin;
         match self.get_mut() {
             #[cfg(unix)]
-            ReadyInput::Pipe(pipe) => Pin::new(pipe).poll_read(cx, buf),
+            ReadyInput::Pipe(pipe) => std::pin::Pin::new(pipe).poll_read(cx, buf),
             #[cfg(unix)]
-            ReadyInput::Socket(socket) => Pin::new(socket).poll_read(cx, buf),
+            ReadyInput::Socket(socket) => std::pin::Pin::new(socket).poll_read(cx, buf),
             #[cfg(not(unix))]
-            ReadyInput::None(never) => match *never {},
+            ReadyInput::None(never) => {
+                let _ = (cx, buf);
+                match *never {}
+            }
         }
     }
 }
