@@ -50,6 +50,11 @@ try {
 
   assert.deepEqual(await esm.readLastLines(file, 2), expected.slice(-2))
 
+  // A byte source: a Node stream, fed through JS.
+  const streamed = []
+  for await (const line of esm.readLines(fs.createReadStream(file, { highWaterMark: 5 }))) streamed.push(line)
+  assert.deepEqual(streamed, expected)
+
   // Following: the lines there, then, woken by the OS's file notifications, those appended.
   const followed = []
   for await (const line of cjs.followLines(file, { start: 0 })) {
@@ -69,7 +74,16 @@ try {
     assert.equal(await esm.countLines(packed, { decompress: 'auto' }), expected.length, format)
   }
 
-  await assert.rejects(esm.readLines(path.join(dir, 'missing')).next(), { code: 'ENOENT', syscall: 'open' })
+  // Errors carry this OS's numbers, as Node's own fs gives them (ENOENT is -2 on Linux and
+  // macOS, -4058 on Windows).
+  const missing = path.join(dir, 'missing')
+  const fsError = await fs.promises.open(missing).catch((error) => error)
+  await assert.rejects(esm.readLines(missing).next(), {
+    code: 'ENOENT',
+    errno: fsError.errno,
+    syscall: 'open',
+    path: missing,
+  })
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })
 }
