@@ -10,11 +10,10 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 
+import { makeApp, packRelease, repo, run } from '../__test__/helpers/packages.mjs'
 import { cacheDir, windowsNodeBinary } from '../__test__/helpers/runtimes.mjs'
 
-const repo = fileURLToPath(new URL('..', import.meta.url))
 const triple = 'x86_64-pc-windows-gnu'
 const out = path.join(repo, 'target', 'windows-gnu')
 /** The Node majors it runs on (see above). */
@@ -54,18 +53,13 @@ const SYSTEM_DLLS = /^(kernel32|ntdll|msvcrt|bcryptprimitives|ws2_32|advapi32|us
 const foreign = dlls.filter((name) => !SYSTEM_DLLS.test(name))
 if (foreign.length > 0) fail(`the addon needs DLLs a Windows machine may lack: ${foreign.join(', ')}`)
 
-// The package as npm installs it, with the addon under the name the loader looks for on Node
-// for Windows (built with MSVC): a Node-API addon's interface is C, whichever compiler built it.
-const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
-const installed = path.join(out, 'app', 'node_modules', 'fastlines')
-fs.mkdirSync(installed, { recursive: true })
-for (const file of [...pkg.files, 'package.json']) {
-  fs.cpSync(path.join(repo, file), path.join(installed, file), { recursive: true })
-}
-fs.copyFileSync(addon, path.join(installed, 'fastlines.win32-x64-msvc.node'))
-fs.copyFileSync(path.join(repo, '__test__', 'smoke.mjs'), path.join(out, 'app', 'smoke.mjs'))
-// Its own package, or `fastlines` would name the repository's, by self-reference.
-fs.writeFileSync(path.join(out, 'app', 'package.json'), '{ "name": "windows-smoke", "private": true }\n')
+// The package as npm installs it on Windows: the addon goes into the package the loader looks
+// for on Node for Windows (`win32-x64-msvc`, which MSVC builds): a Node-API addon's interface is
+// C, whichever compiler built it.
+const release = packRelease(out, 'win32-x64-msvc', addon)
+const app = makeApp(out, 'app', release)
+const install = run('npm', ['install', '--no-audit', '--no-fund', '--os=win32', '--cpu=x64'], app)
+if (install.status !== 0) fail(`npm install failed:\n${install.stdout}\n${install.stderr}`)
 
 const env = {
   ...process.env,
@@ -92,7 +86,7 @@ for (const major of NODE_MAJORS) {
   const log = path.join(out, `smoke-node${major}.log`)
   const logFd = fs.openSync(log, 'w')
   const run = spawnSync('wine', [windowsNodeBinary(major), 'smoke.mjs'], {
-    cwd: path.join(out, 'app'),
+    cwd: app,
     env,
     stdio: ['ignore', logFd, logFd],
     timeout: HANG_MS,

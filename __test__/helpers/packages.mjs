@@ -53,12 +53,11 @@ function packRoot(work) {
 
 /**
  * Packs the root package and the platform package of `platform` (`linux-x64-gnu`, say) into
- * `work`, the binary built at the root going into the platform package as the release's `napi
- * artifacts` puts it there: `{ root, platform, platformPackage, binaryName }`.
+ * `work`, the binary built at the root (or `binary`) going into the platform package as the
+ * release's `napi artifacts` puts it there: `{ root, platform, platformPackage, binaryName }`.
  */
-export function packRelease(work, platform) {
+export function packRelease(work, platform, binary = path.join(repo, `fastlines.${platform}.node`)) {
   const binaryName = `fastlines.${platform}.node`
-  const binary = path.join(repo, binaryName)
   if (!fs.existsSync(binary)) throw new Error(`build ${binaryName} first (npm run build, or npm run build:platform)`)
   const root = packRoot(work)
   const staged = path.join(work, platform)
