@@ -19,11 +19,19 @@ const LF = 10
 const CR = 13
 const KIB = 1024
 const MB = 1_000_000
+const MIB = 1024 * KIB
 /**
  * The JS-fed cases at 1 KiB and 100 B take only the corpus's first this many bytes (cut after the
  * last whole line): 1 GB in 100 B chunks is 10 million chunks, minutes per run for readline.
  */
 export const SMALL_CHUNKS_LIMIT_BYTES = 100 * MB
+/** The long-line cases' one line, with its `\n`. */
+export const LONG_LINE_BYTES = 64 * MIB
+/**
+ * A long-line contender's process (warm-up and runs) is stopped after this long and shown as
+ * slower than it: split2 4.2 rescans the pending line at every chunk, minutes for one such line.
+ */
+const LONG_LINE_LIMIT_MS = 30_000
 /** The trickle case: this many chunks of one line each. */
 export const TRICKLE_CHUNKS = 100_000
 /** The trickle case's lines come from the corpus's first this many bytes, cycled if needed. */
@@ -31,7 +39,8 @@ const TRICKLE_SOURCE_BYTES = 16 * MB
 
 /**
  * In run and table order. `kind` says how the source is made (KINDS below); `chunkBytes` the
- * size of JS-fed chunks; `limitBytes` cuts the corpus short; `perProcess`: the source can be read
+ * size of JS-fed chunks; `limitBytes` cuts the corpus short; `limitMs` stops a contender's
+ * process that takes longer (its row says it did not finish); `perProcess`: the source can be read
  * once per process (stdin), so every run is a fresh process; `jsFed`: also measured against the
  * hand split. `title` heads the case's table.
  */
@@ -50,6 +59,7 @@ export const SOURCE_CASES = {
     title:
       "`fs.createReadStream(p + '.gz')`: fastlines with `decompress: 'gzip'`, the others through `zlib.createGunzip()`",
   },
+  ...longLineCases(),
   trickle: {
     kind: 'trickle',
     title:
@@ -66,6 +76,22 @@ function jsFedCases(kind, what) {
       const size = chunkBytes >= KIB ? `${chunkBytes / KIB} KiB` : `${chunkBytes} B`
       const title = `${what} of ${size} of one in-memory Buffer of the file (read before timing)`
       return [`${kind}-${suffix}`, { kind, chunkBytes, limitBytes, jsFed: true, title }]
+    }),
+  )
+}
+
+/**
+ * One LONG_LINE_BYTES line fed by an async generator in 64 KiB and in 1,460-byte chunks (a TCP
+ * segment's payload): the cost must grow with the bytes, not with the bytes times the chunks
+ * (split2 and Deno's TextLineStream had quadratic cases, mcollina/split2#49, denoland/std#7231).
+ */
+function longLineCases() {
+  const sizes = { '64k': 64 * KIB, '1460b': 1460 }
+  return Object.fromEntries(
+    Object.entries(sizes).map(([suffix, chunkBytes]) => {
+      const size = chunkBytes % KIB === 0 ? `${chunkBytes / KIB} KiB` : `${chunkBytes.toLocaleString('en-US')}-byte`
+      const title = `one ${LONG_LINE_BYTES / MIB} MiB line (the corpus's text, its terminators made spaces) in ${size} chunks of an async generator`
+      return [`long-line-${suffix}`, { kind: 'long-line', chunkBytes, limitMs: LONG_LINE_LIMIT_MS, title }]
     }),
   )
 }
@@ -101,10 +127,23 @@ export function trickleChunks(file) {
   return Array.from({ length: TRICKLE_CHUNKS }, (_, i) => encoder.encode(`${lines[i % lines.length]}\n`))
 }
 
+/**
+ * The long-line cases' LONG_LINE_BYTES: the corpus's whole lines in them, every `\r` and `\n` made
+ * a space, padded with spaces, then one `\n`.
+ */
+export function longLine(file) {
+  const line = Buffer.alloc(LONG_LINE_BYTES, 0x20)
+  const text = readPrefix(file, LONG_LINE_BYTES - 1)
+  for (let i = 0; i < text.length; i++) line[i] = text[i] === LF || text[i] === CR ? 0x20 : text[i]
+  line[LONG_LINE_BYTES - 1] = LF
+  return line
+}
+
 /** What a case's runs read, made before timing: the bytes of the JS-fed cases, the trickle's chunks. */
 export function prepareCase(name, corpusPath) {
   const { kind, limitBytes } = SOURCE_CASES[name]
   if (kind === 'generator' || kind === 'web-stream') return readPrefix(corpusPath, limitBytes)
+  if (kind === 'long-line') return longLine(corpusPath)
   if (kind === 'trickle') return trickleChunks(corpusPath)
   return undefined
 }
@@ -135,6 +174,10 @@ export function expectedFor(name, corpus) {
     const chunks = trickleChunks(corpus.path)
     const text = Buffer.concat(chunks).toString('utf8')
     return { bytes: Buffer.byteLength(text), ...countText(text), chunks: chunks.length }
+  }
+  if (kind === 'long-line') {
+    const chars = longLine(corpus.path).toString('utf8').length - 1
+    return { bytes: LONG_LINE_BYTES, lines: 1, chars, chunks: Math.ceil(LONG_LINE_BYTES / chunkBytes) }
   }
   if (chunkBytes === undefined) return whole
   const counted =
@@ -221,6 +264,11 @@ const KINDS = {
     node: ({ file }) => gunzipped(file),
     chunks: ({ file }) => gunzipped(file),
     fastlines: ({ file }) => ({ source: fs.createReadStream(file), options: { decompress: 'gzip' } }),
+  },
+  'long-line': {
+    node: ({ prepared, chunkBytes }) => Readable.from(generatorOf(prepared, chunkBytes)),
+    chunks: ({ prepared, chunkBytes }) => generatorOf(prepared, chunkBytes),
+    fastlines: ({ prepared, chunkBytes }) => ({ source: generatorOf(prepared, chunkBytes) }),
   },
   trickle: {
     node: ({ prepared }) => Readable.from(trickle(prepared)),

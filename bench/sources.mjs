@@ -45,10 +45,11 @@ function failureOf(error) {
 
 /**
  * Runs the worker with `args`, its stdin fed by `cat stdinFile` when given (bash with
- * `pipefail`): `{ output }`, or `{ error }`. A worker that reports its own error (or skip) is
- * believed before the exit status, which a `cat` cut short by the worker's exit makes 141.
+ * `pipefail`): `{ output }`, `{ error }`, or `{ overMs }` when it was stopped after `limitMs`.
+ * A worker that reports its own error (or skip) is believed before the exit status, which a
+ * `cat` cut short by the worker's exit makes 141.
  */
-async function runWorker(runtime, args, stdinFile) {
+async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEOUT_MS) {
   const worker = [runtime.command, ...runtime.args, WORKER, ...args.map(String)]
   const [command, commandArgs] =
     stdinFile === undefined
@@ -57,8 +58,9 @@ async function runWorker(runtime, args, stdinFile) {
   let stdout
   let failure
   try {
-    ;({ stdout } = await execFileAsync(command, commandArgs, { timeout: WORKER_TIMEOUT_MS, maxBuffer: 1024 * 1024 }))
+    ;({ stdout } = await execFileAsync(command, commandArgs, { timeout: limitMs, maxBuffer: 1024 * 1024 }))
   } catch (error) {
+    if (error.killed && limitMs < WORKER_TIMEOUT_MS) return { overMs: limitMs }
     stdout = String(error.stdout ?? '')
     failure = failureOf(error)
   }
@@ -108,7 +110,8 @@ function measuredRow(base, { warmup, samples, capped }, expected) {
 /** One contender on one case that a process can read many times: warm-up and runs in one worker. */
 async function measureInWorker(base, runtime, corpus, expected, settings) {
   const args = [base.case, base.contender, corpus.path, settings.runs, settings.slowRuns, settings.slowMs]
-  const { output, error, skipped } = await runWorker(runtime, args)
+  const { output, error, skipped, overMs } = await runWorker(runtime, args, undefined, SOURCE_CASES[base.case].limitMs)
+  if (overMs !== undefined) return { ...base, overMs }
   if (error !== undefined) return { ...base, error }
   if (skipped !== undefined) return { ...base, skipped }
   return measuredRow(base, output, expected)
@@ -253,6 +256,7 @@ function caseTable(section, caseName) {
       if (row === undefined) return blank('–')
       if (row.error !== undefined) return blank('ERROR')
       if (row.skipped !== undefined) return blank('n/a')
+      if (row.overMs !== undefined) return blank(`> ${formatAmount(row.overMs)}`)
       const mark = row.problems.length > 0 ? ' ✗' : row.capped ? ' †' : ''
       return [
         `${formatAmount(row.median)}${mark}`,
@@ -274,7 +278,14 @@ function verdict(section, caseName) {
   const wrong = rows.filter(failed)
   if (wrong.length === 0) {
     const measured = rows.filter((row) => row.lines !== undefined).length
-    return `Line counts: all ${measured} contenders measured saw ${formatCount(section.cases[caseName].lines)} lines ✓`
+    const over = rows
+      .filter((row) => row.overMs !== undefined)
+      .map((row) => `${runtimeLabel(row.runtime)} ${row.contender}`)
+    const stopped =
+      over.length === 0
+        ? ''
+        : ` (> ms: stopped after that long, its warm-up and ${section.settings.runs} runs unfinished: ${over.join(', ')})`
+    return `Line counts: all ${measured} contenders measured saw ${formatCount(section.cases[caseName].lines)} lines ✓${stopped}`
   }
   const reasons = wrong.map(
     (row) => `- ${runtimeLabel(row.runtime)} · ${row.contender}: ${row.error ?? row.problems.join('; ')}`,

@@ -15,7 +15,7 @@ import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './fo
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
 import { RUNTIME_NAMES, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
-import { readsCase } from './source-readers.mjs'
+import { LONG_LINE_BYTES, readsCase } from './source-readers.mjs'
 import {
   HAND_SPLIT,
   PER_LINE_READERS,
@@ -449,6 +449,8 @@ const COMPRESSED_TARGETS = [
 /** The JS-fed cases of the sources section, by chunk size. */
 const JS_FED = ['generator', 'web-stream']
 const jsFedAt = (...sizes) => JS_FED.flatMap((kind) => sizes.map((size) => `${kind}-${size}`))
+/** A long line in 1,460-byte chunks may take this many times as long as in 64 KiB ones. */
+const LONG_LINE_SLACK = 3
 /** Peak RSS (stdin) may exceed readline's by this much. */
 const RSS_SLACK_MB = 16
 
@@ -555,6 +557,30 @@ const SOURCES_TARGETS = [
       const wrong = sourcesFailures({ rows })
       const figure = wrong.length === 0 ? `all ${rows.length}` : `not: ${wrong.map((row) => row.contender).join(', ')}`
       return { figure, holds: wrong.length === 0 }
+    },
+  },
+  {
+    id: 'SR10',
+    text:
+      `a ${LONG_LINE_BYTES / 2 ** 20} MiB line: \`fastlines-lines\` and \`-batches\` in 1,460-byte chunks at most ` +
+      `${LONG_LINE_SLACK}x their time in 64 KiB chunks (linear: a rescan of the line at each chunk cost 33x)`,
+    cases: ['long-line-1460b'],
+    check(section, runtime, name) {
+      const pairs = ['fastlines-lines', 'fastlines-batches'].map((contender) => [
+        sourcesRow(section, runtime, name, contender),
+        sourcesRow(section, runtime, 'long-line-64k', contender),
+      ])
+      const measured = pairs.filter(([small, large]) => small !== undefined && large !== undefined)
+      if (measured.length === 0) return undefined
+      const figures = measured.map(
+        ([small, large]) => `${short(small.contender)} ${times(small.median / large.median)}`,
+      )
+      return {
+        figure: `${figures.join(', ')} (${measured.map(([small, large]) => `${ms(small.median)} vs ${ms(large.median)}`).join(', ')})`,
+        holds:
+          measured.length === pairs.length &&
+          measured.every(([small, large]) => small.median <= LONG_LINE_SLACK * large.median),
+      }
     },
   },
 ]
