@@ -88,7 +88,7 @@ export declare class NativeLastLines {
  * worker ended; JS keeps it while it awaits) and tearing down its env.
  */
 export declare class NativeLineCount {
-  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions)
+  constructor(path: Uint8Array, options: NativeReadOptions, lines: NativeLineOptions, threads?: number | undefined | null)
   /** A count of a byte source's lines (see `byte_source.rs`). */
   static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineCount
   /**
@@ -294,4 +294,12 @@ export interface NativeReadOptions {
   chunkSize: number
   /** Absent: the bytes as they are. */
   decompress?: NativeDecompress
+  /** `share: [index, count]`; absent: the whole range. */
+  share?: NativeShare
+}
+
+/** Share `index` of `count` of the file (`index < count`, checked in JS). */
+export interface NativeShare {
+  index: number
+  count: number
 }

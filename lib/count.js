@@ -5,7 +5,10 @@
 
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
-const { isNativeFailure, nativeError } = require('./errors')
+const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
+
+/** More parts than this would only make each too small to read well. */
+const MAX_THREADS = 1024
 const { byteSource, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { checkOptionNames } = require('./option-names')
@@ -31,12 +34,27 @@ async function countLines(input, options) {
 async function countFile(path, options, site, release = () => {}) {
   const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
+  const threads = normalizeThreads(options)
   throwIfAborted(signal)
   release()
-  const count = new binding.NativeLineCount(bytes, read, lines)
+  const count = new binding.NativeLineCount(bytes, read, lines, threads)
   const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)
   return result
+}
+
+/**
+ * `threads`: into how many parts a file is counted, each on a thread while the machine has
+ * one free (undefined: one per core, for files large enough to gain; 1: one pass).
+ */
+function normalizeThreads(options) {
+  const threads = options !== null && typeof options === 'object' ? options.threads : undefined
+  if (threads === undefined) return undefined
+  if (typeof threads !== 'number') throw invalidArgType('options.threads', 'of type number', threads)
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw outOfRange('options.threads', `an integer >= 1 and <= ${MAX_THREADS}`, threads)
+  }
+  return threads
 }
 
 async function countSource(source, options, site) {

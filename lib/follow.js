@@ -7,7 +7,7 @@ const binding = require('./native')
 const { invalidArgValue } = require('./errors')
 const { validateLineCount } = require('./last-lines')
 const { checkOptionNames } = require('./option-names')
-const { refuseDecompress } = require('./options')
+const { refuseDecompress, refuseShare } = require('./options')
 const { LineReader } = require('./line-reader')
 
 /** Where the follower starts, for the native side (NativeFollowOptions). */
@@ -25,6 +25,7 @@ function followStart(options) {
 function followLines(path, options) {
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
+  refuseShare(options, 'followLines', 'a follower reads what is appended, past the end of every share')
   const follow = followStart(options ?? {})
   checkOptionNames(options, 'followLines')
   // A follower reads paths only (no `source`): a byte source is refused as a path would be.

@@ -8,7 +8,7 @@ const { throwIfAborted, untilNativeDone } = require('./abort')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
 const { checkOptionNames } = require('./option-names')
-const { normalizeOptions, normalizePath, refuseDecompress } = require('./options')
+const { normalizeOptions, normalizePath, refuseDecompress, refuseShare } = require('./options')
 
 /** Checks a count of lines as Node checks integer arguments. */
 function validateLineCount(name, value) {
@@ -22,6 +22,7 @@ async function readLastLines(path, n, options) {
   validateLineCount('n', n)
   if (typeof options === 'string') options = { encoding: options }
   refuseDecompress(options, 'readLastLines', 'a compressed file decodes only from its start; read it with readLines')
+  refuseShare(options, 'readLastLines', 'the last lines are those of the whole file')
   if (options != null && typeof options === 'object' && options.start !== undefined) {
     throw invalidArgValue('options.start', options.start, 'is not supported by readLastLines: use end')
   }

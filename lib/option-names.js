@@ -12,11 +12,11 @@ const MATCH = ['match', 'invert', 'ignoreCase']
 
 /** The options each reader takes, by the name users call it with. */
 const OPTIONS = {
-  readLines: [...READ, ...MATCH, 'maxLineLength'],
-  readLinesSync: [...READ, ...MATCH, 'maxLineLength'],
+  readLines: [...READ, ...MATCH, 'maxLineLength', 'share'],
+  readLinesSync: [...READ, ...MATCH, 'maxLineLength', 'share'],
   // `maxLineLength: Infinity` (no limit) is accepted where lines are not made, and
   // `decompress: false` where nothing is decompressed: their own checks refuse other values.
-  countLines: [...READ, ...MATCH, 'maxLineLength'],
+  countLines: [...READ, ...MATCH, 'maxLineLength', 'share', 'threads'],
   readChunks: [...READ, 'maxLineLength'],
   readLastLines: ['encoding', 'end', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
   followLines: ['encoding', 'start', 'lastLines', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],

@@ -6,7 +6,7 @@ const { constants: bufferConstants } = require('node:buffer')
 const { fileURLToPath } = require('node:url')
 const { isByteSource } = require('./byte-source')
 const { checkOptionNames } = require('./option-names')
-const { incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
+const { codedError, incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
 /**
  * Bytes asked of the OS per read unless `highWaterMark` says otherwise. Each read becomes one
@@ -98,6 +98,7 @@ function normalizeOptions(options) {
   else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
 
   const decompress = normalizeDecompress(options)
+  const share = normalizeShare(options)
   const lineMatch = normalizeMatch(options)
   const defaultChunkSize = lineMatch === undefined || lineMatch.invert ? DEFAULT_CHUNK_SIZE : DEFAULT_MATCH_CHUNK_SIZE
   const { encoding = 'utf8', start = 0, end, highWaterMark = defaultChunkSize, maxLineLength, signal } = options
@@ -122,6 +123,7 @@ function normalizeOptions(options) {
   const read = { start, chunkSize: highWaterMark }
   if (end !== undefined && end !== Infinity) read.end = end
   if (decompress !== undefined) read.decompress = decompress
+  if (share !== undefined) read.share = share
   const lines = {
     encoding: nativeEncoding,
     maxStringLength: bufferConstants.MAX_STRING_LENGTH,
@@ -156,6 +158,42 @@ function normalizeDecompress({ decompress, start, end }) {
   if (start !== undefined) throw incompatibleOptionPair('start', 'decompress')
   if (end !== undefined) throw incompatibleOptionPair('end', 'decompress')
   return decompress
+}
+
+/**
+ * `share: [index, count]` as the native side takes it (NativeShare): the lines that start in
+ * the index-th of count equal parts of the file's bytes (crates/fastlines-core/src/share.rs).
+ * A share is cut from the file's own bytes, whole: not from a range, nor from what a
+ * decompressor makes of them.
+ */
+function normalizeShare({ share, start, end, decompress }) {
+  if (share === undefined) return undefined
+  if (!Array.isArray(share)) throw invalidArgType('options.share', 'an instance of Array', share)
+  if (share.length !== 2) throw invalidArgValue('options.share', share, 'must be [index, count]')
+  const [index, count] = share
+  if (typeof index !== 'number') throw invalidArgType('options.share[0]', 'of type number', index)
+  if (typeof count !== 'number') throw invalidArgType('options.share[1]', 'of type number', count)
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw outOfRange('options.share[1]', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, count)
+  }
+  if (!Number.isSafeInteger(index) || index < 0 || index >= count) {
+    throw outOfRange('options.share[0]', `an integer >= 0 and < ${count} (the count of shares)`, index)
+  }
+  if (start !== undefined) throw incompatibleOptionPair('share', 'start')
+  if (end !== undefined) throw incompatibleOptionPair('share', 'end')
+  if (decompress !== undefined && decompress !== false) throw incompatibleOptionPair('share', 'decompress')
+  return { index, count }
+}
+
+/**
+ * Refuses `share` for a reader that has no shares (`by` names it, `why` says why), with the
+ * code of an option that cannot be combined with that reader.
+ */
+function refuseShare(options, by, why) {
+  const share = options !== null && typeof options === 'object' ? options.share : undefined
+  if (share !== undefined) {
+    throw codedError(TypeError, 'ERR_INCOMPATIBLE_OPTION_PAIR', `Option "share" cannot be used with ${by}: ${why}`)
+  }
 }
 
 /**
@@ -215,11 +253,12 @@ function normalizeBatchOptions(options) {
 }
 
 /** Options about a file's bytes, which a byte source does not have. */
-const FILE_OPTIONS = ['start', 'end', 'highWaterMark']
+const FILE_OPTIONS = ['start', 'end', 'highWaterMark', 'share', 'threads']
 
 /**
- * Refuses the options that only mean something for a file read by path (`start`, `end`, and
- * `highWaterMark` as a file read size), naming the one given: a byte source has its own chunks.
+ * Refuses the options that only mean something for a file read by path (`start`, `end`,
+ * `highWaterMark` as a file read size, `share` and `threads`, which cut a file by its size),
+ * naming the one given: a byte source has its own chunks.
  */
 function refuseFileOptions(options) {
   if (options === null || typeof options !== 'object') return
@@ -251,4 +290,5 @@ module.exports = {
   refuseDecompress,
   refuseFileOptions,
   refuseLineOptions,
+  refuseShare,
 }

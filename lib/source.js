@@ -238,8 +238,9 @@ class NativeSource {
 }
 
 /** An empty batch at the `start` option: where a reader of a byte range starts. */
-function startsAtStart({ start }) {
-  return { start, end: start }
+function startsAtStart({ start, share }) {
+  // A share starts at its first line, known once the file is open.
+  return share === undefined ? { start, end: start } : null
 }
 
 module.exports = { NativeSource }

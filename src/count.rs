@@ -1,13 +1,14 @@
 //! The line count behind `countLines`: of a file or descriptor, run on the blocking pool, or of
 //! a fed source or pipe, run on the runtime's workers; making no strings either way.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    count_blocking, count_lines, count_lines_async, count_matching_lines, Encoding, LineFilter,
-    Match, ReadError, ReadOptions, Source,
+    count_blocking, count_lines, count_lines_async, Encoding, LineFilter, Match, ReadError,
+    ReadOptions, Source, Threads,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
@@ -34,8 +35,9 @@ pub struct NativeLineCount {
 
 /// What is counted.
 enum Counted {
-    /// A file, read on the blocking pool, which checks for a cancel between reads.
-    Path(PathBuf, ReadOptions),
+    /// A file, read on the blocking pool (in parts as `Threads` says), which checks for a
+    /// cancel between reads.
+    Path(PathBuf, ReadOptions, Threads),
     /// A byte source, until `count()` takes it.
     Source(Mutex<Option<Opened>>),
 }
@@ -48,8 +50,13 @@ impl NativeLineCount {
         path: Uint8Array,
         options: NativeReadOptions,
         lines: NativeLineOptions,
+        threads: Option<u32>,
     ) -> Result<Self> {
-        let counted = Counted::Path(path_from_bytes(&path), (&options).into());
+        // Absent: automatic; JS passes an integer >= 1.
+        let threads = threads
+            .and_then(|parts| NonZeroUsize::new(parts as usize))
+            .map_or(Threads::Auto, Threads::Parts);
+        let counted = Counted::Path(path_from_bytes(&path), (&options).into(), threads);
         Self::with(env, counted, &lines)
     }
 
@@ -86,14 +93,11 @@ impl NativeLineCount {
     pub fn count<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let (filter, cancel) = (self.filter.clone(), Arc::clone(&self.cancel));
         match &self.counted {
-            Counted::Path(path, options) => {
-                let (path, options) = (path.clone(), *options);
+            Counted::Path(path, options, threads) => {
+                let (path, options, threads) = (path.clone(), *options, *threads);
                 spawn_blocking_promise(env, move || -> CountStep {
-                    let cancelled = &cancel.flag;
-                    to_step(match &filter {
-                        None => count_lines(&path, &options, cancelled),
-                        Some(filter) => count_matching_lines(&path, &options, filter, cancelled),
-                    })
+                    let filter = filter.as_deref();
+                    to_step(count_lines(&path, &options, filter, threads, &cancel.flag))
                 })
             }
             Counted::Source(source) => {

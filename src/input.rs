@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use fastlines_core::{Decompress, Encoding, FollowFrom, LineFramer, Match, ReadOptions};
+use fastlines_core::{Decompress, Encoding, FollowFrom, LineFramer, Match, ReadOptions, Share};
 use napi::bindgen_prelude::Uint8Array;
 
 use crate::text::Lending;
@@ -19,6 +19,15 @@ pub struct NativeReadOptions {
     pub chunk_size: u32,
     /// Absent: the bytes as they are.
     pub decompress: Option<NativeDecompress>,
+    /// `share: [index, count]`; absent: the whole range.
+    pub share: Option<NativeShare>,
+}
+
+/// Share `index` of `count` of the file (`index < count`, checked in JS).
+#[napi(object)]
+pub struct NativeShare {
+    pub index: f64,
+    pub count: f64,
 }
 
 /// How the bytes are decompressed: by format, or by the file's first bytes (`auto`).
@@ -41,6 +50,10 @@ impl From<&NativeReadOptions> for ReadOptions {
                 Some(NativeDecompress::Zstd) => Decompress::Zstd,
                 Some(NativeDecompress::Auto) => Decompress::Auto,
             },
+            share: options
+                .share
+                .as_ref()
+                .and_then(|share| Share::new(share.index as u64, share.count as u64)),
         }
     }
 }

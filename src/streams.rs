@@ -40,7 +40,7 @@ impl NativeLineStream {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let framer = LineFramer::from(&lines).starting_at(options.start as u64);
+        let framer = LineFramer::from(&lines);
         let background = Background::spawn(env, &path, &options, framer)?;
         Ok(Self::with(background, &lines))
     }
@@ -54,7 +54,7 @@ impl NativeLineStream {
         lines: NativeLineOptions,
         follow: NativeFollowOptions,
     ) -> Result<Self> {
-        let framer = LineFramer::from(&lines).starting_at(options.start as u64);
+        let framer = LineFramer::from(&lines);
         let (anchor, options, from) = (anchor.anchor.clone(), (&options).into(), (&follow).into());
         let background =
             Background::start(env, || ReadStream::follow(anchor, options, framer, from))?;

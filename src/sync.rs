@@ -23,7 +23,8 @@ pub struct NativeLineReaderSync {
     _open: Registration,
     /// Outlives the reader, so progress still reads right after the file is closed.
     progress: Progress,
-    start: u64,
+    /// Where reading started, once the file is open (a share starts at its first line).
+    started_at: Option<u64>,
     last_batch: LastBatch,
 }
 
@@ -42,15 +43,16 @@ impl NativeLineReaderSync {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> napi::Result<Self> {
-        let start = options.start as u64;
-        let framer = LineFramer::from(&lines).starting_at(start);
+        let framer = LineFramer::from(&lines);
+        // A share starts at its first line, known once the file is open.
+        let started_at = options.share.is_none().then_some(options.start as u64);
         let state = SyncState::Unopened(path_from_bytes(&path), (&options).into(), framer);
         let state = Arc::new(Mutex::new(state));
         Ok(NativeLineReaderSync {
             _open: register(env, &state)?,
             state,
             progress: Progress::default(),
-            start,
+            started_at,
             last_batch: LastBatch::default(),
         })
     }
@@ -59,8 +61,9 @@ impl NativeLineReaderSync {
     pub fn read(&mut self) -> Step<JsBatch> {
         let mut state = lock(&self.state);
         if let SyncState::Unopened(..) = *state {
-            if let Err(err) = open_state(&mut state, &self.progress) {
-                return Some(Either::B(err.into()));
+            match open_state(&mut state, &self.progress) {
+                Ok(offset) => self.started_at = offset.or(self.started_at),
+                Err(err) => return Some(Either::B(err.into())),
             }
         }
         let SyncState::Reading(reader) = &mut *state else {
@@ -81,7 +84,7 @@ impl NativeLineReaderSync {
     /// null for one no longer kept.
     #[napi]
     pub fn batch_place(&self, serial: u32) -> Option<NativeBatchPlace> {
-        self.last_batch.to_js(serial, Some(self.start))
+        self.last_batch.to_js(serial, self.started_at)
     }
 
     #[napi(getter)]
@@ -96,15 +99,20 @@ impl NativeLineReaderSync {
     }
 }
 
-/// Opens the file, leaving the reader closed if that fails.
-fn open_state(state: &mut SyncState, progress: &Progress) -> Result<(), fastlines_core::OsError> {
+/// Opens the file, leaving the reader closed if that fails; gives where reading starts (`None`
+/// if it was not unopened).
+fn open_state(
+    state: &mut SyncState,
+    progress: &Progress,
+) -> Result<Option<u64>, fastlines_core::OsError> {
     let SyncState::Unopened(path, options, framer) = std::mem::replace(state, SyncState::Closed)
     else {
-        return Ok(());
+        return Ok(None);
     };
     let source = open(&path, &options)?;
+    let offset = source.offset();
     *state = SyncState::Reading(Reader::new(source, framer, progress.clone()));
-    Ok(())
+    Ok(Some(offset))
 }
 
 fn lock(state: &Mutex<SyncState>) -> MutexGuard<'_, SyncState> {

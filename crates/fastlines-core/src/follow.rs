@@ -105,7 +105,7 @@ pub(crate) async fn follow(
     };
     let _ = started_at.set(offset);
     let trip = FollowTrip {
-        reader: Reader::new(source, framer.starting_at(offset), progress),
+        reader: Reader::new(source, framer, progress),
         items,
         path,
         next_file: None,
@@ -150,7 +150,10 @@ fn open_following(
     };
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
-    Ok((Source::new(file, None, options.chunk_size), offset))
+    Ok((
+        Source::new(file, None, options.chunk_size).at(offset),
+        offset,
+    ))
 }
 
 impl TripReader for FollowTrip {

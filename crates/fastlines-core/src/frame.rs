@@ -24,6 +24,9 @@ pub trait Framer {
     fn complete_at_break(&self, data: &[u8]) -> usize {
         memchr::memrchr2(b'\n', b'\r', data).map_or(0, |last| last + 1)
     }
+    /// Where in the input the first byte it frames is, which a reader learns only once its
+    /// source is open (a share starts at its first line): framers that give no offsets ignore it.
+    fn start_at(&mut self, _offset: u64) {}
 }
 
 /// A batch of complete lines, decoded and joined by `\n` (see [`without_final_terminator`]),
@@ -148,12 +151,6 @@ impl LineFramer {
         }
     }
 
-    /// Counts offsets from `offset`: where in the input the first byte read is.
-    pub fn starting_at(mut self, offset: u64) -> Self {
-        self.offset = offset;
-        self
-    }
-
     /// Frames another input from its start (a followed file was replaced or truncated): what
     /// was left of a line is the caller's to drop, and offsets count from 0 again (line
     /// numbers go on).
@@ -237,6 +234,11 @@ impl LineFramer {
 
 impl Framer for LineFramer {
     type Item = Batch;
+
+    /// Counts offsets from `offset`.
+    fn start_at(&mut self, offset: u64) {
+        self.offset = offset;
+    }
 
     /// With a filter, runs whose lines all fail it are passed over here: `None` must mean
     /// that no complete line is left in `buf`.

@@ -118,8 +118,8 @@ fn frame_from(
         .collect();
     let first = *offsets.first().map_or(&start, |offset| *offset);
     let lines = &read[(start - first) as usize..(len - first) as usize];
-    let source = Source::new(lines, None, chunk_size);
-    let mut reader = Reader::new(source, framer.starting_at(start), Progress::default());
+    let source = Source::new(lines, None, chunk_size).at(start);
+    let mut reader = Reader::new(source, framer, Progress::default());
     let mut batches = Vec::new();
     while let Some(batch) = reader.next_blocking()? {
         batches.push(batch);

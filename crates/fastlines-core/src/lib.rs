@@ -3,7 +3,8 @@
 //!
 //! Nothing here knows about napi; the binding crate only moves what this crate produces across
 //! the boundary. One module per stage, in the order the data flows through them:
-//! - `source`: opening a path (file, device or FIFO) at the start of a byte range, or a byte
+//! - `source`: opening a path (file, device or FIFO) at the start of a byte range (or of a
+//!   line-aligned [`Share`] of the file, which `share` finds), or a byte
 //!   source: fed chunk by chunk from outside ([`fed`]), or a descriptor handed over
 //!   ([`descriptor`]);
 //! - `read`: one read of an input, and its failure as a [`ReadError`];
@@ -43,6 +44,7 @@ mod frame;
 mod last_lines;
 mod read;
 mod reader;
+mod share;
 mod source;
 mod split;
 mod stream;
@@ -50,7 +52,7 @@ mod transcode;
 mod watch;
 
 pub use anchor::Anchor;
-pub use count::{count_blocking, count_lines, count_lines_async, count_matching_lines};
+pub use count::{count_blocking, count_lines, count_lines_async, Threads, MIN_PART_BYTES};
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;
 pub use error::{DecompressError, OsError, ReadError};
@@ -60,6 +62,7 @@ pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::{read_last_lines, LastLines};
 pub use reader::{Progress, Reader};
+pub use share::Share;
 #[cfg(unix)]
 pub use source::duplicate;
 pub use source::{

@@ -48,9 +48,10 @@ pub struct Reader<F, I = File> {
 }
 
 impl<F: Framer, I> Reader<F, I> {
-    /// The one way to build a reader: over an opened source, framing with `framer`, counting
-    /// the bytes it reads into `progress`.
-    pub fn new(source: Source<I>, framer: F, progress: Progress) -> Self {
+    /// The one way to build a reader: over an opened source, framing with `framer` (with
+    /// offsets from the source's), counting the bytes it reads into `progress`.
+    pub fn new(source: Source<I>, mut framer: F, progress: Progress) -> Self {
+        framer.start_at(source.offset);
         Reader {
             input: Input::new(source.input, source.decompress),
             remaining: source.remaining,

@@ -86,7 +86,8 @@ impl<T: Send + 'static> ReadStream<T> {
     where
         F: Framer<Item = T> + Send + 'static,
     {
-        let started_at = Arc::new(OnceLock::from(options.start));
+        // Known once the file is open: a share starts at its first line.
+        let started_at = Arc::new(OnceLock::new());
         Self::start(&options, framer, started_at, |producer| {
             producer.run(path, options)
         })
@@ -101,7 +102,7 @@ impl<T: Send + 'static> ReadStream<T> {
         I: AsyncRead + Unpin + Send + 'static,
     {
         let options = source.read_options();
-        let started_at = Arc::new(OnceLock::from(0));
+        let started_at = Arc::new(OnceLock::from(source.offset()));
         Self::start::<F, (), _>(&options, framer, started_at, |producer| {
             producer.read_async(source)
         })
@@ -114,7 +115,8 @@ impl<T: Send + 'static> ReadStream<T> {
         F: Framer<Item = T> + Send + 'static,
     {
         let options = source.read_options();
-        Self::start(&options, framer, Arc::new(OnceLock::from(0)), |producer| {
+        let started_at = Arc::new(OnceLock::from(source.offset()));
+        Self::start(&options, framer, started_at, |producer| {
             producer.read_blocking(source)
         })
     }
@@ -375,6 +377,7 @@ where
             }
             Err(_) => return, // the runtime is shutting down
         };
+        let _ = self.started_at.set(source.offset());
         #[cfg(unix)]
         if source.is_pipe() {
             let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file);

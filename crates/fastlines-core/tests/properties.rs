@@ -24,19 +24,23 @@
 //! 5. A fed source (a stream's chunks pushed from JS) gives the reference lines for every
 //!    chunking and every bound on its read-ahead.
 //! 6. The safe wrapper of `dup(2)` (`duplicate`) reads what the path holds from the same offset.
+//! 7. Shares of a real file, opened by `open` and read in order, give the reference lines for
+//!    every number of shares (and the same failure at the same line); `count_lines` in parts
+//!    (within every `start`/`end` range, with and without a filter) is the one-pass count.
 //!
-//! That nothing panics, whatever the input and the reads, is checked along the way. `start` is
-//! modelled by handing the reader the input from `start` on, as `open`'s seek does, and
-//! `end` by the byte budget `open` computes; `open` and `count_lines` themselves need a real
-//! file and are not exercised here.
+//! That nothing panics, whatever the input and the reads, is checked along the way. Elsewhere
+//! `start` is modelled by handing the reader the input from `start` on, as `open`'s seek does,
+//! and `end` by the byte budget `open` computes.
 
 use std::io::{self, Read};
+use std::num::NonZeroUsize;
+use std::sync::atomic::AtomicBool;
 
 use bytes::Bytes;
 use fastlines_core::internals::{decode, is_ascii, utf8_to_utf16, LineCounter};
 use fastlines_core::{
-    Batch, Encoding, LineFilter, LineFramer, LineLayout, Match, Progress, ReadError, Reader,
-    Source, Text,
+    count_lines, Batch, Decompress, Encoding, LineFilter, LineFramer, LineLayout, Match, Progress,
+    ReadError, ReadOptions, Reader, Share, Source, Text, Threads,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -1054,4 +1058,118 @@ fn a_number_that_names_no_descriptor_is_refused() {
             .raw_os_error(),
         Some(9)
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shares of a file, and counts in parts
+
+/// The lines a reader gives for each share of the file at `path`, read in order: every share's
+/// lines, until one fails (then its lines before the failure and the error).
+fn shares_output(
+    path: &std::path::Path,
+    count: u64,
+    chunk_size: usize,
+    encoding: Encoding,
+    limits: Limits,
+) -> (Vec<String>, Option<ReadError>) {
+    let mut lines = Vec::new();
+    for index in 0..count {
+        let options = ReadOptions {
+            share: Share::new(index, count),
+            ..whole_file(chunk_size)
+        };
+        let framer = LineFramer::new(encoding)
+            .with_max_line_length(limits.max_line_length)
+            .with_max_string_length(limits.max_string_length);
+        let source = fastlines_core::open(path, &options).unwrap();
+        let mut reader = Reader::new(source, framer, Progress::default());
+        loop {
+            match reader.next_blocking() {
+                Ok(Some(batch)) => {
+                    lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned))
+                }
+                Ok(None) => break,
+                Err(err) => return (lines, Some(err)),
+            }
+        }
+    }
+    (lines, None)
+}
+
+fn whole_file(chunk_size: usize) -> ReadOptions {
+    ReadOptions {
+        start: 0,
+        end: None,
+        chunk_size,
+        decompress: Decompress::Off,
+        share: None,
+    }
+}
+
+/// A file of this test process holding `bytes`, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, bytes: &[u8]) -> Self {
+        let path = std::env::temp_dir().join(format!("fastlines-{name}-{}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Shares 0..n-1 read in order give exactly the file's lines, whatever the cuts go
+    /// through (a `\r\n`, a character, a line longer than several shares), with the same
+    /// failure at the same line when one is too long.
+    #[test]
+    fn shares_read_in_order_give_the_files_lines(
+        input in input_bytes(),
+        count in 1u64..=16,
+        chunk_size in chunk_size(),
+        encoding in encoding(),
+        max_line_length in prop::option::weighted(0.3, 0usize..=24),
+    ) {
+        let file = TempFile::new("shares", &input);
+        let limits = Limits { max_line_length, ..Limits::NONE };
+        let got = shares_output(&file.0, count, chunk_size, encoding, limits);
+        prop_assert_eq!(got, reference_output(&input, encoding, limits));
+    }
+
+    /// A count in parts, of every line or of those a filter keeps, is the one-pass count, for
+    /// every number of parts and within every byte range.
+    #[test]
+    fn counts_in_parts_are_the_one_pass_count(
+        (input, range) in input_and_range(),
+        parts in 1usize..=16,
+        strings in match_strings(),
+    ) {
+        let file = TempFile::new("parts", &input);
+        let options = ReadOptions {
+            start: range.start,
+            end: range.end,
+            ..whole_file(64)
+        };
+        let filter = LineFilter::new(
+            &Match { strings, ignore_case: false, invert: false },
+            Encoding::Utf8,
+        );
+        let cancelled = AtomicBool::new(false);
+        let threads = Threads::Parts(NonZeroUsize::new(parts).unwrap());
+        let one = Threads::Parts(NonZeroUsize::MIN);
+        for filter in [None, Some(&filter)] {
+            let in_parts = count_lines(&file.0, &options, filter, threads, &cancelled).unwrap();
+            let in_one = count_lines(&file.0, &options, filter, one, &cancelled).unwrap();
+            prop_assert_eq!(in_parts, in_one);
+        }
+        let all = count_lines(&file.0, &options, None, one, &cancelled).unwrap();
+        prop_assert_eq!(all, Some(reference_lines(range.select(&input)).len() as u64));
+    }
 }

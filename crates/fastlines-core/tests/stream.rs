@@ -44,6 +44,7 @@ async fn an_error_sent_into_a_full_channel_still_closes_the_file() {
         end: None,
         chunk_size: 512 * 1024,
         decompress: Decompress::Off,
+        share: None,
     };
     let framer = LineFramer::new(Encoding::Utf8).with_max_line_length(Some(100_000));
     let stream: ReadStream<Batch> = ReadStream::spawn(file.0.clone(), options, framer);

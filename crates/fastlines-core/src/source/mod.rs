@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::Path;
 
 #[cfg(unix)]
@@ -65,6 +66,7 @@ impl tokio::io::AsyncRead for ReadyInput {
 
 use crate::decompress::Decompress;
 use crate::error::OsError;
+use crate::share::Share;
 
 /// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +80,9 @@ pub struct ReadOptions {
     /// How the bytes are decompressed. Only with `start` 0 and no `end`: offsets are in the
     /// file, and a compressed stream can only be decoded from its start.
     pub decompress: Decompress,
+    /// Only the lines of this share of the file (see [`Share`]). Only with `start` 0, no `end`
+    /// and no `decompress`: a share is of the file's own bytes.
+    pub share: Option<Share>,
 }
 
 impl ReadOptions {
@@ -93,6 +98,8 @@ pub struct Source<I = File> {
     pub(crate) input: I,
     /// Bytes left before the end of the range; `None`: read to the end of the input.
     pub(crate) remaining: Option<u64>,
+    /// Where in the input its first byte to read is: what offsets are counted from.
+    pub(crate) offset: u64,
     /// Bytes asked of the input per read.
     pub(crate) chunk_size: usize,
     /// A FIFO: its reads wait for a writer, so an async reader should wait on readiness
@@ -109,10 +116,21 @@ impl<I> Source<I> {
         Source {
             input,
             remaining,
+            offset: 0,
             chunk_size,
             is_pipe: false,
             decompress: Decompress::Off,
         }
+    }
+
+    /// Counts offsets from `offset`: where in the input the input's current position is.
+    pub fn at(self, offset: u64) -> Self {
+        Source { offset, ..self }
+    }
+
+    /// Where in the input its first byte to read is.
+    pub fn offset(&self) -> u64 {
+        self.offset
     }
 
     /// Reads decompressed as `decompress` says.
@@ -127,6 +145,7 @@ impl<I> Source<I> {
             end: None,
             chunk_size: self.chunk_size,
             decompress: self.decompress,
+            share: None,
         }
     }
 
@@ -143,6 +162,7 @@ impl<I> Source<I> {
         Ok(Source {
             input,
             remaining: self.remaining,
+            offset: self.offset,
             chunk_size: self.chunk_size,
             is_pipe: self.is_pipe,
             decompress: self.decompress,
@@ -150,8 +170,9 @@ impl<I> Source<I> {
     }
 }
 
-/// Opens `path` for reading at `options.start`. Errors name the syscall Node would name: `open`
-/// for the open, and `read` for positioning, since Node positions with `pread`.
+/// Opens `path` for reading at `options.start`, or at the start of its share. Errors name the
+/// syscall Node would name: `open` for the open, `fstat` for the size a share is cut from, and
+/// `read` for positioning, since Node positions with `pread`.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
     debug_assert!(
         options.decompress == Decompress::Off || (options.start == 0 && options.end.is_none()),
@@ -159,15 +180,40 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
     );
     let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let is_pipe = is_fifo(&file);
-    if options.start > 0 {
-        file.seek(SeekFrom::Start(options.start))
+    let (start, len) = match options.share {
+        None => (options.start, options.len()),
+        Some(share) => {
+            debug_assert!(
+                options.start == 0
+                    && options.end.is_none()
+                    && options.decompress == Decompress::Off
+            );
+            let range = shared_range(&file, share)?;
+            (range.start, Some(range.end - range.start))
+        }
+    };
+    if start > 0 {
+        file.seek(SeekFrom::Start(start))
             .map_err(|err| OsError::new(&err, "read"))?;
     }
     Ok(Source {
         is_pipe,
         decompress: options.decompress,
-        ..Source::new(file, options.len(), options.chunk_size)
+        ..Source::new(file, len, options.chunk_size).at(start)
     })
+}
+
+/// The bytes of `file` that `share` reads, cut from the file's size now. Only a file that can
+/// be read at offsets has shares: a pipe fails as seeking it fails (`ESPIPE`).
+fn shared_range(file: &File, share: Share) -> Result<Range<u64>, OsError> {
+    let size = file
+        .metadata()
+        .map_err(|err| OsError::new(&err, "fstat"))?
+        .len();
+    (&*file)
+        .stream_position()
+        .and_then(|_| share.range(file, 0..size))
+        .map_err(|err| OsError::new(&err, "read"))
 }
 
 #[cfg(unix)]

@@ -1,0 +1,284 @@
+//! Line-aligned shares of a file: the rule that lets `n` readers, which agree on nothing but the
+//! file's size, each read one part of it and together read every line exactly once.
+//!
+//! Share `k` of `n` of a `size`-byte file covers the bytes `[k*size/n, (k+1)*size/n)` (rounded
+//! down) and holds the lines whose first byte lies there. A line starts at the range's first
+//! byte, after a `\n`, or after a `\r` that is not followed by `\n`: the rule `split` cuts by.
+//! So a share reads from the first line start at or after its first byte to the first line
+//! start at or after the next share's first byte, where the next share begins: the shares
+//! meet exactly, whatever cuts through a `\r\n`, a character or a line longer than a share
+//! (whose following shares are then empty).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Range;
+
+use memchr::memchr2;
+
+/// Bytes read at a time while looking for a line start.
+const SCAN_BYTES: usize = 16 * 1024;
+
+/// Share `index` of `count` (`index < count`), as `share: [index, count]` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Share {
+    /// Share `index` of `count`, or `None` unless `index < count`.
+    pub fn new(index: u64, count: u64) -> Option<Self> {
+        (index < count).then_some(Share { index, count })
+    }
+
+    /// Where share `index` of `count` begins in `bytes` bytes: `index * bytes / count`, rounded
+    /// down, computed without overflow.
+    fn cut(index: u64, count: u64, bytes: u64) -> u64 {
+        (u128::from(index) * u128::from(bytes) / u128::from(count)) as u64
+    }
+
+    /// The bytes of `within` (a range of `file`, read with the rule that its first byte starts
+    /// a line and its last one ends one) that this share reads: from the first line start at or
+    /// after its cut to the first one at or after the next share's cut.
+    pub fn range(self, file: &File, within: Range<u64>) -> io::Result<Range<u64>> {
+        let len = within.end.saturating_sub(within.start);
+        let cut = |index| within.start + Self::cut(index, self.count, len);
+        let start = line_start_from(file, cut(self.index), &within)?;
+        // A line that reaches past the next cut belongs here, and the next share starts after
+        // it: looking from `start` on finds that without reading the line again.
+        let end = line_start_from(file, cut(self.index + 1).max(start), &within)?;
+        Ok(start..end)
+    }
+}
+
+/// The first line start at or after `at` in `within` of `file`, or `within.end` if there is
+/// none before it. `within.start` is a line start; past it, a line starts after a `\n`, or
+/// after a `\r` whose next byte in `within` is not `\n` (so `\r` as the range's last byte ends
+/// a line, as it does when the range is read).
+///
+/// Reads from `at - 1` on at offsets, so threads may look in one file at once.
+pub(crate) fn line_start_from(file: &File, at: u64, within: &Range<u64>) -> io::Result<u64> {
+    if at <= within.start {
+        return Ok(within.start);
+    }
+    if at >= within.end {
+        return Ok(within.end);
+    }
+    let mut input = FileRange::new(file, at - 1..within.end);
+    let mut offset = at - 1;
+    let mut buf = vec![0; SCAN_BYTES];
+    // A `\r` was the last byte of the previous read: the line starts after it, or after its `\n`.
+    let mut after_cr = None;
+    loop {
+        let read = read_some(&mut input, &mut buf)?;
+        if read == 0 {
+            // The range is read (or the file is shorter than it was): no line start is left in it.
+            return Ok(after_cr.unwrap_or(within.end));
+        }
+        let bytes = &buf[..read];
+        if let Some(cr_end) = after_cr {
+            return Ok(if bytes[0] == b'\n' {
+                cr_end + 1
+            } else {
+                cr_end
+            });
+        }
+        if let Some(found) = memchr2(b'\n', b'\r', bytes) {
+            let next = offset + found as u64 + 1;
+            if bytes[found] == b'\n' || next >= within.end {
+                return Ok(next);
+            }
+            match bytes.get(found + 1) {
+                Some(&b'\n') => return Ok(next + 1),
+                Some(_) => return Ok(next),
+                None => after_cr = Some(next),
+            }
+        }
+        offset += read as u64;
+    }
+}
+
+/// A range of a file, read at offsets (`pread`): readers on other threads may share the file,
+/// since none moves its position.
+#[derive(Debug)]
+pub struct FileRange<'a> {
+    file: &'a File,
+    /// The next byte to read; never past `end`.
+    next: u64,
+    end: u64,
+}
+
+impl<'a> FileRange<'a> {
+    pub fn new(file: &'a File, range: Range<u64>) -> Self {
+        FileRange {
+            file,
+            next: range.start,
+            end: range.end.max(range.start),
+        }
+    }
+}
+
+impl Read for FileRange<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = usize::try_from(self.end - self.next).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let read = read_at(self.file, &mut buf[..want], self.next)?;
+        self.next += read as u64;
+        Ok(read)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+/// Windows' positional read also moves the handle's position, which no reader here relies on.
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// One read, retried when a signal interrupts it.
+fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            read => return read,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::split::tests::reference_lines;
+    use std::io::Write;
+
+    fn file_of(bytes: &[u8]) -> File {
+        let mut file = tempfile_in_target();
+        file.write_all(bytes).unwrap();
+        file
+    }
+
+    /// An anonymous temporary file (unlinked at once, so nothing is left behind).
+    fn tempfile_in_target() -> File {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!(
+            "fastlines-share-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file
+    }
+
+    /// The lines of each share of `bytes`, in order.
+    fn lines_by_share(bytes: &[u8], count: u64) -> Vec<Vec<Vec<u8>>> {
+        let file = file_of(bytes);
+        let whole = 0..bytes.len() as u64;
+        (0..count)
+            .map(|index| {
+                let range = Share::new(index, count)
+                    .unwrap()
+                    .range(&file, whole.clone())
+                    .unwrap();
+                reference_lines(&bytes[range.start as usize..range.end as usize])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shares_together_hold_every_line_once() {
+        let inputs: [&[u8]; 9] = [
+            b"",
+            b"a",
+            b"a\nb\r\nc\rd\r\re\n\nf",
+            b"\r\n\r\n\r\r\n\n\r",
+            b"one very long line that spans many shares\nx\n",
+            "é中😀\r\né中😀\n😀".as_bytes(),
+            b"\r",
+            b"\n",
+            b"ab\r",
+        ];
+        for bytes in inputs {
+            let expected = reference_lines(bytes);
+            for count in 1..=20 {
+                let got: Vec<_> = lines_by_share(bytes, count).concat();
+                assert_eq!(
+                    got,
+                    expected,
+                    "{:?} in {count} shares",
+                    String::from_utf8_lossy(bytes)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_inside_crlf_starts_after_it() {
+        // Cuts at 1 ("a" | "\r\nb"), 2 (inside "\r\n") and 3 ("b"): the line "b" starts at 3.
+        let file = file_of(b"a\r\nb\n");
+        let whole = 0..5;
+        assert_eq!(line_start_from(&file, 1, &whole).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 2, &whole).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 3, &whole).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 4, &whole).unwrap(), 5);
+    }
+
+    #[test]
+    fn a_lone_cr_at_the_end_of_a_range_ends_its_line() {
+        let file = file_of(b"ab\r\ncd");
+        assert_eq!(line_start_from(&file, 1, &(0..3)).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 1, &(0..6)).unwrap(), 4);
+    }
+
+    #[test]
+    fn a_cr_at_the_end_of_a_scan_read_looks_at_the_next_read() {
+        let mut bytes = vec![b'x'; SCAN_BYTES];
+        bytes[SCAN_BYTES - 1] = b'\r';
+        for next in [&b"\nz"[..], b"z\n"] {
+            let file = file_of(&[&bytes[..], next].concat());
+            let whole = 0..(SCAN_BYTES + 2) as u64;
+            let expected = SCAN_BYTES as u64 + u64::from(next[0] == b'\n');
+            assert_eq!(line_start_from(&file, 5, &whole).unwrap(), expected);
+        }
+    }
+
+    #[test]
+    fn a_range_is_shared_with_its_first_byte_as_a_line_start() {
+        // Read from byte 2 ("\nb\n..."), the range's first line is the empty one before "b".
+        let bytes = b"a\r\nb\nc\n";
+        let file = file_of(bytes);
+        let within = 2..bytes.len() as u64;
+        for count in 1..=6 {
+            let got: Vec<Vec<u8>> = (0..count)
+                .flat_map(|index| {
+                    let range = Share::new(index, count)
+                        .unwrap()
+                        .range(&file, within.clone())
+                        .unwrap();
+                    reference_lines(&bytes[range.start as usize..range.end as usize])
+                })
+                .collect();
+            assert_eq!(got, reference_lines(&bytes[2..]), "{count} shares");
+        }
+    }
+
+    #[test]
+    fn only_an_index_below_the_count_is_a_share() {
+        assert_eq!(Share::new(2, 2), None);
+        assert_eq!(Share::new(0, 0), None);
+        assert!(Share::new(1, 2).is_some());
+    }
+}
