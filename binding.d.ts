@@ -298,8 +298,12 @@ export interface NativeReadOptions {
   share?: NativeShare
 }
 
-/** Share `index` of `count` of the file (`index < count`, checked in JS). */
+/**
+ * Share `index` of `count` of the file (`index < count`, checked in JS), cut from `size` bytes
+ * if given, else from the file's size when it opens.
+ */
 export interface NativeShare {
   index: number
   count: number
+  size?: number
 }

@@ -233,6 +233,28 @@ test('a share of a FIFO fails as seeking it does: ESPIPE, with the path', async 
   }
 })
 
+test('shares given one size meet in a file that grows between their opens: every line before it once', async (t) => {
+  const before = numberedLines(100)
+  const file = temp.file(`${before}partial`)
+  const size = fs.statSync(file).size
+  const lines = `${before}partial line`.split('\n')
+  const count = 4
+  const read = []
+  for (let index = 0; index < count; index++) {
+    // Every share opens after the file grew more: by the rest of its last line, then by more lines.
+    fs.appendFileSync(file, index === 0 ? ' line\n' : numberedLines(30))
+    read.push(...(await collect(readLines(file, { share: [index, count, size] }))))
+  }
+  t.deepEqual(read, lines, 'the lines that start before the size, the last read to its end')
+  let counted = 0
+  for (let index = 0; index < count; index++) counted += await countLines(file, { share: [index, count, size] })
+  t.is(counted, lines.length)
+  t.deepEqual(await collect(readLines(file, { share: [0, 1, 0] })), [], 'a size of 0: no line starts before it')
+  t.throws(() => readLines(file, { share: [0, 2, -1] }), { code: 'ERR_OUT_OF_RANGE', message: /share\[2\]/ })
+  t.throws(() => readLines(file, { share: [0, 2, '9'] }), { code: 'ERR_INVALID_ARG_TYPE', message: /share\[2\]/ })
+  t.throws(() => readLines(file, { share: [0, 2, 9, 9] }), { code: 'ERR_INVALID_ARG_VALUE' })
+})
+
 test('each share uses the size it took when it opened: lines appended later are in no open share', async (t) => {
   const before = numberedLines(100)
   const file = temp.file(before)

@@ -161,28 +161,36 @@ function normalizeDecompress({ decompress, start, end }) {
 }
 
 /**
- * `share: [index, count]` as the native side takes it (NativeShare): the lines that start in
- * the index-th of count equal parts of the file's bytes (crates/fastlines-core/src/share.rs).
- * A share is cut from the file's own bytes, whole: not from a range, nor from what a
- * decompressor makes of them.
+ * `share: [index, count, size?]` as the native side takes it (NativeShare): the lines that
+ * start in the index-th of count equal parts of `size` bytes (by default the file's size when
+ * the share opens; crates/fastlines-core/src/share.rs). A share is cut from the file's own
+ * bytes, whole: not from a range, nor from what a decompressor makes of them.
  */
 function normalizeShare({ share, start, end, decompress }) {
   if (share === undefined) return undefined
   if (!Array.isArray(share)) throw invalidArgType('options.share', 'an instance of Array', share)
-  if (share.length !== 2) throw invalidArgValue('options.share', share, 'must be [index, count]')
-  const [index, count] = share
-  if (typeof index !== 'number') throw invalidArgType('options.share[0]', 'of type number', index)
-  if (typeof count !== 'number') throw invalidArgType('options.share[1]', 'of type number', count)
+  if (share.length !== 2 && share.length !== 3) {
+    throw invalidArgValue('options.share', share, 'must be [index, count] or [index, count, size]')
+  }
+  const [index, count, size] = share
+  for (const [i, value] of [index, count, size].entries()) {
+    if (typeof value !== 'number' && !(i === 2 && value === undefined)) {
+      throw invalidArgType(`options.share[${i}]`, 'of type number', value)
+    }
+  }
   if (!Number.isSafeInteger(count) || count < 1) {
     throw outOfRange('options.share[1]', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, count)
   }
   if (!Number.isSafeInteger(index) || index < 0 || index >= count) {
     throw outOfRange('options.share[0]', `an integer >= 0 and < ${count} (the count of shares)`, index)
   }
+  if (size !== undefined && (!Number.isSafeInteger(size) || size < 0)) {
+    throw outOfRange('options.share[2]', `an integer >= 0 and <= ${Number.MAX_SAFE_INTEGER}`, size)
+  }
   if (start !== undefined) throw incompatibleOptionPair('share', 'start')
   if (end !== undefined) throw incompatibleOptionPair('share', 'end')
   if (decompress !== undefined && decompress !== false) throw incompatibleOptionPair('share', 'decompress')
-  return { index, count }
+  return size === undefined ? { index, count } : { index, count, size }
 }
 
 /**

@@ -23,11 +23,23 @@ pub struct NativeReadOptions {
     pub share: Option<NativeShare>,
 }
 
-/// Share `index` of `count` of the file (`index < count`, checked in JS).
+/// Share `index` of `count` of the file (`index < count`, checked in JS), cut from `size` bytes
+/// if given, else from the file's size when it opens.
 #[napi(object)]
 pub struct NativeShare {
     pub index: f64,
     pub count: f64,
+    pub size: Option<f64>,
+}
+
+impl NativeShare {
+    fn to_share(&self) -> Option<Share> {
+        let share = Share::new(self.index as u64, self.count as u64)?;
+        Some(match self.size {
+            Some(size) => share.cut_from(size as u64),
+            None => share,
+        })
+    }
 }
 
 /// How the bytes are decompressed: by format, or by the file's first bytes (`auto`).
@@ -50,10 +62,7 @@ impl From<&NativeReadOptions> for ReadOptions {
                 Some(NativeDecompress::Zstd) => Decompress::Zstd,
                 Some(NativeDecompress::Auto) => Decompress::Auto,
             },
-            share: options
-                .share
-                .as_ref()
-                .and_then(|share| Share::new(share.index as u64, share.count as u64)),
+            share: options.share.as_ref().and_then(NativeShare::to_share),
         }
     }
 }

@@ -2,7 +2,9 @@
 //! file's size, each read one part of it and together read every line exactly once.
 //!
 //! Share `k` of `n` of a `size`-byte file covers the bytes `[k*size/n, (k+1)*size/n)` (rounded
-//! down) and holds the lines whose first byte lies there. A line starts at the range's first
+//! down) and holds the lines whose first byte lies there. `size` is the file's size when the
+//! share opens, or one the readers agreed on: a file that grows between the shares' opens is
+//! cut by one size only if they all pass it, since cuts from different sizes do not meet. A line starts at the range's first
 //! byte, after a `\n`, or after a `\r` that is not followed by `\n`: the rule `split` cuts by.
 //! So a share reads from the first line start at or after its first byte to the first line
 //! start at or after the next share's first byte, where the next share begins: the shares
@@ -18,17 +20,33 @@ use memchr::memchr2;
 /// Bytes read at a time while looking for a line start.
 const SCAN_BYTES: usize = 16 * 1024;
 
-/// Share `index` of `count` (`index < count`), as `share: [index, count]` says.
+/// Share `index` of `count` (`index < count`), as `share: [index, count, size?]` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Share {
-    pub index: u64,
-    pub count: u64,
+    index: u64,
+    count: u64,
+    /// The bytes the cuts are taken from; `None`: the range's length when the share opens.
+    size: Option<u64>,
 }
 
 impl Share {
     /// Share `index` of `count`, or `None` unless `index < count`.
     pub fn new(index: u64, count: u64) -> Option<Self> {
-        (index < count).then_some(Share { index, count })
+        (index < count).then_some(Share {
+            index,
+            count,
+            size: None,
+        })
+    }
+
+    /// The same share cut from `size` bytes, whatever the range's length is now: every share of
+    /// a growing file given the same size meets its neighbours. The last share still reads its
+    /// last line to its end, past `size`.
+    pub fn cut_from(self, size: u64) -> Self {
+        Share {
+            size: Some(size),
+            ..self
+        }
     }
 
     /// Where share `index` of `count` begins in `bytes` bytes: `index * bytes / count`, rounded
@@ -41,8 +59,12 @@ impl Share {
     /// a line and its last one ends one) that this share reads: from the first line start at or
     /// after its cut to the first one at or after the next share's cut.
     pub fn range(self, file: &File, within: Range<u64>) -> io::Result<Range<u64>> {
-        let len = within.end.saturating_sub(within.start);
-        let cut = |index| within.start + Self::cut(index, self.count, len);
+        let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
+        let cut = |index| {
+            within
+                .start
+                .saturating_add(Self::cut(index, self.count, len))
+        };
         let start = line_start_from(file, cut(self.index), &within)?;
         // A line that reaches past the next cut belongs here, and the next share starts after
         // it: looking from `start` on finds that without reading the line again.
@@ -272,6 +294,28 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, reference_lines(&bytes[2..]), "{count} shares");
+        }
+    }
+
+    #[test]
+    fn shares_cut_from_one_size_meet_in_a_file_that_grew() {
+        let before = b"one\ntwo\r\nthree\rfour\nfive";
+        let after = [&before[..], b" continued\nsix\n"].concat();
+        let file = file_of(&after);
+        let size = before.len() as u64;
+        for count in 1..=12 {
+            let lines: Vec<_> = (0..count)
+                .flat_map(|index| {
+                    let share = Share::new(index, count).unwrap().cut_from(size);
+                    let range = share.range(&file, 0..after.len() as u64).unwrap();
+                    reference_lines(&after[range.start as usize..range.end as usize])
+                })
+                .collect();
+            // The lines that start before `size`, the last read to its end.
+            let expected: Vec<Vec<u8>> = ["one", "two", "three", "four", "five continued"]
+                .map(|line| line.as_bytes().to_vec())
+                .to_vec();
+            assert_eq!(lines, expected, "{count} shares");
         }
     }
 
