@@ -18,14 +18,16 @@ export type ByteSource =
   | Iterable<Uint8Array | string>
 
 /**
- * The options of a reader of a {@link ByteSource}: those of a path but `start`, `end` and
- * `highWaterMark`, which only mean something for a file (a source has its own chunks) and are
- * refused with `ERR_INVALID_ARG_VALUE`.
+ * The options of a reader of a {@link ByteSource}: those of a path but `start`, `end`,
+ * `highWaterMark`, `share` and `threads`, which only mean something for a file (a source has its
+ * own chunks, and no size to share out) and are refused with `ERR_INVALID_ARG_VALUE`.
  */
-export type SourceOptions<Options> = Omit<Options, 'start' | 'end' | 'highWaterMark'> & {
+export type SourceOptions<Options> = Omit<Options, 'start' | 'end' | 'highWaterMark' | 'share' | 'threads'> & {
   start?: never
   end?: never
   highWaterMark?: never
+  share?: never
+  threads?: never
 }
 
 export interface ReadOptions {
@@ -93,8 +95,40 @@ export interface MatchOptions {
   ignoreCase?: boolean
 }
 
+/**
+ * Reading one share of a file: what lets `count` readers (worker threads, processes, machines
+ * sharing the file) each read a part of it and together read every line exactly once, agreeing
+ * on nothing but the file's size. For {@link readLines}, {@link readLinesSync} and
+ * {@link countLines}, on files by path.
+ */
+export interface ShareOptions {
+  /**
+   * `[index, count]` or `[index, count, size]`: only the lines of share `index` of `count`.
+   * With `size` the file's size, taken once when the share opens (or the third element), share
+   * `k` covers the bytes
+   * `[floor(k * size / count), floor((k + 1) * size / count))` and holds exactly the lines whose
+   * first byte lies there (a line starts at byte 0, after a `\n`, or after a `\r` not followed
+   * by `\n`), the last one read to its end past the range. Shares 0 to `count - 1` read in
+   * order give exactly the file's lines, whatever a boundary cuts through (a `\r\n`, a
+   * character, a line longer than a share, whose following shares are then empty). Readers that
+   * open their shares while the file grows take different sizes and cut at different places:
+   * give them one `size`, taken once before they start, and they meet exactly.
+   *
+   * In a share, `lineOffset` and `position` are offsets in the file (`undefined` before the
+   * first step: where the share starts is known once the file is open), and `lineNumber`
+   * counts from the share's first line. `index`, `count` and `size` are integers,
+   * `0 <= index < count`, `size >= 0` (`ERR_OUT_OF_RANGE`). Not with `start`, `end` or `decompress`
+   * (`ERR_INCOMPATIBLE_OPTION_PAIR`); a pipe fails with `ESPIPE`.
+   *
+   * @example
+   * // in worker i of n
+   * for await (const batch of readLines('huge.log', { share: [i, n] }).batches()) tally(batch)
+   */
+  share?: readonly [index: number, count: number, size?: number]
+}
+
 /** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
-export interface LineReadOptions extends ReadOptions, MatchOptions {
+export interface LineReadOptions extends ReadOptions, MatchOptions, ShareOptions {
   /**
    * The longest line, in bytes without its terminator, the reader will collect. At the first
    * longer line, after every line before it, the step rejects (or throws) with a
@@ -199,7 +233,8 @@ export interface LineEntriesSync extends LineBatchesSync<NumberedLine> {}
 /**
  * The lines of a file, one string per step, without their terminators. Reading happens natively
  * ahead of the consumer, at most about 1 MiB. `Position` is what {@link LineReader.position} can
- * be: always a number for {@link readLines}; for a {@link Follower}, `undefined` too.
+ * be: always a number for {@link readLines}; for a {@link Follower} and a share
+ * ({@link ShareOptions.share}), `undefined` too.
  */
 export interface LineReader<Position extends number | undefined = number> extends AsyncIterableIterator<string> {
   /**
@@ -238,8 +273,9 @@ export interface LineReader<Position extends number | undefined = number> extend
    * The byte offset, in the file being read, just past the last line handed out (and its
    * terminator), by either iterator: `readLines(path, { start: reader.position })` resumes
    * exactly after it, with no line lost or repeated. Before the first line, the `start` option
-   * (0 by default), so always a number for {@link readLines}. A {@link Follower} starting at the
-   * end has the file's length when it was made (`undefined` if there was no file), and one
+   * (0 by default), so always a number for {@link readLines} without `share`; a share has
+   * `undefined` until its first step has found where it starts. A {@link Follower} starting at
+   * the end has the file's length when it was made (`undefined` if there was no file), and one
    * starting with `lastLines` has `undefined` until its first step has read back from the end;
    * after a rotation, offsets are in the new file.
    */
@@ -247,8 +283,8 @@ export interface LineReader<Position extends number | undefined = number> extend
   /**
    * The number of the last line handed out (0 before the first), counting every line of the
    * file from where reading started, matched or not, as `grep -n` does: the file's own line
-   * numbers when reading from its start; with `start`, or in a follower, the first line read is
-   * line 1, and a follower goes on counting across rotations. Read it inside the loop:
+   * numbers when reading from its start; with `start`, in a share, or in a follower, the first
+   * line read is line 1, and a follower goes on counting across rotations. Read it inside the loop:
    * `for await (const line of reader) console.log(reader.lineNumber, line)`. Costs nothing per
    * line until asked, and no native call per line when asked.
    */
@@ -270,8 +306,11 @@ export interface LineBatchesSync<Batch = string[]> extends IterableIterator<Batc
   throw(error?: any): IteratorResult<Batch>
 }
 
-/** The lines of a file, read on the calling thread. */
-export interface LineReaderSync extends IterableIterator<string> {
+/**
+ * The lines of a file, read on the calling thread. `Position` is what
+ * {@link LineReaderSync.position} can be: `undefined` too for a share, before its first step.
+ */
+export interface LineReaderSync<Position extends number | undefined = number> extends IterableIterator<string> {
   batches(options?: BatchOptions & { numbered?: false }): LineBatchesSync
   batches(options: BatchOptions & { numbered: true }): LineBatchesSync<NumberedBatch>
   batches(options?: BatchOptions): LineBatchesSync<string[] | NumberedBatch>
@@ -286,7 +325,7 @@ export interface LineReaderSync extends IterableIterator<string> {
   readonly bytesRead: number
   readonly linesRead: number
   /** As {@link LineReader.position}. */
-  readonly position: number
+  readonly position: Position
   /** As {@link LineReader.lineNumber}. */
   readonly lineNumber: number
   /** As {@link LineReader.lineOffset}. */
@@ -303,6 +342,14 @@ export interface ChunkReader extends AsyncIterableIterator<Buffer> {
   readonly bytesRead: number
 }
 
+/**
+ * The lines of one share of the file ({@link ShareOptions.share}): its `position` and
+ * `lineOffset` are `undefined` until the first step has found where the share starts.
+ *
+ * @example
+ * for await (const batch of readLines('huge.log', { share: [i, n] }).batches()) tally(batch)
+ */
+export function readLines(path: PathLike, options: SharedLineReadOptions): LineReader<number | undefined>
 /**
  * Reads a file line by line. Yields exactly the lines `readline` yields for
  * `fs.createReadStream(path)` with `crlfDelay: Infinity` (terminators `\n`, `\r\n`, `\r`; BOM and
@@ -348,29 +395,48 @@ export function readLines(
   options?: SourceOptions<LineReadOptions> | ReadOptions['encoding'],
 ): LineReader
 
+/** One share of the file's lines ({@link ShareOptions.share}), synchronously. */
+export function readLinesSync(path: PathLike, options: SharedLineReadOptions): LineReaderSync<number | undefined>
 /** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
 export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReaderSync
+
+/** {@link LineReadOptions} with a `share`: a reader of one share of a file. */
+export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
+
+/** Options of {@link countLines}. */
+export interface CountOptions extends ReadOptions, MatchOptions, ShareOptions {
+  /**
+   * Into how many line-aligned parts a file is counted, each on a thread of its own while one is
+   * free: the counts of a whole process never start more helper threads than the machine has
+   * cores less one, and a count that finds none free counts its parts alone. Default: one part
+   * per core (`os.availableParallelism()`), as long as each part has at least 8 MiB; `1`: one
+   * pass, on one thread. An integer from 1 to 1024. The count is the same whatever it is. Only
+   * a regular file is split, and only its own bytes (not with `decompress`); a pipe or a device
+   * is counted in one pass. With `start`/`end` (or `share`), the range is split. Refused for a
+   * byte source (`ERR_INVALID_ARG_VALUE`).
+   */
+  threads?: number
+}
 
 /**
  * The number of lines {@link readLines} would yield, counted without making any strings: with
  * `match`, the number of matching lines, like `grep -c`.
  */
-export function countLines(
-  path: PathLike,
-  options?: (ReadOptions & MatchOptions) | ReadOptions['encoding'],
-): Promise<number>
+export function countLines(path: PathLike, options?: CountOptions | ReadOptions['encoding']): Promise<number>
 /** The number of lines {@link readLines} would yield for a {@link ByteSource}. */
 export function countLines(
   source: ByteSource,
-  options?: SourceOptions<ReadOptions & MatchOptions> | ReadOptions['encoding'],
+  options?: SourceOptions<CountOptions> | ReadOptions['encoding'],
 ): Promise<number>
 
 /** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
-export interface LastLinesOptions extends Omit<LineReadOptions, 'start' | 'decompress'> {
+export interface LastLinesOptions extends Omit<LineReadOptions, 'start' | 'decompress' | 'share'> {
   /** Not supported: the lines are the last ones before `end` (or the end of the file). */
   start?: never
   /** Not supported: a compressed file decodes only from its start; read it with `readLines`. */
   decompress?: false
+  /** Not supported: the last lines are those of the whole file. */
+  share?: never
 }
 
 /**
@@ -408,7 +474,7 @@ export function readLastLines(
 ): Promise<LastLines>
 
 /** Options of {@link followLines}. */
-export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress'> {
+export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress' | 'share'> {
   /**
    * Offset to start at, for example a saved {@link LineReader.position}, or the
    * {@link LastLines.position} of lines {@link readLastLines} just gave (then no line appended
@@ -424,6 +490,8 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
   end?: never
   /** Not supported: a compressed file is not appended to; follow the log it was made from. */
   decompress?: false
+  /** Not supported: a follower reads what is appended, past the end of every share. */
+  share?: never
 }
 
 /**
@@ -462,7 +530,7 @@ export type ReadLinesOptions = LineReadOptions
 /** The options of {@link readLinesSync}. */
 export type ReadLinesSyncOptions = LineReadOptions
 /** The options of {@link countLines}. */
-export type CountLinesOptions = ReadOptions & MatchOptions
+export type CountLinesOptions = CountOptions
 /** The options of {@link readChunks}. */
 export type ReadChunksOptions = ReadOptions
 /** The options of {@link readLastLines}. */

@@ -30,6 +30,8 @@ import fastlines, {
   type NumberedBatch,
   type NumberedLine,
   type ReadOptions,
+  type ShareOptions,
+  type SharedLineReadOptions,
   type StringTooLongError,
 } from 'fastlines'
 
@@ -201,6 +203,62 @@ export async function sources(): Promise<void> {
   followLines(process.stdin)
   // @ts-expect-error: chunks are bytes or strings
   readLines([1, 2, 3])
+}
+
+// Shares: worker i of n reads the lines that start in its nth of the file; countLines also
+// counts on several threads by itself.
+export async function shares(i: number, n: number): Promise<void> {
+  for await (const batch of readLines('huge.log', { share: [i, n] }).batches()) batch.length
+  const reader = readLines('huge.log', { share: [i, n], match: 'ERROR', ignoreCase: true, maxLineLength: 1 << 20 })
+  for await (const [lineNumber, line] of reader.entries()) lineNumber + line.length
+  // A share's position and lineOffset are undefined until its first step has found its start.
+  const position: number | undefined = reader.position
+  // @ts-expect-error: so a share's position may be undefined
+  const known: number = reader.position
+  const sync = readLinesSync('huge.log', { share: [i, n] })
+  for (const line of sync) line.length
+  const syncPosition: number | undefined = sync.position
+  // @ts-expect-error: for readLinesSync too
+  const syncKnown: number = sync.position
+  const fixed = [0, 4] as const
+  readLines('huge.log', { share: fixed })
+  const sharedOptions: SharedLineReadOptions = { share: [i, n], encoding: 'latin1' }
+  const shareOptions: ShareOptions = {}
+  readLinesSync('huge.log', { ...shareOptions, maxLineLength: 100 })
+  const before: number[] = await Promise.all(
+    Array.from({ length: i }, (_, j) => countLines('huge.log', { share: [j, n] })),
+  )
+  const errors: number = await countLines('huge.log', { share: [i, n], match: 'ERROR', invert: true })
+  await countLines('huge.log', { match: 'ERROR', threads: 4 })
+  await countLines('huge.log', { share: [i, n], threads: 1 })
+  const countOptions: CountLinesOptions = { threads: 2, start: 0, end: 1 << 30 }
+  const readOptions: ReadLinesOptions = { share: [i, n] }
+  // One size for every share of a file that grows.
+  readLinesSync('huge.log', { share: [i, n, 1 << 30] })
+  // @ts-expect-error: a share is [index, count]
+  readLines('huge.log', { share: [i] })
+  // @ts-expect-error: of numbers
+  readLines('huge.log', { share: ['0', '2'] })
+  // @ts-expect-error: not an object
+  readLines('huge.log', { share: { index: 0, count: 2 } })
+  // @ts-expect-error: a follower reads what is appended, past every share
+  followLines('app.log', { share: [0, 2] })
+  // @ts-expect-error: the last lines are the whole file's
+  readLastLines('app.log', 10, { share: [0, 2] })
+  // @ts-expect-error: nor as an options object built apart
+  const lastShared: LastLinesOptions = { share: [0, 2] }
+  // @ts-expect-error: a stream has no size to share out
+  readLines(process.stdin, { share: [0, 2] })
+  // @ts-expect-error: nor an iterable
+  countLines([Buffer.from('a\n')], { share: [0, 2] })
+  // @ts-expect-error: readChunks gives bytes, not lines that start in a share
+  readChunks('huge.log', { share: [0, 2] })
+  // @ts-expect-error: threads is countLines' own
+  readLines('huge.log', { threads: 2 })
+  // @ts-expect-error: a byte source is counted on one thread
+  countLines(process.stdin, { threads: 2 })
+  // @ts-expect-error: threads is a number
+  countLines('huge.log', { threads: 'auto' })
 }
 
 /** Explicit resource management: leaving the block closes the reader. */
