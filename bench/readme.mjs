@@ -1,13 +1,14 @@
 // The benchmark summary that goes between the README's `<!-- bench:start -->` and
 // `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, warm and
 // cold, the probe and the chart, then the search section's "Search" (search.mjs), the compressed
-// section's "Compressed" (compressed.mjs), the sources section's "Sources" (sources.mjs) and the
-// follow section's "Following" (follow-report.mjs).
+// section's "Compressed" (compressed.mjs), the sources section's "Sources" (sources.mjs), the cores
+// section's "Cores" (cores.mjs) and the follow section's "Following" (follow-report.mjs).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { followReadme } from './follow-report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { compressedReadme } from './compressed.mjs'
+import { coresReadme } from './cores.mjs'
 import { searchReadme } from './search.mjs'
 import { sourcesReadme } from './sources.mjs'
 import {
@@ -141,8 +142,8 @@ function probeTable(unordered) {
 
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
-  const { rows, search, compressed, sources, follow } = results
-  const sections = [search, compressed, sources, follow]
+  const { rows, search, compressed, sources, cores, follow } = results
+  const sections = [search, compressed, sources, cores, follow]
   if (rows.length === 0 && sections.every((section) => section === undefined)) {
     throw new Error('the results hold no measurements')
   }
@@ -158,6 +159,7 @@ export function readmeSummary(results) {
   if (search !== undefined) parts.push(searchReadme(search))
   if (compressed !== undefined) parts.push(compressedReadme(compressed))
   if (sources !== undefined) parts.push(sourcesReadme(sources))
+  if (cores !== undefined) parts.push(coresReadme(cores))
   if (follow !== undefined) parts.push(followReadme(follow))
   return parts.join('\n\n')
 }

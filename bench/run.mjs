@@ -3,8 +3,9 @@
 // and first-line latency on logs-1g, runs the search section (search.mjs: finding the lines
 // that contain a literal), the compressed section (compressed.mjs: the lines of a gzip and a zstd
 // file), with --sources the sources section (sources.mjs: the lines of streams and chunks
-// rather than paths), and the follow section (follow.mjs: following a growing file, and its last
-// lines), prints
+// rather than paths), the cores section (cores.mjs: countLines on several threads, and shares of a
+// file read by worker threads, on every core and pinned to one), and the follow section
+// (follow.mjs: following a growing file, and its last lines), prints
 // markdown tables, writes bench/results/latest.json and
 // chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -18,6 +19,14 @@ import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
 import { COMPRESSED_FORMAT_NAMES, ensureCompressed } from './compressed-corpora.mjs'
 import { compressedFailures, formatCompressedSection, runCompressedSection } from './compressed.mjs'
+import {
+  CORE_CASE_NAMES,
+  CORE_CONTENDER_NAMES,
+  coresFailures,
+  describeResult,
+  formatCoresSection,
+  runCoresSection,
+} from './cores.mjs'
 import { DECOMPRESSOR_NAMES } from './decompressors.mjs'
 import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
 import { followFailures, formatFollowSection } from './follow-report.mjs'
@@ -61,6 +70,8 @@ const SEARCH_CORPUS = 'logs-1g'
 const COMPRESSED_CORPUS = 'logs-1g'
 /** The sources section reads this corpus (and its gzip file), unless --sources-corpus says. */
 const SOURCES_CORPUS = 'logs-1g'
+/** The cores section reads this corpus, unless --cores-corpus says. */
+const CORES_CORPUS = 'logs-1g'
 /** The probe's name for an idle process: same runtime and imports, reads nothing. */
 const IDLE = 'idle'
 /**
@@ -84,8 +95,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
                      for the floors
   --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed, sources
-                     or follow section (explicit options still win)
+  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed, sources,
+                     cores or follow section (explicit options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
@@ -122,7 +133,19 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --source-readers a,b
                      contenders in the sources section (default: all:
                      ${SOURCE_READER_NAMES.join(',')})
-  --[no-]follow      after the sources section, run the follow section: follow latency, idle CPU, no
+  --[no-]cores       after the sources section, run the cores section: countLines on 2 threads
+                     and automatic against one and wc -l / grep -F -c, and 1, 2, 4 worker threads
+                     each reading a share of ${CORES_CORPUS} against one reader, each on every core
+                     and pinned to one (taskset -c 0) (default: off: it adds minutes a runtime)
+  --cores-only       run the cores section and nothing else
+  --cores-corpus name
+                     the corpus the cores section reads (default: ${CORES_CORPUS}; logs-70k for a
+                     quick check)
+  --cores-cases a,b  cases in the cores section (default: all: ${CORE_CASE_NAMES.join(',')})
+  --cores-contenders a,b
+                     contenders in the cores section (default: all:
+                     ${CORE_CONTENDER_NAMES.join(',')})
+  --[no-]follow      after the cores section, run the follow section: follow latency, idle CPU, no
                      loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~2 min a runtime
                      (default: on, off with --quick)
   --follow-only      run the follow section and nothing else
@@ -178,6 +201,11 @@ const OPTIONS = {
   'sources-corpus': { type: 'string', default: SOURCES_CORPUS },
   'sources-cases': { type: 'string' },
   'source-readers': { type: 'string' },
+  cores: { type: 'boolean' },
+  'cores-only': { type: 'boolean', default: false },
+  'cores-corpus': { type: 'string', default: CORES_CORPUS },
+  'cores-cases': { type: 'string' },
+  'cores-contenders': { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
   results: { type: 'string' },
@@ -218,8 +246,9 @@ function parseOptions(args) {
   const searchOnly = values['search-only']
   const compressedOnly = values['compressed-only']
   const sourcesOnly = values['sources-only']
-  if ([followOnly, searchOnly, compressedOnly, sourcesOnly].filter(Boolean).length > 1) {
-    throw new UsageError('--follow-only, --search-only, --compressed-only and --sources-only: choose one')
+  const coresOnly = values['cores-only']
+  if ([followOnly, searchOnly, compressedOnly, sourcesOnly, coresOnly].filter(Boolean).length > 1) {
+    throw new UsageError('--follow-only, --search-only, --compressed-only, --sources-only and --cores-only: choose one')
   }
   if (followOnly && (values.corpora !== undefined || values.follow === false)) {
     throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
@@ -233,7 +262,10 @@ function parseOptions(args) {
   if (sourcesOnly && (values.corpora !== undefined || values.sources === false)) {
     throw new UsageError('--sources-only runs the sources section alone: drop --corpora and --no-sources')
   }
-  const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly
+  if (coresOnly && (values.corpora !== undefined || values.cores === false)) {
+    throw new UsageError('--cores-only runs the cores section alone: drop --corpora and --no-cores')
+  }
+  const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly || coresOnly
   const otherOnly = (mine) => sectionOnly && !mine
   return {
     help: values.help,
@@ -256,6 +288,11 @@ function parseOptions(args) {
     sourcesCorpus: oneCorpus('--sources-corpus', values['sources-corpus']),
     sourcesCases: parseList(values['sources-cases'], SOURCE_CASE_NAMES, 'sources case'),
     sourceReaders: parseList(values['source-readers'], SOURCE_READER_NAMES, 'source reader'),
+    cores: coresOnly || (!otherOnly(coresOnly) && (values.cores ?? false)),
+    coresOnly,
+    coresCorpus: oneCorpus('--cores-corpus', values['cores-corpus']),
+    coresCases: parseList(values['cores-cases'], CORE_CASE_NAMES, 'cores case'),
+    coresContenders: parseList(values['cores-contenders'], CORE_CONTENDER_NAMES, 'cores contender'),
     follow: followOnly || (!otherOnly(followOnly) && (values.follow ?? !values.quick)),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
@@ -287,6 +324,8 @@ function commandLine(options) {
     args.push('--compressed-only', '--runs', options.runs)
   } else if (options.sourcesOnly) {
     args.push('--sources-only', '--runs', options.runs)
+  } else if (options.coresOnly) {
+    args.push('--cores-only', '--runs', options.runs)
   } else {
     args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
     args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
@@ -298,7 +337,8 @@ function commandLine(options) {
     args.push('--contenders', options.contenders.join(','))
   }
   if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
-  const sectionOnly = options.followOnly || options.searchOnly || options.compressedOnly || options.sourcesOnly
+  const sectionOnly =
+    options.followOnly || options.searchOnly || options.compressedOnly || options.sourcesOnly || options.coresOnly
   if (!options.search && !sectionOnly) args.push('--no-search')
   if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
     args.push('--searchers', options.searchers.join(','))
@@ -320,6 +360,14 @@ function commandLine(options) {
   }
   if (options.sources && options.sourceReaders.length < SOURCE_READER_NAMES.length) {
     args.push('--source-readers', options.sourceReaders.join(','))
+  }
+  if (!options.cores && !sectionOnly) args.push('--no-cores')
+  if (options.cores && options.coresCorpus !== CORES_CORPUS) args.push('--cores-corpus', options.coresCorpus)
+  if (options.cores && options.coresCases.length < CORE_CASE_NAMES.length) {
+    args.push('--cores-cases', options.coresCases.join(','))
+  }
+  if (options.cores && options.coresContenders.length < CORE_CONTENDER_NAMES.length) {
+    args.push('--cores-contenders', options.coresContenders.join(','))
   }
   if (!options.follow && !sectionOnly) args.push('--no-follow')
   if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
@@ -541,6 +589,7 @@ function newResults(host, runtimes, options) {
     search: undefined,
     compressed: undefined,
     sources: undefined,
+    cores: undefined,
     follow: undefined,
   }
 }
@@ -671,6 +720,32 @@ async function measureSources(runtimes, options, results) {
   console.log(formatSourcesSection(results.sources))
 }
 
+function reportCoresProgress(rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · ${row.case} · ${row.contender}`
+    const pinned = row.pinned?.median === undefined ? '' : `, pinned ${row.pinned.median.toFixed(1)} ms`
+    let outcome = `${row.median?.toFixed(1)} ms (median of ${row.runs})${pinned}, ${describeResult(row.result)}`
+    if (row.error !== undefined) outcome = `ERROR ${row.error}`
+    if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
+    process.stderr.write(`  ${name}: ${outcome}\n`)
+  }
+}
+
+/** Runs the cores section after the sources section, and prints its tables. */
+async function measureCores(runtimes, options, results) {
+  const corpus = prepareCorpus(options.coresCorpus)
+  const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
+  const onRows = (rows, section) => {
+    reportCoresProgress(rows)
+    results.cores = section
+    writeResults(results)
+  }
+  const { coresCases: cases, coresContenders: contenders } = options
+  results.cores = await runCoresSection({ runtimes, corpus, cases, contenders, settings, onRows })
+  writeResults(results)
+  console.log(formatCoresSection(results.cores))
+}
+
 /** Runs the follow section after the corpora, and prints its tables. */
 async function measureFollow(runtimes, options, results) {
   const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
@@ -703,6 +778,7 @@ function finish(results, started, options) {
     searchFailures(results.search).length +
     compressedFailures(results.compressed).length +
     sourcesFailures(results.sources).length +
+    coresFailures(results.cores).length +
     followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
@@ -741,6 +817,7 @@ async function main() {
   if (options.search) await measureSearch(runtimes, options, results)
   if (options.compressed) await measureCompressed(runtimes, options, results)
   if (options.sources) await measureSources(runtimes, options, results)
+  if (options.cores) await measureCores(runtimes, options, results)
   if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }

@@ -2,6 +2,7 @@
 // corpus, the figure measured and whether it holds, as markdown; then issue 12's, on the search
 // section, for each target, runtime and query; then the compressed section's, for each target,
 // runtime and format; then issue 20's, on the sources section, for each target, runtime and case;
+// then issue 23's, on the cores section, for each target, runtime and case;
 // then issue 11's, on the follow section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
 // changes the exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
@@ -11,6 +12,8 @@ import { parseArgs } from 'node:util'
 import { COMPRESSED_FORMAT_NAMES } from './compressed-corpora.mjs'
 import { COMPRESSED_BASELINE, COMPRESSED_CAT, compressedRatio } from './compressed.mjs'
 import { CORPORA } from './corpora.mjs'
+import { CORE_MATCH } from './core-readers.mjs'
+import { casesOf as coreCasesOf, coresRatio } from './cores.mjs'
 import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
 import { RUNTIME_NAMES, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
@@ -585,6 +588,88 @@ const SOURCES_TARGETS = [
   },
 ]
 
+/**
+ * `{ figure, holds }` for a cores contender at least `min` times as fast as `other` on one case (on
+ * every core), with both medians and the contender's median pinned to one core.
+ */
+function coresVs(contender, other, min) {
+  return (section, runtime, name) => {
+    const found = coresRatio(section, runtime, name, contender, other)
+    if (found === undefined) return undefined
+    const pinnedMs = found.row.pinned?.median
+    const pinned = pinnedMs === undefined ? '' : `; pinned to 1 core: ${ms(pinnedMs)}`
+    return atLeast(found.ratio, min, ` (${ms(found.row.median)} vs ${ms(found.base.median)}${pinned})`)
+  }
+}
+
+/** Issue 23's targets, on the cores section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
+const CORES_TARGETS = [
+  {
+    id: 'CO1',
+    text: '`countLines` with `threads: 2` at least 1.7x `threads: 1`',
+    cases: ['count'],
+    check: coresVs('fastlines-2-threads', 'fastlines-1-thread', 1.7),
+  },
+  {
+    id: 'CO2',
+    text: '`countLines` with `threads: 2` at least 1.5x `wc -l`',
+    cases: ['count'],
+    check: coresVs('fastlines-2-threads', 'wc -l', 1.5),
+  },
+  {
+    id: 'CO3',
+    text: `\`countLines\` with \`match: '${CORE_MATCH}'\` and \`threads: 2\` at least 1.7x the same with \`threads: 1\``,
+    cases: ['count-match'],
+    check: coresVs('fastlines-2-threads', 'fastlines-1-thread', 1.7),
+  },
+  {
+    id: 'CO4',
+    text: `\`countLines\` with \`match: '${CORE_MATCH}'\` and \`threads: 2\` at least 2x \`grep -F -c ${CORE_MATCH}\``,
+    cases: ['count-match'],
+    check: coresVs('fastlines-2-threads', 'grep -F -c', 2),
+  },
+  {
+    id: 'CO5',
+    text:
+      "2 worker threads, each reading one `share` and tallying each line's level, at least 1.5x one reader doing " +
+      'the same in the main thread, worker start-up included: with `batches()`',
+    cases: ['shares-batches'],
+    check: coresVs('2-workers', 'main-thread', 1.5),
+  },
+  {
+    id: 'CO6',
+    text:
+      '2 worker threads, each reading one `share` per line (`for await (const line of readLines(p, { share }))`) ' +
+      'and tallying its level, at least 1.5x one reader doing the same in the main thread, worker start-up included',
+    cases: ['shares-lines'],
+    check: coresVs('2-workers', 'main-thread', 1.5),
+  },
+  {
+    id: 'CO7',
+    text:
+      "every contender's result was the expected one, on every core and pinned (line counts; the count of `match` " +
+      "the one-thread count's; the share readers' tallies the main-thread reader's)",
+    cases: undefined,
+    check(section, runtime, name) {
+      const rows = section.rows.filter((row) => row.runtime === runtime && row.case === name)
+      if (rows.length === 0) return undefined
+      const wrong = rows.filter((row) => row.error !== undefined || row.problems.length > 0)
+      const figure = wrong.length === 0 ? `all ${rows.length}` : `not: ${wrong.map((row) => row.contender).join(', ')}`
+      return { figure, holds: wrong.length === 0 }
+    },
+  },
+]
+
+/** Issue 23's targets as markdown, or a line saying the run had no cores section. */
+function formatCoresTargets(section, runtimes) {
+  const title = '## Cores targets (issue 23)'
+  if (section === undefined) return [title, '', 'Not measured: the run had no cores section.', ''].join('\n')
+  const measured = coreCasesOf(section)
+  const casesOf = (target) => (target.cases ?? measured).filter((name) => measured.includes(name))
+  const targets = CORES_TARGETS.filter((target) => casesOf(target).length > 0)
+  return formatCaseTargets(title, targets, casesOf, section, runtimes)
+}
+
 /** Issue 20's targets as markdown, or a line saying the run had no sources section. */
 function formatSourcesTargets(section, runtimes) {
   const title = '## Sources targets (issue 20)'
@@ -702,6 +787,7 @@ export function formatTargets(results) {
     formatSearchTargets(results.search, runtimes),
     formatCompressedTargets(results.compressed, runtimes),
     formatSourcesTargets(results.sources, runtimes),
+    formatCoresTargets(results.cores, runtimes),
     formatFollowTargets(results.follow, runtimes),
   ]
   if (results.rows.length === 0) {
