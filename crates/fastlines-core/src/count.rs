@@ -100,10 +100,9 @@ fn count_in_parts(
         let mut counted = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= parts {
-                return counted;
-            }
-            let share = Share::new(index as u64, parts as u64).expect("index < parts");
+            let Some(share) = Share::new(index as u64, parts as u64) else {
+                return counted; // every part is taken
+            };
             let part = share
                 .range(file, within.clone())
                 .map_err(|err| ReadError::from(OsError::new(&err, "read")))
