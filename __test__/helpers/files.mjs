@@ -20,7 +20,13 @@ export function makeTempDir(test) {
   }
 }
 
-/** The paths this process has open, read from /proc/self/fd. */
+/**
+ * Deno's own caches: SQLite databases it opens when it first needs them, each with its `-wal`
+ * and `-shm` files, whenever that is (a loaded CI machine saw two appear in a test's loop).
+ */
+const DENO_CACHE = /\/deno\/[a-z0-9_]+_cache_v\d+(-wal|-shm)?$/
+
+/** The paths this process has open, read from /proc/self/fd, but the runtime's own caches. */
 export function openPaths() {
   const paths = []
   for (const fd of fs.readdirSync('/proc/self/fd')) {
@@ -30,7 +36,7 @@ export function openPaths() {
       // the descriptor readdir itself used is gone by now
     }
   }
-  return paths
+  return paths.filter((path) => !DENO_CACHE.test(path))
 }
 
 /** How many descriptors this process holds on `file`. */
