@@ -4,19 +4,21 @@
 // `npm run build:platform -- aarch64-unknown-linux-gnu`. First the packaging test of that
 // platform (platform-package.test.mjs) on each of its runtimes, then, on the first, the specs of
 // the line contract, errors, lifecycle, search, decompress and follow (ava's workers are forked
-// with that runtime, so every test runs on it), but for what LEFT_OUT and EMULATED_LEFT_OUT say.
+// with that runtime, so every test runs on it), but for the exhaustive series (helpers/left-out.mjs)
+// and what EMULATED_LEFT_OUT says.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { emulation } from './helpers/emulate.mjs'
+import { EXHAUSTIVE_SERIES, leaveOut } from './helpers/left-out.mjs'
 import { asMuslSystem, muslLoader } from './helpers/musl.mjs'
 import { bunBinary, muslBunBinary, muslNodeBinary, nodeBinary } from './helpers/runtimes.mjs'
 
 /**
  * The platforms tested here: their CPU and C library, their runtimes (from npm; musl's Node from
- * PyPI), and what their specs leave out beyond LEFT_OUT. Every runtime runs the packaging test;
+ * PyPI), and what their specs leave out beyond the exhaustive series. Every runtime runs the packaging test;
  * the first also runs the specs (each run takes minutes under emulation).
  */
 const PLATFORMS = {
@@ -60,25 +62,6 @@ const PLATFORMS = {
  * users depend on most.
  */
 const SPECS = ['lines', 'errors', 'lifecycle', 'search', 'decompress', 'follow']
-
-/**
- * What the specs leave out on every platform tested here, as ava `--match` patterns, each with
- * its reason: the exhaustive series over inputs, cut points and read sizes, which take minutes
- * on this machine (search and decompress together 90 s on its 2 cores) and about 8 times as long
- * under emulation. Each series keeps its first group: the same code runs for every group, on
- * other inputs, and `npm test` runs them all on linux-x64-gnu.
- */
-const LEFT_OUT = {
-  '!*group 2/*': 'exhaustive series: the first group only',
-  '!*group 3/*': 'exhaustive series: the first group only',
-  '!*group 4/*': 'exhaustive series: the first group only',
-  '!*group 5/*': 'exhaustive series: the first group only',
-  '!*group 6/*': 'exhaustive series: the first group only',
-  '!*group 7/*': 'exhaustive series: the first group only',
-  '!*group 8/*': 'exhaustive series: the first group only',
-  '!*(seeded)*': 'random corruption series, each case checked against Node 24 in a child',
-  '!*truncated at every byte*': 'a file cut at each of its bytes, each cut checked against Node 24 in a child',
-}
 
 /** What the specs leave out under emulation besides: what depends on speed, which it cannot give. */
 const EMULATED_LEFT_OUT = {
@@ -126,7 +109,6 @@ step('packaging', process.execPath, ['--test', '__test__/platform-package.test.m
   FASTLINES_PLATFORM_RUNTIMES: runtimes.join(path.delimiter),
 })
 const ava = path.join(repo, 'node_modules/ava/entrypoints/cli.mjs')
-const leftOut = { ...LEFT_OUT, ...(emulated ? EMULATED_LEFT_OUT : {}), ...target.leftOut }
-const leaveOut = Object.keys(leftOut).map((pattern) => `--match=${pattern}`)
+const leftOut = { ...EXHAUSTIVE_SERIES, ...(emulated ? EMULATED_LEFT_OUT : {}), ...target.leftOut }
 const specs = (target.specs ?? SPECS).map((name) => `__test__/${name}.spec.mjs`)
-step(`the specs on ${runtimes[0]}`, runtimes[0], [ava, ...specs, ...leaveOut, ...avaArgs])
+step(`the specs on ${runtimes[0]}`, runtimes[0], [ava, ...specs, ...leaveOut(leftOut), ...avaArgs])
