@@ -12,7 +12,7 @@ import test from 'ava'
 import { countLines, followLines, readLastLines, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
 import { EDGE_INPUTS, LATIN1_INPUTS, STRADDLERS, straddlerInputs } from './helpers/line-inputs.mjs'
-import { bytesOf, referenceLines } from './helpers/lines-reference.mjs'
+import { bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
 import { collect, within } from './helpers/tail.mjs'
 
@@ -77,6 +77,27 @@ test('shares 0..n-1 in order give the lines, numbers, offsets and positions of r
       t.deepEqual(joined(shares), whole, `${name}: ${count} shares`)
       t.deepEqual(joined(sync), whole, `${name}: ${count} shares, readLinesSync`)
     }
+  }
+})
+
+test('random files, 1 to 16 shares: in order they give the lines of the file, and their counts its count', async (t) => {
+  const seed = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
+  const random = seededRandom(seed)
+  for (let i = 0; i < 40; i++) {
+    const bytes = randomSoup(random, random() < 0.2 ? 400 : 60)
+    const encoding = random() < 0.2 ? 'latin1' : 'utf8'
+    const file = temp.file(bytes)
+    const count = random.int(1, 16)
+    const lines = []
+    let counted = 0
+    for (let index = 0; index < count; index++) {
+      lines.push(...(await collect(readLines(file, { encoding, share: [index, count] }))))
+      counted += await countLines(file, { share: [index, count] })
+    }
+    const what = `seed ${seed}, file ${i} (${bytes.toString('hex')}), ${count} shares`
+    t.deepEqual(lines, referenceLines(bytes, encoding), what)
+    t.is(counted, referenceLines(bytes).length, what)
+    t.is(await countLines(file, { threads: count }), counted, `${what}, threads`)
   }
 })
 
