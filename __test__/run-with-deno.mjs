@@ -4,8 +4,10 @@
 // `child_process` turns that Node command line into `deno run -A --unstable-detect-cjs ...`.
 // As for Bun, `v8.takeCoverage()`, which ava calls at the end of a run, is a no-op here.
 //
-// Every spec file runs (ava's own glob), every test in it.
+// Every spec file runs (ava's own glob), every test in it but those checked against Node 24.
 import v8 from 'node:v8'
+
+import { CHECKED_AGAINST_NODE_24, leaveOut } from './helpers/left-out.mjs'
 
 if (typeof Deno === 'undefined') throw new Error('run this file with deno: deno run -A __test__/run-with-deno.mjs')
 
@@ -15,4 +17,6 @@ if (typeof Deno === 'undefined') throw new Error('run this file with deno: deno 
 process.env.DENO_NO_UPDATE_CHECK = '1'
 
 v8.takeCoverage = () => {}
+// The series that compare each case with Node 24's own result run on Node (helpers/left-out.mjs).
+process.argv.push(...leaveOut(CHECKED_AGAINST_NODE_24))
 await import('../node_modules/ava/entrypoints/cli.mjs')
