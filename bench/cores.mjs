@@ -339,9 +339,14 @@ export function coresReadme(section) {
     ]),
   )
   const agreed = coresFailures(section).length === 0 ? ' Every contender gave the same counts and tallies.' : ''
+  // A section measured apart from the rest of the results says when and how (bench/merge-section.mjs).
+  const run =
+    section.run === undefined
+      ? ''
+      : `Measured on ${section.run.startedAt.slice(0, 10)} with \`${section.run.command}\`. `
   return [
     '### Cores',
-    `More than one core on ${section.corpus} (${formatSize(section.bytes)}), on ${section.cores} cores: median ms on ` +
+    `${run}More than one core on ${section.corpus} (${formatSize(section.bytes)}), on ${section.cores} cores: median ms on ` +
       "every core, the same pinned to one core (`taskset -c 0`), and speed relative to the case's baseline " +
       '(`countLines` with `threads: 1`, or one reader in the main thread; its median / ours, higher is faster); ' +
       `${cellLegend(runtimes)}.${agreed}`,
