@@ -6,13 +6,13 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
-
-/** More parts than this would only make each too small to read well. */
-const MAX_THREADS = 1024
 const { byteSource, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
+
+/** More parts than this would only make each too small to read well. */
+const MAX_THREADS = 1024
 
 async function countLines(input, options) {
   refuseLineOptions(options, ['maxLineLength'])
