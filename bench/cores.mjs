@@ -12,7 +12,15 @@ import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CORE_CASES, CORE_CASE_NAMES, CORE_CONTENDERS, CORE_CONTENDER_NAMES, readsCoreCase } from './core-readers.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable, medianOf, sectionRows } from './report.mjs'
+import {
+  formatAmount,
+  formatCount,
+  formatSize,
+  markdownTable,
+  measuredApart,
+  medianOf,
+  sectionRows,
+} from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const WORKER = fileURLToPath(new URL('./core-worker.mjs', import.meta.url))
@@ -339,14 +347,9 @@ export function coresReadme(section) {
     ]),
   )
   const agreed = coresFailures(section).length === 0 ? ' Every contender gave the same counts and tallies.' : ''
-  // A section measured apart from the rest of the results says when and how (bench/merge-section.mjs).
-  const run =
-    section.run === undefined
-      ? ''
-      : `Measured on ${section.run.startedAt.slice(0, 10)} with \`${section.run.command}\`. `
   return [
     '### Cores',
-    `${run}More than one core on ${section.corpus} (${formatSize(section.bytes)}), on ${section.cores} cores: median ms on ` +
+    `${measuredApart(section)}More than one core on ${section.corpus} (${formatSize(section.bytes)}), on ${section.cores} cores: median ms on ` +
       "every core, the same pinned to one core (`taskset -c 0`), and speed relative to the case's baseline " +
       '(`countLines` with `threads: 1`, or one reader in the main thread; its median / ours, higher is faster); ' +
       `${cellLegend(runtimes)}.${agreed}`,

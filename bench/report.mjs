@@ -342,3 +342,13 @@ export function sectionRows(key, baseline) {
   }
   return { failed, failures, row, ratio }
 }
+
+/**
+ * For a section measured apart from the rest of the results (bench/merge-section.mjs), when and
+ * how it was: a sentence to open its README part with; '' for one of the full run.
+ */
+export function measuredApart(section) {
+  return section.run === undefined
+    ? ''
+    : `Measured on ${section.run.startedAt.slice(0, 10)} with \`${section.run.command}\`. `
+}

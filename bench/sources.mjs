@@ -9,7 +9,16 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { formatAmount, formatCount, formatSize, kibToMB, markdownTable, medianOf, sectionRows } from './report.mjs'
+import {
+  formatAmount,
+  formatCount,
+  formatSize,
+  kibToMB,
+  markdownTable,
+  measuredApart,
+  medianOf,
+  sectionRows,
+} from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 import {
   SMALL_CHUNKS_LIMIT_BYTES,
@@ -353,14 +362,9 @@ export function sourcesReadme(section) {
   const names = ['fastlines-lines', 'fastlines-batches']
   const body = casesOf(section).map((caseName) => [`\`${caseName}\``, ...names.map((name) => cell(caseName, name))])
   const agreed = sourcesFailures(section).length === 0 ? ' Every contender saw the same lines.' : ''
-  // A section measured apart from the rest of the results says when and how (bench/merge-section.mjs).
-  const run =
-    section.run === undefined
-      ? ''
-      : `Measured on ${section.run.startedAt.slice(0, 10)} with \`${section.run.command}\`. `
   return [
     '### Sources',
-    `${run}Reading the lines of ${section.corpus} (${formatSize(section.bytes)}) from a source rather than a path ` +
+    `${measuredApart(section)}Reading the lines of ${section.corpus} (${formatSize(section.bytes)}) from a source rather than a path ` +
       `(\`readLines(source)\`): speed relative to \`${SOURCES_BASELINE}\` on the same source (its median / ours, ` +
       `higher is faster); ${cellLegend(runtimes)}.${agreed}`,
     markdownTable(['case', ...names.map((name) => `\`${name}\``)], body),
