@@ -181,13 +181,13 @@ mod tests {
     use std::io::Write;
 
     fn file_of(bytes: &[u8]) -> File {
-        let mut file = tempfile_in_target();
+        let mut file = anonymous_file();
         file.write_all(bytes).unwrap();
         file
     }
 
     /// An anonymous temporary file (unlinked at once, so nothing is left behind).
-    fn tempfile_in_target() -> File {
+    fn anonymous_file() -> File {
         let dir = std::env::temp_dir();
         let path = dir.join(format!(
             "fastlines-share-{}-{:?}",
@@ -205,16 +205,19 @@ mod tests {
         file
     }
 
-    /// The lines of each share of `bytes`, in order.
-    fn lines_by_share(bytes: &[u8], count: u64) -> Vec<Vec<Vec<u8>>> {
+    /// The lines of shares 0..count of `within` of `bytes`, in order, each share cut by `cut`
+    /// from [`Share::new`].
+    fn lines_of_shares(
+        bytes: &[u8],
+        within: Range<u64>,
+        count: u64,
+        cut: impl Fn(Share) -> Share,
+    ) -> Vec<Vec<u8>> {
         let file = file_of(bytes);
-        let whole = 0..bytes.len() as u64;
         (0..count)
-            .map(|index| {
-                let range = Share::new(index, count)
-                    .unwrap()
-                    .range(&file, whole.clone())
-                    .unwrap();
+            .flat_map(|index| {
+                let share = cut(Share::new(index, count).unwrap());
+                let range = share.range(&file, within.clone()).unwrap();
                 reference_lines(&bytes[range.start as usize..range.end as usize])
             })
             .collect()
@@ -236,7 +239,7 @@ mod tests {
         for bytes in inputs {
             let expected = reference_lines(bytes);
             for count in 1..=20 {
-                let got: Vec<_> = lines_by_share(bytes, count).concat();
+                let got = lines_of_shares(bytes, 0..bytes.len() as u64, count, |share| share);
                 assert_eq!(
                     got,
                     expected,
@@ -281,18 +284,8 @@ mod tests {
     fn a_range_is_shared_with_its_first_byte_as_a_line_start() {
         // Read from byte 2 ("\nb\n..."), the range's first line is the empty one before "b".
         let bytes = b"a\r\nb\nc\n";
-        let file = file_of(bytes);
-        let within = 2..bytes.len() as u64;
         for count in 1..=6 {
-            let got: Vec<Vec<u8>> = (0..count)
-                .flat_map(|index| {
-                    let range = Share::new(index, count)
-                        .unwrap()
-                        .range(&file, within.clone())
-                        .unwrap();
-                    reference_lines(&bytes[range.start as usize..range.end as usize])
-                })
-                .collect();
+            let got = lines_of_shares(bytes, 2..bytes.len() as u64, count, |share| share);
             assert_eq!(got, reference_lines(&bytes[2..]), "{count} shares");
         }
     }
@@ -301,16 +294,10 @@ mod tests {
     fn shares_cut_from_one_size_meet_in_a_file_that_grew() {
         let before = b"one\ntwo\r\nthree\rfour\nfive";
         let after = [&before[..], b" continued\nsix\n"].concat();
-        let file = file_of(&after);
         let size = before.len() as u64;
         for count in 1..=12 {
-            let lines: Vec<_> = (0..count)
-                .flat_map(|index| {
-                    let share = Share::new(index, count).unwrap().cut_from(size);
-                    let range = share.range(&file, 0..after.len() as u64).unwrap();
-                    reference_lines(&after[range.start as usize..range.end as usize])
-                })
-                .collect();
+            let whole = 0..after.len() as u64;
+            let lines = lines_of_shares(&after, whole, count, |share| share.cut_from(size));
             // The lines that start before `size`, the last read to its end.
             let expected: Vec<Vec<u8>> = ["one", "two", "three", "four", "five continued"]
                 .map(|line| line.as_bytes().to_vec())
