@@ -1,6 +1,7 @@
 // Measures one contender of the cores section (core-readers.mjs) on one case in the runtime running
 // this script (Node, Bun or Deno), printed as one line of JSON on stdout: `{ runtime, version, cpus,
-// warmup, samples, capped }`, each run `{ ms, result }` (`{ lines }`, or a level tally), and `cpus`
+// warmup, samples, capped }`, each run `{ ms, cpuMs, result }` (`{ lines }`, or a level tally;
+// `cpuMs` the CPU time of the process's threads over the run, not of the processes it spawns), and `cpus`
 // the cores this process may run on (`available`: os.availableParallelism(), which honours the CPU
 // affinity mask; `allowed`: Linux's Cpus_allowed_list), which shows a pinned run (`taskset -c 0`)
 // was pinned; `{ error }` when it failed.
@@ -24,14 +25,25 @@ function cpus() {
   return { available, allowed }
 }
 
-/** One timed run; workers' exit (`settled`) is awaited after the clock stops. */
+/** CPU time this process has used, every thread of it, in ms (not its child processes'). */
+function cpuMs() {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
+/**
+ * One timed run, with the CPU time the process used meanwhile; workers' exit (`settled`) is
+ * awaited after the clock stops.
+ */
 async function timeRun(contender, path, coreCase, lib) {
   collectGarbage()
+  const cpuBefore = cpuMs()
   const started = performance.now()
   const { settled, ...result } = await contender.run(path, coreCase, { lib })
   const ms = performance.now() - started
+  const cpu = cpuMs() - cpuBefore
   await settled
-  return { ms, result }
+  return { ms, cpuMs: cpu, result }
 }
 
 async function measure([caseName, name, path, runs, slowRuns, slowMs]) {

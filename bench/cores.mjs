@@ -116,6 +116,7 @@ function figures({ warmup, samples, capped, cpus }) {
     runs: times.length,
     capped,
     median: medianOf(times),
+    busy: medianOf(samples.map((sample) => sample.cpuMs / sample.ms)),
     min: sorted[0],
     max: sorted[sorted.length - 1],
     times,
@@ -230,6 +231,15 @@ export function scalingOf(found) {
   return found?.pinned?.median === undefined ? undefined : found.pinned.median / found.median
 }
 
+/**
+ * How many cores a row's process kept busy on every core: its CPU time over the run / the run's
+ * time (the median of the runs'); undefined for a contender that works in another process
+ * (`wc -l`, `grep`), whose CPU time its runtime's process does not see.
+ */
+export function busyOf(found) {
+  return CORE_CONTENDERS[found.contender].library === undefined ? undefined : found.busy
+}
+
 /** The cases a section measured, in table order. */
 export const casesOf = (section) => CORE_CASE_NAMES.filter((name) => section.rows.some((row) => row.case === name))
 
@@ -242,7 +252,7 @@ function caseTable(section, caseName) {
   const rows = section.rows.filter((row) => row.case === caseName)
   const runtimes = inRuntimeOrder(rows.map((row) => row.runtime))
   const { baseline } = CORE_CASES[caseName]
-  const columns = ['ms', '1-core ms', '1-core / ms', `vs ${baseline}`]
+  const columns = ['ms', 'cores busy', '1-core ms', '1-core / ms', `vs ${baseline}`]
   const body = measuredOn(section, caseName).map((name) => [
     name,
     ...runtimes.flatMap((runtime) => {
@@ -260,6 +270,7 @@ function caseTable(section, caseName) {
       const vs = coresRatio(section, runtime, caseName, name)
       return [
         `${formatAmount(found.median)}${mark}`,
+        busyOf(found) === undefined ? '–' : formatAmount(busyOf(found)),
         pinnedCell,
         scaling === undefined ? '–' : `${formatAmount(scaling)}x`,
         vs === undefined ? '–' : `${formatAmount(vs.ratio)}x`,
@@ -302,7 +313,9 @@ export function formatCoresSection(section) {
     '',
     `Median ms of ${settings.runs} runs after a warm-up († ${settings.slowRuns} runs: the warm-up took over ` +
       `${settings.slowMs / 1000} s), in a worker process per runtime × case × contender. ${pinLegend(section)}; ` +
-      "1-core / ms: the pinned median / the median on every core, what the other cores give. vs X: X's median / " +
+      "cores busy: the process's CPU time over a run (every thread) / the run's time, the median of the runs' (for " +
+      "a contender in the runtime's process). 1-core / ms: the pinned median / the median on every core, what " +
+      "the other cores give. vs X: X's median / " +
       "the contender's, on every core. Every run's result is checked: line counts against the corpus (the count " +
       "of `match` against the one-thread count), the share readers' tallies against the main-thread reader's.",
   ]
