@@ -583,3 +583,65 @@ async fn send_when_drained<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> b
         Err(_) => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    /// Polls `future` once, here, with a waker that does nothing.
+    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    fn take(items: &mut mpsc::Receiver<Item<u32>>) -> u32 {
+        items.try_recv().expect("an item").expect("not a failure")
+    }
+
+    #[test]
+    fn an_item_that_finds_the_channel_full_waits_until_half_of_it_is_taken() {
+        let (items, mut taken) = mpsc::channel(4);
+        for n in 0..4 {
+            items.try_send(Ok(n)).expect("room");
+        }
+        let mut sent = pin!(forward(&items, Ok(Some(4))));
+        assert!(poll_once(sent.as_mut()).is_pending());
+        assert_eq!(take(&mut taken), 0);
+        assert!(
+            poll_once(sent.as_mut()).is_pending(),
+            "one place of four is not half"
+        );
+        assert_eq!(take(&mut taken), 1);
+        assert_eq!(poll_once(sent.as_mut()), Poll::Ready(true));
+        let rest: Vec<u32> = (0..3).map(|_| take(&mut taken)).collect();
+        assert_eq!(rest, [2, 3, 4], "in order, the waiting item last");
+        items
+            .try_send(Ok(5))
+            .expect("the places reserved and not used are free again");
+    }
+
+    #[test]
+    fn an_item_with_room_goes_in_at_once_and_the_end_a_failure_or_no_listener_end_the_stream() {
+        let (items, mut taken) = mpsc::channel(4);
+        items.try_send(Ok(0)).expect("room");
+        assert_eq!(
+            poll_once(pin!(forward(&items, Ok(Some(1))))),
+            Poll::Ready(true)
+        );
+        assert_eq!(
+            poll_once(pin!(forward(&items, Ok(None)))),
+            Poll::Ready(false)
+        );
+        let failed = forward(&items, Err(ReadError::Panicked));
+        assert_eq!(poll_once(pin!(failed)), Poll::Ready(false));
+        assert_eq!(take(&mut taken), 0);
+        assert_eq!(take(&mut taken), 1);
+        assert!(matches!(taken.try_recv(), Ok(Err(ReadError::Panicked))));
+        drop(taken);
+        assert_eq!(
+            poll_once(pin!(forward(&items, Ok(Some(2))))),
+            Poll::Ready(false)
+        );
+    }
+}
