@@ -1,21 +1,45 @@
 // Puts one section of a separate run's results into bench/results/latest.json, with when and how
-// it was measured (`section.run`), so that the README summary can show a section measured apart
+// it was measured (`section.runs`), so that the README summary can show a section measured apart
 // from the full run (a full run takes hours): `node bench/merge-section.mjs cores /tmp/cores.json`,
-// then `node bench/update-readme.mjs`.
+// then `node bench/update-readme.mjs`. With `--add`, the run's cases join the section's instead of
+// replacing it: their rows (and what the section records per case or runtime) replace those of the
+// same cases, the other cases' rows stay, and the run is listed after the section's earlier ones.
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 
 const SECTIONS = ['search', 'compressed', 'sources', 'cores', 'follow']
 const LATEST = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 
-const [name, file] = process.argv.slice(2)
+const { values, positionals } = parseArgs({
+  options: { add: { type: 'boolean', default: false } },
+  allowPositionals: true,
+})
+const [name, file] = positionals
 if (!SECTIONS.includes(name) || file === undefined) {
-  throw new Error(`usage: node bench/merge-section.mjs <${SECTIONS.join('|')}> <results.json>`)
+  throw new Error(`usage: node bench/merge-section.mjs <${SECTIONS.join('|')}> <results.json> [--add]`)
 }
 const from = JSON.parse(fs.readFileSync(file, 'utf8'))
-if (from[name] === undefined) throw new Error(`${file} has no ${name} section`)
+const added = from[name]
+if (added === undefined) throw new Error(`${file} has no ${name} section`)
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
-latest[name] = { ...from[name], run: { startedAt: from.startedAt, command: from.command, runtimes: from.runtimes } }
+const casesOf = (section) => [...new Set(section.rows.map((row) => row.case))]
+const run = { startedAt: from.startedAt, command: from.command, runtimes: from.runtimes, cases: casesOf(added) }
+const earlier = latest[name]
+if (!values.add || earlier === undefined) {
+  latest[name] = { ...added, runs: [run] }
+} else {
+  const replaced = new Set(run.cases)
+  /** A section's per-case or per-runtime records (`cases`, `idle`), the added run's winning. */
+  const both = (key) => ({ ...earlier[key], ...added[key] })
+  latest[name] = {
+    ...earlier,
+    cases: both('cases'),
+    idle: both('idle'),
+    rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows],
+    runs: [...(earlier.runs ?? []).filter((before) => !before.cases.every((c) => replaced.has(c))), run],
+  }
+}
 fs.writeFileSync(`${LATEST}.tmp`, `${JSON.stringify(latest, null, 2)}\n`)
 fs.renameSync(`${LATEST}.tmp`, LATEST)
-console.log(`${LATEST}: ${name} from ${file} (${from.startedAt})`)
+console.log(`${LATEST}: ${name} from ${file} (${from.startedAt})${values.add ? `, cases ${run.cases.join(', ')}` : ''}`)

@@ -348,7 +348,9 @@ export function sectionRows(key, baseline) {
  * how it was: a sentence to open its README part with; '' for one of the full run.
  */
 export function measuredApart(section) {
-  return section.run === undefined
-    ? ''
-    : `Measured on ${section.run.startedAt.slice(0, 10)} with \`${section.run.command}\`. `
+  const runs = section.runs ?? []
+  if (runs.length === 0) return ''
+  const one = (run) => `on ${run.startedAt.slice(0, 10)} with \`${run.command}\``
+  if (runs.length === 1) return `Measured ${one(runs[0])}. `
+  return `Measured in ${runs.length} runs, ${runs.map(one).join(' and ')}. `
 }
