@@ -30,12 +30,13 @@ if (!values.add || earlier === undefined) {
   latest[name] = { ...added, runs: [run] }
 } else {
   const replaced = new Set(run.cases)
-  /** A section's per-case or per-runtime records (`cases`, `idle`), the added run's winning. */
-  const both = (key) => ({ ...earlier[key], ...added[key] })
+  /** The section's per-case or per-runtime records it has (`cases`, `idle`), the added run's winning. */
+  const records = ['cases', 'idle']
+    .filter((key) => earlier[key] !== undefined || added[key] !== undefined)
+    .map((key) => [key, { ...earlier[key], ...added[key] }])
   latest[name] = {
     ...earlier,
-    cases: both('cases'),
-    idle: both('idle'),
+    ...Object.fromEntries(records),
     rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows],
     runs: [...(earlier.runs ?? []).filter((before) => !before.cases.every((c) => replaced.has(c))), run],
   }
