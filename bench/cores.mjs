@@ -268,9 +268,10 @@ function caseTable(section, caseName) {
       else if (pinned?.median !== undefined) pinnedCell = `${formatAmount(pinned.median)}${pinned.capped ? ' †' : ''}`
       const scaling = scalingOf(found)
       const vs = coresRatio(section, runtime, caseName, name)
+      const busy = busyOf(found)
       return [
         `${formatAmount(found.median)}${mark}`,
-        busyOf(found) === undefined ? '–' : formatAmount(busyOf(found)),
+        busy === undefined ? '–' : formatAmount(busy),
         pinnedCell,
         scaling === undefined ? '–' : `${formatAmount(scaling)}x`,
         vs === undefined ? '–' : `${formatAmount(vs.ratio)}x`,

@@ -590,36 +590,29 @@ const SOURCES_TARGETS = [
 
 /**
  * `{ figure, holds }` for a cores contender at least `min` times as fast as `other` on one case (on
- * every core), with both medians and the contender's median pinned to one core.
+ * every core), with both medians and the contender's median pinned to one core; `more(found,
+ * section)` adds to the figure.
  */
-function coresVs(contender, other, min) {
+function coresVs(contender, other, min, more = () => '') {
   return (section, runtime, name) => {
     const found = coresRatio(section, runtime, name, contender, other)
     if (found === undefined) return undefined
     const pinnedMs = found.row.pinned?.median
     const pinned = pinnedMs === undefined ? '' : `; pinned to 1 core: ${ms(pinnedMs)}`
-    return atLeast(found.ratio, min, ` (${ms(found.row.median)} vs ${ms(found.base.median)}${pinned})`)
+    const detail = ` (${ms(found.row.median)} vs ${ms(found.base.median)}${pinned})${more(found, section)}`
+    return atLeast(found.ratio, min, detail)
   }
 }
 
 /**
- * coresVs for n share readers against one: the figure also says how many cores the one reader
- * kept busy. The n readers do its work between them, so they can gain at most about the
- * machine's cores / that many over it.
+ * For n share readers against one (coresVs' `more`): how many cores the one reader kept busy. The
+ * n readers do its work between them, so they can gain at most about the machine's cores / that
+ * many over it.
  */
-function sharesVs(contender, other, min) {
-  const check = coresVs(contender, other, min)
-  return (section, runtime, name) => {
-    const result = check(section, runtime, name)
-    const one = result === undefined ? undefined : coresRatio(section, runtime, name, contender, other).base
-    const busy = one === undefined ? undefined : busyOf(one)
-    if (busy === undefined) return result
-    const allowed = `${formatAmount(section.cores / busy)}x`
-    return {
-      ...result,
-      figure: `${result.figure}; one reader kept ${formatAmount(busy)} cores busy, ${section.cores} / that = ${allowed}`,
-    }
-  }
+function oneReaderBusy({ base }, section) {
+  const busy = busyOf(base)
+  if (busy === undefined) return ''
+  return `; one reader kept ${formatAmount(busy)} cores busy, ${section.cores} / that = ${formatAmount(section.cores / busy)}x`
 }
 
 /** Issue 23's targets, on the cores section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
@@ -654,7 +647,7 @@ const CORES_TARGETS = [
       "2 worker threads, each reading one `share` and tallying each line's level, at least 1.5x one reader doing " +
       'the same in the main thread, worker start-up included: with `batches()`',
     cases: ['shares-batches'],
-    check: sharesVs('2-workers', 'main-thread', 1.5),
+    check: coresVs('2-workers', 'main-thread', 1.5, oneReaderBusy),
   },
   {
     id: 'CO6',
@@ -662,7 +655,7 @@ const CORES_TARGETS = [
       '2 worker threads, each reading one `share` per line (`for await (const line of readLines(p, { share }))`) ' +
       'and tallying its level, at least 1.5x one reader doing the same in the main thread, worker start-up included',
     cases: ['shares-lines'],
-    check: sharesVs('2-workers', 'main-thread', 1.5),
+    check: coresVs('2-workers', 'main-thread', 1.5, oneReaderBusy),
   },
   {
     id: 'CO7',
