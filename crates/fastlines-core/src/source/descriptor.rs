@@ -20,6 +20,7 @@ pub fn descriptor(file: File) -> io::Result<Descriptor> {
     let kind = file.metadata()?.file_type();
     use std::os::unix::fs::FileTypeExt;
     if kind.is_fifo() {
+        super::widen_pipe(&file);
         return Ok(Descriptor::Ready(ReadyInput::Pipe(
             pipe::Receiver::from_file(file)?,
         )));
