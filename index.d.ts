@@ -403,6 +403,130 @@ export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOp
 /** {@link LineReadOptions} with a `share`: a reader of one share of a file. */
 export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
 
+/** Options of {@link readJsonLines} and {@link readJsonLinesSync}: {@link readLines}' and these. */
+export interface JsonLinesOptions extends LineReadOptions {
+  /**
+   * What a line that does not parse does: `'throw'` (default) rejects the step with a
+   * {@link JsonParseError}, after every value before it, and closes the reader; `'skip'` goes on
+   * (counted in {@link JsonLinesReader.skipped}); a function is given the error and the line, and
+   * returns the value to yield in its place, or `undefined` to skip the line. What it throws
+   * ends reading with that error.
+   */
+  onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => unknown)
+  /** Passed to `JSON.parse` for every line. */
+  reviver?: (this: any, key: string, value: any) => any
+}
+
+/**
+ * A line that is not one JSON text: a `SyntaxError` whose message quotes at most 80 characters
+ * of the line around the place it stopped being JSON, with the engine's own error as `cause`.
+ */
+export interface JsonParseError extends SyntaxError {
+  code: 'ERR_FASTLINES_JSON_PARSE'
+  /** The line's number (1-based, counting blank and unmatched lines, as `lineNumber` does). */
+  lineNumber: number
+  /** The byte offset of the line's first byte. */
+  lineOffset: number
+  /** Where in the line (1-based, in UTF-16 units) it stopped being JSON. */
+  column: number
+  /** The file read; absent for a byte source that has no path. */
+  path?: string
+  cause: unknown
+}
+
+/** Batches of values from a {@link JsonLinesReader}. */
+export interface JsonBatches<Batch> extends AsyncIterableIterator<Batch> {
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+  return(value?: any): Promise<IteratorResult<Batch>>
+  throw(error?: any): Promise<IteratorResult<Batch>>
+}
+
+/** Batches of values from a {@link JsonLinesReaderSync}. */
+export interface JsonBatchesSync<Batch> extends IterableIterator<Batch> {
+  close(): void
+  [Symbol.dispose](): void
+  return(value?: any): IteratorResult<Batch>
+  throw(error?: any): IteratorResult<Batch>
+}
+
+/** What a JSON Lines reader tells of where it is, async or not. */
+interface JsonLinesPlace<Position extends number | undefined> {
+  /** The number of the line the last value came from (0 before the first), as {@link LineReader.lineNumber}. */
+  readonly lineNumber: number
+  /** The byte offset of the line the last value came from; undefined before the first. */
+  readonly lineOffset: number | undefined
+  /**
+   * The byte offset just past the line the last value came from: `start` there resumes after
+   * it. Before the first value, where reading started, as {@link LineReader.position}.
+   */
+  readonly position: Position
+  /** Lines that did not parse and were skipped (`onError: 'skip'`, or a function's `undefined`). */
+  readonly skipped: number
+  /** Bytes read from the file so far, read-ahead included. */
+  readonly bytesRead: number
+}
+
+/** The values of a JSON Lines file or byte source, one per step. */
+export interface JsonLinesReader<T = unknown, Position extends number | undefined = number>
+  extends AsyncIterableIterator<T>, JsonLinesPlace<Position> {
+  /** The same values, many per step: a non-empty array of the values of a batch of lines. */
+  batches(): JsonBatches<T[]>
+  /** The same values as `[lineNumber, value]`. */
+  entries(): JsonBatches<[lineNumber: number, value: T]>
+  /** As {@link LineReader.close}. */
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+  return(value?: any): Promise<IteratorResult<T>>
+  throw(error?: any): Promise<IteratorResult<T>>
+}
+
+/** The values of a JSON Lines file, read on the calling thread. */
+export interface JsonLinesReaderSync<T = unknown, Position extends number | undefined = number>
+  extends IterableIterator<T>, JsonLinesPlace<Position> {
+  batches(): JsonBatchesSync<T[]>
+  entries(): JsonBatchesSync<[lineNumber: number, value: T]>
+  close(): void
+  [Symbol.dispose](): void
+  return(value?: any): IteratorResult<T>
+  throw(error?: any): IteratorResult<T>
+}
+
+/**
+ * Reads a JSON Lines file (or a {@link ByteSource}): each non-blank line is one JSON text, and
+ * each step gives what `JSON.parse` gives for it. Lines are those of {@link readLines}, with its
+ * options: `match` selects the lines parsed, `decompress`, `start`/`end`, `share` and
+ * `maxLineLength` apply as there. Blank lines (spaces, tabs) are skipped and still counted; a
+ * UTF-8 BOM at the start of the file is ignored. Numbers past 2^53 lose precision as in
+ * `JSON.parse`.
+ *
+ * @example
+ * for await (const event of readJsonLines('app.jsonl.gz', { decompress: 'auto', match: '"level":50' })) alert(event)
+ * for await (const rows of readJsonLines(process.stdin).batches()) insert(rows)
+ */
+export function readJsonLines<T = unknown>(
+  path: PathLike,
+  options: JsonLinesOptions & Required<ShareOptions>,
+): JsonLinesReader<T, number | undefined>
+export function readJsonLines<T = unknown>(
+  path: PathLike,
+  options?: JsonLinesOptions | ReadOptions['encoding'],
+): JsonLinesReader<T>
+export function readJsonLines<T = unknown>(
+  source: ByteSource,
+  options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
+): JsonLinesReader<T>
+
+/** Like {@link readJsonLines}, synchronously, of a path. Failures throw from `next()`. */
+export function readJsonLinesSync<T = unknown>(
+  path: PathLike,
+  options: JsonLinesOptions & Required<ShareOptions>,
+): JsonLinesReaderSync<T, number | undefined>
+export function readJsonLinesSync<T = unknown>(
+  path: PathLike,
+  options?: JsonLinesOptions | ReadOptions['encoding'],
+): JsonLinesReaderSync<T>
+
 /** Options of {@link countLines}. */
 export interface CountOptions extends ReadOptions, MatchOptions, ShareOptions {
   /**
@@ -552,6 +676,8 @@ export const codes: {
   readonly BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING'
   /** The platform's binary is there but failed to load. */
   readonly BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED'
+  /** A line {@link readJsonLines} could not parse: a {@link JsonParseError}. */
+  readonly JSON_PARSE: 'ERR_FASTLINES_JSON_PARSE'
 }
 
 /** Whether `error` is the error of a line over `maxLineLength` (see {@link codes}). */

@@ -6,6 +6,7 @@ const { readChunks } = require('./lib/chunk-reader')
 const { countLines } = require('./lib/count')
 const { codes, isLineTooLongError } = require('./lib/errors')
 const { followLines } = require('./lib/follow')
+const { readJsonLines, readJsonLinesSync } = require('./lib/json-lines')
 const { readLastLines } = require('./lib/last-lines')
 const { readLines } = require('./lib/line-reader')
 const { readLinesSync } = require('./lib/line-reader-sync')
@@ -13,6 +14,8 @@ const { readLinesSync } = require('./lib/line-reader-sync')
 module.exports = {
   readLines,
   readLinesSync,
+  readJsonLines,
+  readJsonLinesSync,
   readChunks,
   countLines,
   readLastLines,

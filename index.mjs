@@ -9,6 +9,8 @@ const fastlines = createRequire(import.meta.url)('./index.js')
 export const {
   readLines,
   readLinesSync,
+  readJsonLines,
+  readJsonLinesSync,
   readChunks,
   countLines,
   readLastLines,

@@ -21,7 +21,16 @@ async function collect(iterable) {
 
 test('CommonJS and ESM give the same exports', (t) => {
   const cjs = createRequire(import.meta.url)('../index.js')
-  const functions = ['readLines', 'readLinesSync', 'readChunks', 'countLines', 'readLastLines', 'followLines']
+  const functions = [
+    'readLines',
+    'readLinesSync',
+    'readJsonLines',
+    'readJsonLinesSync',
+    'readChunks',
+    'countLines',
+    'readLastLines',
+    'followLines',
+  ]
   for (const name of [...functions, 'isLineTooLongError']) {
     t.is(typeof cjs[name], 'function')
     t.is(esm[name], cjs[name])
@@ -42,6 +51,7 @@ test("codes and isLineTooLongError recognise fastlines' own errors", async (t) =
   t.deepEqual(Object.values(codes).sort(), [
     'ERR_FASTLINES_BINDING_FAILED',
     'ERR_FASTLINES_BINDING_MISSING',
+    'ERR_FASTLINES_JSON_PARSE',
     'ERR_LINE_TOO_LONG',
     'ERR_STRING_TOO_LONG',
   ])

@@ -68,6 +68,18 @@ test('grep.mjs prints the matching lines with their numbers, case-insensitively'
   t.is(stdout, '2:ERROR disk full\n4:error: retry\n')
 })
 
+test('json-lines.mjs prints the error events of a JSON Lines log and skips what is not JSON', async (t) => {
+  const log = [
+    '{"level":30,"msg":"started"}',
+    '{"level":50,"msg":"disk full"}',
+    '',
+    '{"level":50,"msg":"cut off',
+    '{"level":50,"msg":"retry failed","err":{"code":"EIO"}}',
+  ].join('\n')
+  const { stdout } = await run(t, 'json-lines.mjs', [temp.file(log)])
+  t.is(stdout, '2: disk full\n5: retry failed\n1 line(s) skipped\n')
+})
+
 test('count.mjs counts every line and the matching ones', async (t) => {
   const { stdout } = await run(t, 'count.mjs', [temp.file(LOG), 'GET'])
   t.is(stdout, '5 lines, 3 with GET\n')

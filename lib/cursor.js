@@ -7,6 +7,12 @@ const { normalizeBatchOptions } = require('./options')
 
 const NO_LINES = []
 
+/**
+ * The readers' method that gives the BatchPlace of the batch their cursor holds (see
+ * LineCursor#batchPlace): for readers built on them, not for users.
+ */
+const currentBatchPlace = Symbol('fastlines.currentBatchPlace')
+
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
   #lines = NO_LINES
@@ -21,14 +27,8 @@ class LineCursor {
   #linesBefore = 0
   /** How many batches were loaded: the serial number of this one (0 before any), by which the native side knows its place. */
   #serial = 0
-  /** The batch's place in the file (see src/position.rs), fetched when first asked for. */
+  /** Where the batch is in the file (a BatchPlace), fetched when first asked for. */
   #place = null
-  /**
-   * The offset after the lines before `index` of this batch, as far as measured: each ask goes
-   * on from the last (the index only grows within a batch), so asking after every line costs
-   * one measure per line.
-   */
-  #measured = { index: 0, offset: 0 }
   linesRead = 0
 
   get hasLine() {
@@ -78,8 +78,8 @@ class LineCursor {
     const lineNumbers = new Float64Array(lines.length)
     const offsets = new Float64Array(lines.length)
     for (let i = 0; i < lines.length; i++) {
-      lineNumbers[i] = this.#numberOf(place, from + i)
-      offsets[i] = this.#startOf(place, from + i)
+      lineNumbers[i] = place.numberOf(from + i)
+      offsets[i] = place.startOf(from + i)
     }
     return { lines, lineNumbers, offsets }
   }
@@ -101,55 +101,92 @@ class LineCursor {
    */
   position(placeOf) {
     const place = this.#fetch(placeOf)
-    if (place == null) return undefined
-    if (this.#index === this.#lines.length) return place.end
-    return this.#offsetBefore(place, this.#index)
+    if (place === null) return undefined
+    return place.offsetBefore(this.#index)
   }
 
   /** The number in the file of the last line handed out (1 for the first line read), or 0. */
   lineNumber(placeOf) {
     if (this.#index === 0) return 0
-    return this.#numberOf(this.#fetch(placeOf), this.#index - 1)
+    return this.#fetch(placeOf).numberOf(this.#index - 1)
   }
 
   /** The byte offset of the first byte of the last line handed out, or undefined. */
   lineOffset(placeOf) {
     if (this.#index === 0) return undefined
-    return this.#startOf(this.#fetch(placeOf), this.#index - 1)
+    return this.#fetch(placeOf).startOf(this.#index - 1)
+  }
+
+  /**
+   * Where the batch is in the file, as a BatchPlace that stays valid after the next batch is
+   * loaded: for a reader built on this one (readJsonLines), which takes whole batches and
+   * reports on their lines later. Null when reading has not started.
+   */
+  batchPlace(placeOf) {
+    return this.#fetch(placeOf)
   }
 
   #fetch(placeOf) {
     if (this.#place === null) {
-      this.#place = placeOf(this.#serial)
-      if (this.#place != null) this.#measured = { index: 0, offset: this.#place.start }
+      const place = placeOf(this.#serial)
+      if (place != null) this.#place = new BatchPlace(place, this.#lines, this.#linesBefore)
     }
     return this.#place
   }
+}
+
+/**
+ * Where the lines of one batch are in the file: its native place (src/position.rs) and its
+ * lines, measured as asked.
+ */
+class BatchPlace {
+  #place
+  #lines
+  /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
+  #linesBefore
+  /**
+   * The offset after the lines before `index`, as far as measured: each ask goes on from the
+   * last (the index only grows within a batch), so asking after every line costs one measure
+   * per line.
+   */
+  #measured
+
+  constructor(place, lines, linesBefore) {
+    this.#place = place
+    this.#lines = lines
+    this.#linesBefore = linesBefore
+    this.#measured = { index: 0, offset: place.start }
+  }
 
   /** The number of the batch's line at `index`: listed for a filtered batch, else consecutive. */
-  #numberOf(place, index) {
+  numberOf(index) {
+    const place = this.#place
     if (place.lineNumbers != null) return place.lineNumbers[index]
     return this.#linesBefore + index + 1
   }
 
   /** Where the batch's line at `index` started: listed for a filtered batch, else after the line before. */
-  #startOf(place, index) {
+  startOf(index) {
+    const place = this.#place
     if (place.lineStarts != null) return place.start + place.lineStarts[index]
-    return this.#offsetBefore(place, index)
+    return this.offsetBefore(index)
   }
 
-  /** The offset just past the batch's lines before `index`. */
-  #offsetBefore(place, index) {
+  /** The offset just past the batch's lines before `index` (the batch's end after its last line). */
+  offsetBefore(index) {
+    const place = this.#place
+    if (index === this.#lines.length) return place.end
     if (index === 0) return place.start
     if (place.lineEnds != null) return place.start + place.lineEnds[index - 1]
-    return this.#measure(place, index)
+    return this.#measure(index)
   }
 
   /**
    * Adds up the bytes of the lines before `until`, each its text plus the terminator, from the
    * last measure: forward as lines are handed out, back by a line for the last one's start.
    */
-  #measure({ measure, terminatorLength }, until) {
+  #measure(until) {
+    const { measure, terminatorLength } = this.#place
     const bytesOf = (line) => (measure === 'utf8' ? Buffer.byteLength(line, 'utf8') : line.length) + terminatorLength
     let { index, offset } = this.#measured
     for (; index > until; index--) offset -= bytesOf(this.#lines[index - 1])
@@ -159,4 +196,4 @@ class LineCursor {
   }
 }
 
-module.exports = { LineCursor }
+module.exports = { LineCursor, currentBatchPlace }

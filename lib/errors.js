@@ -14,6 +14,7 @@ const codes = Object.freeze({
   STRING_TOO_LONG: 'ERR_STRING_TOO_LONG',
   BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING',
   BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED',
+  JSON_PARSE: 'ERR_FASTLINES_JSON_PARSE',
 })
 
 /** Whether `error` is the error of a line over `maxLineLength` (see lineTooLongError). */

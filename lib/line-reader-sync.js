@@ -4,7 +4,7 @@
 
 const binding = require('./native')
 const { abortError, addAbortListener } = require('./abort')
-const { LineCursor } = require('./cursor')
+const { LineCursor, currentBatchPlace } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
 const { ClosingSyncIterator, done, viewOf } = require('./iterator')
 const { checkOptionNames } = require('./option-names')
@@ -23,7 +23,6 @@ class LineReaderSync extends ClosingSyncIterator {
 
   constructor(path, options) {
     super()
-    checkOptionNames(options, 'readLinesSync')
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
     this.#native = new binding.NativeLineReaderSync(bytes, read, lines)
@@ -39,6 +38,11 @@ class LineReaderSync extends ClosingSyncIterator {
 
   get linesRead() {
     return this.#cursor.linesRead
+  }
+
+  /** Where the batch the last line came from is in the file (see LineCursor#batchPlace). */
+  [currentBatchPlace]() {
+    return this.#cursor.batchPlace(this.#placeOf)
   }
 
   /** The byte offset just past the last line handed out. */
@@ -108,7 +112,8 @@ class LineReaderSync extends ClosingSyncIterator {
 }
 
 function readLinesSync(path, options) {
+  checkOptionNames(options, 'readLinesSync')
   return new LineReaderSync(path, options)
 }
 
-module.exports = { readLinesSync }
+module.exports = { LineReaderSync, readLinesSync }

@@ -4,7 +4,7 @@
 'use strict'
 
 const binding = require('./native')
-const { LineCursor } = require('./cursor')
+const { LineCursor, currentBatchPlace } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { checkOptionNames } = require('./option-names')
 const { NativeSource } = require('./source')
@@ -27,6 +27,11 @@ class LineReader extends ClosingAsyncIterator {
   constructor(input, options, kind = lineStream) {
     super()
     this.#source = new NativeSource(kind, input, options, () => this.#stop())
+  }
+
+  /** Where the batch the last line came from is in the file (see LineCursor#batchPlace). */
+  [currentBatchPlace]() {
+    return this.#cursor.batchPlace(this.#placeOf)
   }
 
   /** The byte offset just past the last line handed out, in the file being read. */

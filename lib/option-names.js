@@ -20,6 +20,8 @@ const OPTIONS = {
   readChunks: [...READ, 'maxLineLength'],
   readLastLines: ['encoding', 'end', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
   followLines: ['encoding', 'start', 'lastLines', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
+  readJsonLines: [...READ, ...MATCH, 'maxLineLength', 'share', 'onError', 'reviver'],
+  readJsonLinesSync: [...READ, ...MATCH, 'maxLineLength', 'share', 'onError', 'reviver'],
   'batches()': ['numbered'],
 }
 

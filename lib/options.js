@@ -260,6 +260,28 @@ function normalizeBatchOptions(options) {
   return { numbered }
 }
 
+/** What `onError` of readJsonLines may name. */
+const ON_ERROR = ['throw', 'skip']
+
+/**
+ * The options of readJsonLines about parsing: `onError` ('throw' by default, 'skip', or a
+ * function given the error and the line) and `reviver` (JSON.parse's). The rest are readLines'.
+ */
+function normalizeJsonOptions(options) {
+  if (options === null || typeof options !== 'object') return { onError: 'throw', reviver: undefined }
+  const { onError = 'throw', reviver } = options
+  if (typeof onError === 'string') {
+    if (!ON_ERROR.includes(onError))
+      throw invalidArgValue('options.onError', onError, "must be 'throw', 'skip' or a function")
+  } else if (typeof onError !== 'function') {
+    throw invalidArgType('options.onError', "'throw', 'skip' or a function", onError)
+  }
+  if (reviver !== undefined && typeof reviver !== 'function') {
+    throw invalidArgType('options.reviver', 'of type function', reviver)
+  }
+  return { onError, reviver }
+}
+
 /** Options about a file's bytes, which a byte source does not have. */
 const FILE_OPTIONS = ['start', 'end', 'highWaterMark', 'share', 'threads']
 
@@ -295,6 +317,7 @@ module.exports = {
   normalizePath,
   normalizeOptions,
   normalizeBatchOptions,
+  normalizeJsonOptions,
   refuseDecompress,
   refuseFileOptions,
   refuseLineOptions,

@@ -10,9 +10,12 @@ import fastlines, {
   followLines,
   readLastLines,
   readChunks,
+  readJsonLines,
+  readJsonLinesSync,
   readLines,
   readLinesSync,
   type ChunkReader,
+  type JsonParseError,
   type CountLinesOptions,
   type Follower,
   type LineEntries,
@@ -306,5 +309,32 @@ export async function preciseTypes(): Promise<void> {
   } catch (error) {
     if (isLineTooLongError(error)) error.maxLineLength.toFixed()
     const code: 'ERR_STRING_TOO_LONG' = codes.STRING_TOO_LONG
+  }
+}
+
+/** JSON Lines: values typed as the caller says, errors with where they happened. */
+export async function jsonLines(): Promise<void> {
+  interface Event {
+    level: number
+    msg: string
+  }
+  const reader = readJsonLines<Event>('app.jsonl', { match: '"level":50', onError: 'skip' })
+  for await (const event of reader) event.msg.toUpperCase()
+  const skipped: number = reader.skipped
+  for await (const rows of readJsonLines<Event>(process.stdin).batches()) rows[0]?.level.toFixed()
+  for await (const [lineNumber, value] of readJsonLines('x.jsonl').entries()) lineNumber.toFixed()
+  readJsonLines('x.jsonl', { onError: (error, line) => (error.lineNumber > 0 ? { line } : undefined) })
+  // @ts-expect-error: onError is 'throw', 'skip' or a function
+  readJsonLines('x.jsonl', { onError: 'ignore' })
+  // @ts-expect-error: a byte source has no start
+  readJsonLines(process.stdin, { start: 10 })
+  const shared = readJsonLines('x.jsonl', { share: [0, 2] })
+  // @ts-expect-error: a share's position is undefined until its first step
+  const position: number = shared.position
+  for (const value of readJsonLinesSync('x.jsonl', { reviver: (key, value) => value })) value?.toString()
+  try {
+    readJsonLinesSync('x.jsonl').next()
+  } catch (error) {
+    if ((error as JsonParseError).code === codes.JSON_PARSE) (error as JsonParseError).column.toFixed()
   }
 }

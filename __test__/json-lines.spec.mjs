@@ -1,0 +1,458 @@
+// readJsonLines and readJsonLinesSync: the values of JSON Lines files and byte sources, checked
+// against JSON.parse of readline's lines of the same bytes (a BOM at the file's start dropped,
+// blank lines skipped) on seeded files holding every kind of JSON value, escapes, surrogate
+// pairs, invalid UTF-8 in strings, CRLF, blank lines, a BOM and no final newline, through every
+// reader kind and at every small read size; every field of a parse error; onError in its three
+// forms; reviver; the options readLines takes (match, decompress, share, a byte source) and
+// the ones refused; and closing, breaking and aborting as for readLines.
+import fs from 'node:fs'
+import { Readable } from 'node:stream'
+import zlib from 'node:zlib'
+
+import test from 'ava'
+
+import { codes, readJsonLines, readJsonLinesSync, readLines } from '../index.js'
+import { isOpen, makeTempDir } from './helpers/files.mjs'
+import { SMALL_READS } from './helpers/line-inputs.mjs'
+import { referenceLines, seededRandom } from './helpers/lines-reference.mjs'
+
+const temp = makeTempDir(test)
+
+// ---- the reference -----------------------------------------------------------------------------
+
+/**
+ * What readJsonLines must give for `bytes`: per non-blank line of readline's lines, its number
+ * and offset, and JSON.parse's value or the error it throws.
+ */
+function referenceValues(bytes) {
+  const lines = referenceLines(bytes)
+  const entries = []
+  let offset = 0
+  let rest = Buffer.from(bytes)
+  for (let i = 0; i < lines.length; i++) {
+    const length = lineLength(rest)
+    let text = lines[i]
+    if (i === 0 && text.startsWith('\uFEFF')) text = text.slice(1)
+    if (!/^[ \t\r]*$/.test(text)) {
+      let parsed
+      try {
+        parsed = { value: JSON.parse(text) }
+      } catch (error) {
+        parsed = { error }
+      }
+      entries.push({ lineNumber: i + 1, lineOffset: offset, end: offset + length, line: text, ...parsed })
+    }
+    offset += length
+    rest = rest.subarray(length)
+  }
+  return entries
+}
+
+/** The bytes of the first line of `bytes`, its terminator included (readline's rule). */
+function lineLength(bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x0a) return i + 1
+    if (bytes[i] === 0x0d) return bytes[i + 1] === 0x0a ? i + 2 : i + 1
+  }
+  return bytes.length
+}
+
+/** JSON texts of every kind, written differently (spaces, escapes), on one line each. */
+const VALUE_TEXTS = [
+  'null',
+  'true',
+  'false',
+  '0',
+  '-0',
+  '12.5e-3',
+  '-1E+400',
+  '9007199254740993',
+  '""',
+  '"plain"',
+  '"esc \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u0041 \\u00e9 \\ud83d\\ude00"',
+  '"raw é ü 漢字 😀"',
+  '"\\u2028 and \\u2029"',
+  '[]',
+  '{}',
+  ' [1, "two", {"three": [3.0, null]}, false] ',
+  '\t{"a": {"b": {"c": [[[]]]}}, "": 1, "dup": 1, "dup": 2}\t',
+  '{"__proto__": {"polluted": true}}',
+  `${'['.repeat(500)}${']'.repeat(500)}`,
+  `{"long": "${'x'.repeat(5000)}"}`,
+]
+
+/** A JSON Lines file from `random`: values, blank and whitespace lines, mixed terminators. */
+function jsonLinesFile(random, count) {
+  const parts = ['\uFEFF']
+  for (let i = 0; i < count; i++) {
+    const pick = random()
+    if (pick < 0.1) parts.push('')
+    else if (pick < 0.15) parts.push(' \t ')
+    else parts.push(VALUE_TEXTS[Math.floor(random() * VALUE_TEXTS.length)])
+    const terminator = random()
+    parts.push(terminator < 0.7 ? '\n' : terminator < 0.9 ? '\r\n' : '\r')
+  }
+  parts.push('{"last": "no final newline"}')
+  return Buffer.from(parts.join(''))
+}
+
+/** Invalid UTF-8 inside a string: JSON.parse sees U+FFFD there, as in readLines' lines. */
+const INVALID_UTF8 = Buffer.concat([
+  Buffer.from('{"bad": "'),
+  Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]),
+  Buffer.from('"}\n["ok"]\n'),
+])
+
+async function collect(iterable) {
+  const items = []
+  for await (const item of iterable) items.push(item)
+  return items
+}
+
+/** Every way of reading the values of `path`, each giving `[lineNumber, value]` pairs. */
+const READERS = {
+  values: async (path, options) => {
+    const reader = readJsonLines(path, options)
+    const entries = []
+    for await (const value of reader) entries.push([reader.lineNumber, value])
+    return entries
+  },
+  batches: async (path, options) => {
+    const values = (await collect(readJsonLines(path, options).batches())).flat()
+    const numbers = (await collect(readJsonLines(path, options).entries())).map(([n]) => n)
+    return values.map((value, i) => [numbers[i], value])
+  },
+  entries: (path, options) => collect(readJsonLines(path, options).entries()),
+  sync: (path, options) => {
+    const reader = readJsonLinesSync(path, options)
+    const entries = []
+    for (const value of reader) entries.push([reader.lineNumber, value])
+    return entries
+  },
+  syncBatches: (path, options) => {
+    const values = [...readJsonLinesSync(path, options).batches()].flat()
+    const numbers = [...readJsonLinesSync(path, options).entries()].map(([n]) => n)
+    return values.map((value, i) => [numbers[i], value])
+  },
+}
+
+// ---- values ------------------------------------------------------------------------------------
+
+test('every reader gives JSON.parse of every non-blank line, at every read size', async (t) => {
+  const random = seededRandom(24)
+  const bytes = jsonLinesFile(random, 300)
+  const path = temp.file(bytes)
+  const expected = referenceValues(bytes).map(({ lineNumber, value }) => [lineNumber, value])
+  t.true(expected.length > 200)
+  for (const [name, read] of Object.entries(READERS)) {
+    t.deepEqual(await read(path), expected, name)
+  }
+  for (const highWaterMark of [...SMALL_READS, 64, 4096]) {
+    t.deepEqual(await READERS.values(path, { highWaterMark }), expected, `values, reads of ${highWaterMark}`)
+    t.deepEqual(READERS.sync(path, { highWaterMark }), expected, `sync, reads of ${highWaterMark}`)
+  }
+})
+
+test('invalid UTF-8 in a string parses as the U+FFFD readLines gives', async (t) => {
+  const path = temp.file(INVALID_UTF8)
+  const values = await collect(readJsonLines(path))
+  t.deepEqual(values, [{ bad: (await collect(readLines(path)))[0].slice(9, -2) }, ['ok']])
+  t.true(values[0].bad.includes('\uFFFD'))
+  t.deepEqual(
+    values,
+    referenceValues(INVALID_UTF8).map(({ value }) => value),
+  )
+})
+
+test('a BOM is dropped only at the very start of the file', async (t) => {
+  const path = temp.file('\uFEFF1\n\uFEFF2\n')
+  const error = await t.throwsAsync(collect(readJsonLines(path)), { code: codes.JSON_PARSE })
+  t.is(error.lineNumber, 2)
+  // Read from the second line on, its BOM is not at the start of the file.
+  await t.throwsAsync(collect(readJsonLines(path, { start: 5 })), { code: codes.JSON_PARSE })
+  t.deepEqual(await collect(readJsonLines(temp.file('\uFEFF"a"\n'))), ['a'])
+})
+
+test('numbers past 2^53 lose precision as JSON.parse loses it', async (t) => {
+  const path = temp.file('9007199254740993\n{"id": 12345678901234567890}\n')
+  t.deepEqual(await collect(readJsonLines(path)), [9007199254740992, { id: 12345678901234567000 }])
+})
+
+test('reviver is passed to JSON.parse for every line', async (t) => {
+  const path = temp.file('{"when": "2024-01-02T00:00:00.000Z", "n": 1}\n[1, 2]\n')
+  const reviver = (key, value) => (key === 'when' ? new Date(value) : typeof value === 'number' ? value * 10 : value)
+  const expected = [JSON.parse('{"when": "2024-01-02T00:00:00.000Z", "n": 1}', reviver), [10, 20]]
+  t.deepEqual(await collect(readJsonLines(path, { reviver })), expected)
+  t.deepEqual([...readJsonLinesSync(path, { reviver })], expected)
+  t.true(expected[0].when instanceof Date)
+})
+
+test('position, lineNumber and lineOffset name the line of the last value, across blank lines', async (t) => {
+  const bytes = Buffer.from('\n"é"\r\n\n  \n{"k": "ü"}\n\n')
+  const path = temp.file(bytes)
+  const reader = readJsonLines(path, { highWaterMark: 3 })
+  t.is(reader.lineNumber, 0)
+  t.is(reader.lineOffset, undefined)
+  t.is(reader.position, 0)
+  const seen = []
+  for await (const value of reader) seen.push([value, reader.lineNumber, reader.lineOffset, reader.position])
+  const reference = referenceValues(bytes)
+  t.deepEqual(
+    seen,
+    reference.map(({ value, lineNumber, lineOffset, end }) => [value, lineNumber, lineOffset, end]),
+  )
+  // After the end, still the last value's line (the blank line after it is not a value).
+  t.is(reader.lineNumber, 5)
+  // Resuming at the position gives the values after it.
+  t.deepEqual(
+    await collect(readJsonLines(path, { start: seen[0][3] })),
+    ['ü'].map((u) => ({ k: u })),
+  )
+})
+
+// ---- errors ------------------------------------------------------------------------------------
+
+test('a line that does not parse rejects after every value before it, with where it is', async (t) => {
+  const bytes = Buffer.from('{"a": "é"}\n\n  \n{"b": 1,}\n[2]\n')
+  const path = temp.file(bytes)
+  const reader = readJsonLines(path)
+  const values = []
+  const error = await t.throwsAsync(
+    (async () => {
+      for await (const value of reader) values.push(value)
+    })(),
+    { instanceOf: SyntaxError, code: 'ERR_FASTLINES_JSON_PARSE' },
+  )
+  t.deepEqual(values, [{ a: 'é' }])
+  t.is(error.lineNumber, 4)
+  t.is(error.lineOffset, Buffer.byteLength('{"a": "é"}\n\n  \n'))
+  t.is(error.column, 9)
+  t.is(error.path, path)
+  t.true(error.cause instanceof SyntaxError)
+  t.is(error.cause.message, referenceValues(bytes)[1].error.message)
+  t.is(error.message, `Unexpected token '}' at line 4, column 9 of '${path}': {"b": 1,}`)
+  // The reader is closed: no more values, and the file is closed.
+  t.deepEqual(await reader.next(), { value: undefined, done: true })
+  t.false(isOpen(path))
+})
+
+test('the same error from the sync reader, and from batches() after the values before it', async (t) => {
+  const path = temp.file('1\n2\nnope\n3\n')
+  const sync = readJsonLinesSync(path)
+  t.deepEqual([sync.next().value, sync.next().value], [1, 2])
+  const error = t.throws(() => sync.next(), { code: codes.JSON_PARSE })
+  t.like(error, { lineNumber: 3, lineOffset: 4, column: 2, path })
+  t.deepEqual(sync.next(), { value: undefined, done: true })
+  t.false(isOpen(path))
+
+  const batches = readJsonLines(path).batches()
+  t.deepEqual(await batches.next(), { value: [1, 2], done: false })
+  await t.throwsAsync(batches.next(), { code: codes.JSON_PARSE, message: /line 3, column 2/ })
+})
+
+test('the message quotes at most 80 characters around the failure, whole characters only', async (t) => {
+  const head = `{"k": "${'😀'.repeat(60)}", `
+  const cases = [
+    { line: `nul${'l'.repeat(200)}`, column: 5, quoted: `nul${'l'.repeat(77)}…` },
+    { line: `${head}"x": tru}`, column: head.length + 9 },
+    { line: `[${'1,'.repeat(100)}]`, column: 202 },
+    { line: '"unterminated', column: 14, quoted: '"unterminated' },
+    { line: '"bad \\x escape"', column: 6 },
+    { line: '{"a":1} {"b":2}', column: 9 },
+  ]
+  for (const { line, column, quoted } of cases) {
+    const path = temp.file(`${line}\n`)
+    const error = await t.throwsAsync(collect(readJsonLines(path)), { code: codes.JSON_PARSE })
+    t.is(error.column, column, JSON.stringify(line.slice(0, 20)))
+    const shown = error.message.slice(error.message.indexOf(`of '${path}': `) + path.length + 7)
+    t.true(shown.replace(/^…|…$/g, '').length <= 80, shown)
+    t.true(line.includes(shown.replace(/^…|…$/g, '')), shown)
+    t.false(/[\ud800-\udbff]$|^[\udc00-\udfff]/.test(shown.replace(/^…|…$/g, '')), 'half a surrogate pair')
+    if (quoted !== undefined) t.is(shown, quoted)
+    if (line.length > 80) t.true(shown.startsWith('…') || shown.endsWith('…'))
+    t.throws(() => JSON.parse(line), { instanceOf: SyntaxError })
+  }
+})
+
+test("onError: 'skip' goes on past every bad line and counts them", async (t) => {
+  const path = temp.file('1\n{bad\n2\n\n]\n3')
+  const reader = readJsonLines(path, { onError: 'skip' })
+  t.deepEqual(await collect(reader.entries()), [
+    [1, 1],
+    [3, 2],
+    [6, 3],
+  ])
+  t.is(reader.skipped, 2)
+  const sync = readJsonLinesSync(path, { onError: 'skip' })
+  t.deepEqual([...sync], [1, 2, 3])
+  t.is(sync.skipped, 2)
+})
+
+test('onError as a function replaces a line, skips it on undefined, and ends reading with what it throws', async (t) => {
+  const path = temp.file('1\n{bad\n2\nworse\n3\n')
+  const calls = []
+  const replaced = await collect(
+    readJsonLines(path, {
+      onError: (error, line) => {
+        calls.push([error.code, error.lineNumber, line])
+        return line === 'worse' ? undefined : { replaced: line }
+      },
+    }),
+  )
+  t.deepEqual(replaced, [1, { replaced: '{bad' }, 2, 3])
+  t.deepEqual(calls, [
+    [codes.JSON_PARSE, 2, '{bad'],
+    [codes.JSON_PARSE, 4, 'worse'],
+  ])
+  const mine = new Error('stop here')
+  const reader = readJsonLines(path, {
+    onError: () => {
+      throw mine
+    },
+  })
+  const values = []
+  const thrown = await t.throwsAsync(async () => {
+    for await (const value of reader) values.push(value)
+  })
+  t.is(thrown, mine)
+  t.deepEqual(values, [1])
+})
+
+test('a reviver that throws ends reading with its own error', async (t) => {
+  const path = temp.file('1\n{"boom": 1}\n2\n')
+  const mine = new RangeError('no booms')
+  const reviver = (key, value) => {
+    if (key === 'boom') throw mine
+    return value
+  }
+  const values = []
+  const thrown = await t.throwsAsync(async () => {
+    for await (const value of readJsonLines(path, { reviver })) values.push(value)
+  })
+  t.is(thrown, mine)
+  t.deepEqual(values, [1])
+  t.is(
+    t.throws(() => [...readJsonLinesSync(path, { reviver })]),
+    mine,
+  )
+})
+
+test('a line over maxLineLength is the error readLines gives', async (t) => {
+  const path = temp.file(`1\n"${'x'.repeat(100)}"\n`)
+  const values = []
+  const error = await t.throwsAsync(async () => {
+    for await (const value of readJsonLines(path, { maxLineLength: 50 })) values.push(value)
+  })
+  const lines = await t.throwsAsync(collect(readLines(path, { maxLineLength: 50 })))
+  t.deepEqual(values, [1])
+  t.is(error.code, codes.LINE_TOO_LONG)
+  t.is(error.message, lines.message)
+})
+
+// ---- options -----------------------------------------------------------------------------------
+
+test('match selects the lines parsed; lineNumber counts the others', async (t) => {
+  const lines = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i, level: i % 100 === 0 ? 50 : 30 }))
+  lines[500] = 'not json "level":50'
+  const path = temp.file(`${lines.join('\n')}\n`)
+  const reader = readJsonLines(path, { match: '"level":50', onError: 'skip' })
+  const entries = await collect(reader.entries())
+  t.deepEqual(
+    entries,
+    Array.from({ length: 10 }, (_, k) => k * 100)
+      .filter((i) => i !== 500)
+      .map((i) => [i + 1, { i, level: 50 }]),
+  )
+  t.is(reader.skipped, 1)
+  t.deepEqual(
+    [...readJsonLinesSync(path, { match: '"level":30', invert: true, onError: 'skip' })].map((v) => v.i),
+    entries.map(([, v]) => v.i),
+  )
+})
+
+test('a gzip file with decompress, a share, and a byte source give the same values', async (t) => {
+  const bytes = jsonLinesFile(seededRandom(7), 2000)
+  const expected = referenceValues(bytes).map(({ value }) => value)
+  const path = temp.file(bytes)
+  const gz = temp.file(zlib.gzipSync(bytes), 'values.jsonl.gz')
+  t.deepEqual(await collect(readJsonLines(gz, { decompress: 'auto' })), expected)
+  const shares = []
+  for (let k = 0; k < 3; k++) shares.push(...(await collect(readJsonLines(path, { share: [k, 3] }))))
+  t.deepEqual(shares, expected)
+  const chunks = []
+  for (let at = 0; at < bytes.length; at += 7) chunks.push(bytes.subarray(at, at + 7))
+  t.deepEqual(await collect(readJsonLines(Readable.from(chunks))), expected)
+  t.deepEqual(
+    (await collect(readJsonLines(fs.createReadStream(gz), { decompress: 'gzip' }).batches())).flat(),
+    expected,
+  )
+})
+
+test('a bad line of a byte source names no path; of a file stream, its path', async (t) => {
+  const fromChunks = await t.throwsAsync(collect(readJsonLines(Readable.from([Buffer.from('1\n{x\n')]))), {
+    code: codes.JSON_PARSE,
+  })
+  t.is(fromChunks.path, undefined)
+  t.is(fromChunks.message, "Unexpected token 'x' at line 2, column 2: {x")
+  const path = temp.file('{x\n')
+  const fromStream = await t.throwsAsync(collect(readJsonLines(fs.createReadStream(path))))
+  t.is(fromStream.path, path)
+})
+
+test('bad options are refused at the call with Node-shaped errors', (t) => {
+  const path = temp.file('1\n')
+  t.throws(() => readJsonLines(path, { onError: 'ignore' }), { code: 'ERR_INVALID_ARG_VALUE', message: /onError/ })
+  t.throws(() => readJsonLines(path, { onError: 1 }), { code: 'ERR_INVALID_ARG_TYPE', message: /onError/ })
+  t.throws(() => readJsonLines(path, { reviver: 'no' }), { code: 'ERR_INVALID_ARG_TYPE', message: /reviver/ })
+  t.throws(() => readJsonLines(path, { onerror: 'skip' }), { code: 'ERR_INVALID_ARG_VALUE', message: /onError/ })
+  t.throws(() => readJsonLines(path, { threads: 2 }), { code: 'ERR_INVALID_ARG_VALUE', message: /countLines/ })
+  t.throws(() => readLines(path, { onError: 'skip' }), { code: 'ERR_INVALID_ARG_VALUE', message: /readJsonLines/ })
+  t.throws(() => readJsonLines(Readable.from([]), { start: 1 }), { code: 'ERR_INVALID_ARG_VALUE', message: /start/ })
+  t.throws(() => readJsonLinesSync(Readable.from([])), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => readJsonLines(42), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => readJsonLinesSync(path, { share: [1, 1] }), { code: 'ERR_OUT_OF_RANGE' })
+})
+
+// ---- ending ------------------------------------------------------------------------------------
+
+test('break, close() and an abort end reading and close the file, as for readLines', async (t) => {
+  const path = temp.file(Array.from({ length: 100_000 }, (_, i) => `{"i": ${i}}\n`).join(''))
+  for await (const value of readJsonLines(path)) {
+    t.is(value.i, 0)
+    t.true(isOpen(path))
+    break
+  }
+  t.false(isOpen(path))
+
+  const reader = readJsonLines(path)
+  await reader.next()
+  await reader.close()
+  t.deepEqual(await reader.next(), { value: undefined, done: true })
+  t.false(isOpen(path))
+
+  const controller = new AbortController()
+  const aborted = readJsonLines(path, { signal: controller.signal })
+  t.deepEqual((await aborted.next()).value, { i: 0 })
+  controller.abort()
+  // Values already parsed are not handed out after the abort.
+  await t.throwsAsync(aborted.next(), { name: 'AbortError', code: 'ABORT_ERR' })
+  t.false(isOpen(path))
+
+  const syncController = new AbortController()
+  const sync = readJsonLinesSync(path, { signal: syncController.signal })
+  t.deepEqual(sync.next().value, { i: 0 })
+  syncController.abort()
+  t.throws(() => sync.next(), { name: 'AbortError' })
+  t.false(isOpen(path))
+
+  const source = Readable.from(
+    (function* () {
+      for (let i = 0; ; i++) yield Buffer.from(`{"i": ${i}}\n`)
+    })(),
+  )
+  for await (const batch of readJsonLines(source).batches()) {
+    t.true(batch.length > 0)
+    break
+  }
+  t.true(source.destroyed)
+})

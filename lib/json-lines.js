@@ -1,0 +1,386 @@
+// readJsonLines and readJsonLinesSync: the values of a JSON Lines file or byte source, one
+// JSON.parse per non-blank line, parsed a batch at a time from a line reader's batches. Every
+// option of readLines selects and bounds the lines before they are parsed; a line that does not
+// parse becomes an error that says where (json-syntax.js finds the place), or is skipped or
+// replaced as `onError` says.
+'use strict'
+
+const { addAbortListener } = require('./abort')
+const { isByteSource } = require('./byte-source')
+const { currentBatchPlace } = require('./cursor')
+const { codedError, codes } = require('./errors')
+const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
+const { jsonSyntaxFailure } = require('./json-syntax')
+const { LineReader } = require('./line-reader')
+const { LineReaderSync } = require('./line-reader-sync')
+const { checkOptionNames } = require('./option-names')
+const { normalizeJsonOptions, normalizePath } = require('./options')
+
+/** A line of nothing but these is blank: skipped, and still counted. */
+const BLANK = /^[ \t\r]*$/
+/** How much of a line an error quotes, around the place where it stopped being JSON. */
+const QUOTED_CHARACTERS = 80
+
+/**
+ * The values of the line batches a reader takes, one batch at a time, and where each came from.
+ * A failure is kept until the values before it are handed out; nothing is parsed past it.
+ */
+class JsonCursor {
+  /** The parsed values of the batch; those before `index` were handed out. */
+  #values = []
+  /** The index in the batch's lines of each value's line. */
+  #lineIndexes = []
+  #index = 0
+  /** The error to throw once the values before it are handed out, or null. */
+  #failure = null
+  /** Where the batch's lines are in the file (LineCursor's BatchPlace). */
+  #place = null
+  /** Where the last value handed out came from, once its batch was left: `{ place, index }`. */
+  #last = null
+  /** Where the first batch started: the position before any value. */
+  #start = undefined
+  #onError
+  #reviver
+  #path
+  skipped = 0
+
+  constructor({ onError, reviver }, path) {
+    this.#onError = onError
+    this.#reviver = reviver
+    this.#path = path
+  }
+
+  /** Whether a value is ready to be handed out. */
+  get hasValue() {
+    return this.#index < this.#values.length
+  }
+
+  /** Whether the next step fails, with `takeFailure()`. */
+  get failed() {
+    return this.#index === this.#values.length && this.#failure !== null
+  }
+
+  takeFailure() {
+    const failure = this.#failure
+    this.#failure = null
+    return failure
+  }
+
+  /** Parses the lines of a batch, which `place` (a BatchPlace) locates. */
+  load(lines, place) {
+    if (this.#index > 0) this.#last = { place: this.#place, index: this.#lineIndexes[this.#index - 1] }
+    if (this.#place === null) this.#start = place.offsetBefore(0)
+    this.#place = place
+    const values = []
+    const lineIndexes = []
+    const reviver = this.#reviver
+    for (let i = 0; i < lines.length; i++) {
+      let line = lines[i]
+      if (line.length === 0) continue
+      // A UTF-8 BOM, only at the very start of the file.
+      if (line.charCodeAt(0) === 0xfeff && place.startOf(i) === 0) line = line.slice(1)
+      let value
+      try {
+        value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
+      } catch (cause) {
+        if (BLANK.test(line)) continue
+        const handled = this.#handleFailure(cause, line, place, i)
+        if (handled === STOP) break
+        if (handled === SKIP) continue
+        value = handled.value
+      }
+      values.push(value)
+      lineIndexes.push(i)
+    }
+    this.#values = values
+    this.#lineIndexes = lineIndexes
+    this.#index = 0
+  }
+
+  next() {
+    return this.#values[this.#index++]
+  }
+
+  /** The values of the batch not handed out yet. */
+  restOfBatch() {
+    const rest = this.#index === 0 ? this.#values : this.#values.slice(this.#index)
+    this.#index = this.#values.length
+    return rest
+  }
+
+  /** The next value as `[lineNumber, value]`. */
+  nextEntry() {
+    const value = this.next()
+    return [this.lineNumber(), value]
+  }
+
+  /** Hands out nothing more that was parsed already, failure included. */
+  clear() {
+    this.#values = this.#values.slice(0, this.#index)
+    this.#failure = null
+  }
+
+  /** The number of the line the last value came from, or 0 before the first. */
+  lineNumber() {
+    const last = this.#lastLine()
+    return last === null ? 0 : last.place.numberOf(last.index)
+  }
+
+  /** The byte offset of that line, or undefined before the first value. */
+  lineOffset() {
+    const last = this.#lastLine()
+    return last === null ? undefined : last.place.startOf(last.index)
+  }
+
+  /** The byte offset just past that line; before the first value, where reading started (`before`). */
+  position(before) {
+    const last = this.#lastLine()
+    if (last === null) return this.#start ?? before
+    return last.place.offsetBefore(last.index + 1)
+  }
+
+  #lastLine() {
+    if (this.#index > 0) return { place: this.#place, index: this.#lineIndexes[this.#index - 1] }
+    return this.#last
+  }
+
+  /**
+   * What becomes of a line that JSON.parse refused: STOP (the failure is kept), SKIP, or
+   * `{ value }` from an `onError` function. An error that is not the line's (a reviver threw)
+   * stops reading with that error as it is.
+   */
+  #handleFailure(cause, line, place, index) {
+    const syntax = jsonSyntaxFailure(line)
+    if (syntax === null) {
+      this.#failure = cause
+      return STOP
+    }
+    const error = jsonParseError(cause, line, syntax, {
+      lineNumber: place.numberOf(index),
+      lineOffset: place.startOf(index),
+      path: this.#path,
+    })
+    const onError = this.#onError
+    if (onError === 'throw') {
+      this.#failure = error
+      return STOP
+    }
+    let replacement
+    if (onError !== 'skip') {
+      try {
+        replacement = onError(error, line)
+      } catch (thrown) {
+        this.#failure = thrown
+        return STOP
+      }
+    }
+    if (replacement === undefined) {
+      this.skipped++
+      return SKIP
+    }
+    return { value: replacement }
+  }
+}
+
+const STOP = Symbol('stop')
+const SKIP = Symbol('skip')
+
+/**
+ * A line that is not JSON: a SyntaxError (as JSON.parse's own) with the line's number and byte
+ * offset, the column (1-based, in UTF-16 units of the line) where it stopped being JSON, the
+ * path where there is one, the engine's error as `cause`, and a message that quotes the line
+ * around that place.
+ */
+function jsonParseError(cause, line, { index, message }, { lineNumber, lineOffset, path }) {
+  const where = `line ${lineNumber}, column ${index + 1}${path === undefined ? '' : ` of '${path}'`}`
+  const error = codedError(SyntaxError, codes.JSON_PARSE, `${message} at ${where}: ${quote(line, index)}`, {
+    cause,
+  })
+  error.lineNumber = lineNumber
+  error.lineOffset = lineOffset
+  error.column = index + 1
+  if (path !== undefined) error.path = path
+  return error
+}
+
+/** At most QUOTED_CHARACTERS of `line` around `index`, an ellipsis where it was cut. */
+function quote(line, index) {
+  let from = Math.max(0, Math.min(index - QUOTED_CHARACTERS / 2, line.length - QUOTED_CHARACTERS))
+  let to = Math.min(line.length, from + QUOTED_CHARACTERS)
+  // Never half a surrogate pair.
+  if (isLowSurrogate(line.charCodeAt(from))) from++
+  if (isLowSurrogate(line.charCodeAt(to))) to--
+  return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`
+}
+
+function isLowSurrogate(code) {
+  return code >= 0xdc00 && code <= 0xdfff
+}
+
+/** The path errors name: the one given, or a file stream's; a byte source has none. */
+function pathOf(input) {
+  if (!isByteSource(input)) return normalizePath(input).display
+  return typeof input.path === 'string' ? input.path : undefined
+}
+
+/** The values of a JSON Lines file or byte source; see index.d.ts for the contract. */
+class JsonLinesReader extends ClosingAsyncIterator {
+  #lines
+  #batches
+  #cursor
+  #queue = new StepQueue()
+  #abortListener
+
+  constructor(input, options) {
+    super()
+    const json = normalizeJsonOptions(options)
+    this.#lines = new LineReader(input, options)
+    this.#batches = this.#lines.batches()
+    this.#cursor = new JsonCursor(json, pathOf(input))
+    // Values already parsed are not handed out once the signal aborts.
+    this.#abortListener = addAbortListener(options?.signal, () => this.#cursor.clear())
+  }
+
+  /** The number of the line the last value came from (0 before the first). */
+  get lineNumber() {
+    return this.#cursor.lineNumber()
+  }
+
+  /** The byte offset of the line the last value came from, or undefined before the first. */
+  get lineOffset() {
+    return this.#cursor.lineOffset()
+  }
+
+  /** The byte offset just past the line the last value came from. */
+  get position() {
+    return this.#cursor.position(this.#lines.position)
+  }
+
+  /** Lines that did not parse and were skipped (`onError: 'skip'`, or a function's undefined). */
+  get skipped() {
+    return this.#cursor.skipped
+  }
+
+  get bytesRead() {
+    return this.#lines.bytesRead
+  }
+
+  next() {
+    return this.#step(() => this.#cursor.next())
+  }
+
+  /** The same values, an array of a batch's values per step. */
+  batches() {
+    return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
+  }
+
+  /** The same values as `[lineNumber, value]`. */
+  entries() {
+    return viewOf(this, () => this.#step(() => this.#cursor.nextEntry()))
+  }
+
+  close() {
+    this.#cursor.clear()
+    this.#abortListener.dispose()
+    return this.#lines.close()
+  }
+
+  /** A step that `take()`s from the cursor: at once while it holds values, else in the queue. */
+  #step(take) {
+    if (this.#queue.idle && this.#cursor.hasValue) return Promise.resolve({ value: take(), done: false })
+    return this.#queue.run(() => this.#fillAndTake(take))
+  }
+
+  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
+  async #fillAndTake(take) {
+    while (!this.#cursor.hasValue && !this.#cursor.failed) {
+      const step = await this.#batches.next()
+      if (step.done) return done()
+      this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
+    }
+    if (this.#cursor.hasValue) return { value: take(), done: false }
+    const failure = this.#cursor.takeFailure()
+    await this.close()
+    throw failure
+  }
+}
+
+/** The values of a JSON Lines file, read on the calling thread. */
+class JsonLinesReaderSync extends ClosingSyncIterator {
+  #lines
+  #batches
+  #cursor
+  #abortListener
+
+  constructor(path, options) {
+    super()
+    const json = normalizeJsonOptions(options)
+    this.#lines = new LineReaderSync(path, options)
+    this.#batches = this.#lines.batches()
+    this.#cursor = new JsonCursor(json, normalizePath(path).display)
+    this.#abortListener = addAbortListener(options?.signal, () => this.#cursor.clear())
+  }
+
+  get lineNumber() {
+    return this.#cursor.lineNumber()
+  }
+
+  get lineOffset() {
+    return this.#cursor.lineOffset()
+  }
+
+  get position() {
+    return this.#cursor.position(this.#lines.position)
+  }
+
+  get skipped() {
+    return this.#cursor.skipped
+  }
+
+  get bytesRead() {
+    return this.#lines.bytesRead
+  }
+
+  next() {
+    return this.#step(() => this.#cursor.next())
+  }
+
+  batches() {
+    return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
+  }
+
+  entries() {
+    return viewOf(this, () => this.#step(() => this.#cursor.nextEntry()))
+  }
+
+  close() {
+    this.#cursor.clear()
+    this.#abortListener.dispose()
+    this.#lines.close()
+  }
+
+  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
+  #step(take) {
+    while (!this.#cursor.hasValue && !this.#cursor.failed) {
+      const step = this.#batches.next()
+      if (step.done) return done()
+      this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
+    }
+    if (this.#cursor.hasValue) return { value: take(), done: false }
+    const failure = this.#cursor.takeFailure()
+    this.close()
+    throw failure
+  }
+}
+
+function readJsonLines(input, options) {
+  checkOptionNames(options, 'readJsonLines')
+  return new JsonLinesReader(input, options)
+}
+
+function readJsonLinesSync(path, options) {
+  checkOptionNames(options, 'readJsonLinesSync')
+  return new JsonLinesReaderSync(path, options)
+}
+
+module.exports = { readJsonLines, readJsonLinesSync }
