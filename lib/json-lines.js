@@ -28,8 +28,8 @@ const QUOTED_CHARACTERS = 80
 class JsonCursor {
   /** The parsed values of the batch; those before `index` were handed out. */
   #values = []
-  /** The index in the batch's lines of each value's line. */
-  #lineIndexes = []
+  /** The index in the batch's lines of each value's line; null when it is the value's own index. */
+  #lineIndexes = null
   #index = 0
   /** The error to throw once the values before it are handed out, or null. */
   #failure = null
@@ -66,15 +66,37 @@ class JsonCursor {
     return failure
   }
 
-  /** Parses the lines of a batch, which `place` (a BatchPlace) locates. */
+  /**
+   * Parses the lines of a batch, which `place` (a BatchPlace) locates: each line with one
+   * JSON.parse while all parse, then, from the first that does not, line by line with the
+   * blank lines, the BOM and the failures handled (see #loadFrom).
+   */
   load(lines, place) {
-    if (this.#index > 0) this.#last = { place: this.#place, index: this.#lineIndexes[this.#index - 1] }
+    if (this.#index > 0) this.#last = this.#lastLine()
     if (this.#place === null) this.#start = place.offsetBefore(0)
     this.#place = place
+    this.#index = 0
     const values = []
-    const lineIndexes = []
+    let i = 0
+    if (this.#reviver === undefined) {
+      try {
+        for (; i < lines.length; i++) values.push(JSON.parse(lines[i]))
+      } catch {
+        // From line i on, line by line.
+      }
+    }
+    this.#values = values
+    this.#lineIndexes = null
+    if (i < lines.length) this.#loadFrom(lines, i)
+  }
+
+  /** Parses the batch's lines from `from` on, listing which line each value came from. */
+  #loadFrom(lines, from) {
+    const values = this.#values
+    const lineIndexes = Array.from({ length: from }, (_, i) => i)
+    const place = this.#place
     const reviver = this.#reviver
-    for (let i = 0; i < lines.length; i++) {
+    for (let i = from; i < lines.length; i++) {
       let line = lines[i]
       if (line.length === 0) continue
       // A UTF-8 BOM, only at the very start of the file.
@@ -92,9 +114,7 @@ class JsonCursor {
       values.push(value)
       lineIndexes.push(i)
     }
-    this.#values = values
     this.#lineIndexes = lineIndexes
-    this.#index = 0
   }
 
   next() {
@@ -140,8 +160,9 @@ class JsonCursor {
   }
 
   #lastLine() {
-    if (this.#index > 0) return { place: this.#place, index: this.#lineIndexes[this.#index - 1] }
-    return this.#last
+    if (this.#index === 0) return this.#last
+    const value = this.#index - 1
+    return { place: this.#place, index: this.#lineIndexes === null ? value : this.#lineIndexes[value] }
   }
 
   /**
@@ -291,10 +312,20 @@ class JsonLinesReader extends ClosingAsyncIterator {
     return this.#queue.run(() => this.#fillAndTake(take))
   }
 
+  /** The line reader's next batch; its failure (an abort, a read) is thrown once it is closed. */
+  async #nextBatch() {
+    try {
+      return await this.#batches.next()
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+
   /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
   async #fillAndTake(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
-      const step = await this.#batches.next()
+      const step = await this.#nextBatch()
       if (step.done) return done()
       this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
     }
