@@ -161,6 +161,7 @@ export declare function feed(feeder: number, chunk: Uint8Array): string | Buffer
  * either `terminatorLength` (every line took its measured text plus this many bytes) or
  * `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
  * `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
+ * For `readJsonLines`, `oneTextPerLine` says whether every line is shaped like one JSON text.
  */
 export interface NativeBatchPlace {
   start: number
@@ -170,6 +171,7 @@ export interface NativeBatchPlace {
   lineEnds?: Float64Array
   lineNumbers?: Float64Array
   lineStarts?: Float64Array
+  oneTextPerLine?: boolean
 }
 
 /** How the bytes are decompressed: by format, or by the file's first bytes (`auto`). */
@@ -263,6 +265,11 @@ export interface NativeLineOptions {
   lendStrings?: NativeLending
   /** Only the lines that match; absent: every line. */
   match?: NativeMatch
+  /**
+   * Whether each batch's place says if its lines are shaped like one JSON text each
+   * (`readJsonLines`); absent: not checked.
+   */
+  checkJson?: boolean
 }
 
 /**

@@ -274,6 +274,25 @@ test('the message quotes at most 80 characters around the failure, whole charact
   }
 })
 
+test('lines that make a valid array together, none of them JSON, are each an error', async (t) => {
+  // `[` + these joined by `,` + `]` parses; each line alone does not.
+  const path = temp.file('[[1\n2]]\n3],[4\n')
+  const error = await t.throwsAsync(collect(readJsonLines(path)), { code: codes.JSON_PARSE })
+  t.like(error, { lineNumber: 1, column: 4 })
+  const reader = readJsonLines(path, { onError: 'skip' })
+  t.deepEqual(await collect(reader), [])
+  t.is(reader.skipped, 3)
+  // Shaped like one text each, but not JSON: every line still parsed on its own.
+  const shaped = temp.file('1\n2 3\n{"a" 1}\n4\n')
+  const lenient = readJsonLines(shaped, { onError: (error) => error.column })
+  t.deepEqual(await collect(lenient.entries()), [
+    [1, 1],
+    [2, 3],
+    [3, 6],
+    [4, 4],
+  ])
+})
+
 test("onError: 'skip' goes on past every bad line and counts them", async (t) => {
   const path = temp.file('1\n{bad\n2\n\n]\n3')
   const reader = readJsonLines(path, { onError: 'skip' })

@@ -158,6 +158,14 @@ class BatchPlace {
     this.#measured = { index: 0, offset: place.start }
   }
 
+  /**
+   * Whether every line of the batch is shaped like one JSON text, for a reader that asked the
+   * native side to check (see crates/fastlines-core/src/json.rs).
+   */
+  get oneTextPerLine() {
+    return this.#place.oneTextPerLine === true
+  }
+
   /** The number of the batch's line at `index`: listed for a filtered batch, else consecutive. */
   numberOf(index) {
     const place = this.#place

@@ -11,10 +11,26 @@ const { currentBatchPlace } = require('./cursor')
 const { codedError, codes } = require('./errors')
 const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { jsonSyntaxFailure } = require('./json-syntax')
-const { LineReader } = require('./line-reader')
+const { LineReader, lineStream } = require('./line-reader')
 const { LineReaderSync } = require('./line-reader-sync')
 const { checkOptionNames } = require('./option-names')
 const { normalizeJsonOptions, normalizePath } = require('./options')
+
+/**
+ * Whether a batch whose lines the native side found shaped like one JSON text each is parsed
+ * with one JSON.parse, as an array: on V8 (Node, Deno) that took 0.64-0.73x the time of a
+ * JSON.parse per line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory).
+ */
+const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
+
+/** The native line options of a JSON reader: with the check that lets a batch be parsed whole. */
+const withJsonCheck = (lines) => ({ ...lines, checkJson: PARSE_BATCHES_WHOLE })
+
+/** A native line stream as readLines makes it, with the JSON check. */
+const jsonLineStream = {
+  path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonCheck(lines) }),
+  source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonCheck(lines) }),
+}
 
 /** A line of nothing but these is blank: skipped, and still counted. */
 const BLANK = /^[ \t\r]*$/
@@ -76,6 +92,7 @@ class JsonCursor {
     if (this.#place === null) this.#start = place.offsetBefore(0)
     this.#place = place
     this.#index = 0
+    if (place.oneTextPerLine && this.#reviver === undefined && this.#loadWhole(lines)) return
     const values = []
     let i = 0
     if (this.#reviver === undefined) {
@@ -88,6 +105,25 @@ class JsonCursor {
     this.#values = values
     this.#lineIndexes = null
     if (i < lines.length) this.#loadFrom(lines, i)
+  }
+
+  /**
+   * Parses the batch's lines as one JSON array, `\n,` between them (a `\n` so that no string
+   * runs from one line into the next). The native check says each line is shaped like one
+   * text, so the array parses exactly when each line does, into their values in order; false
+   * (and nothing loaded) when it does not parse, or the count differs all the same.
+   */
+  #loadWhole(lines) {
+    let values
+    try {
+      values = JSON.parse(`[${lines.join('\n,')}\n]`)
+    } catch {
+      return false
+    }
+    if (values.length !== lines.length) return false
+    this.#values = values
+    this.#lineIndexes = null
+    return true
   }
 
   /** Parses the batch's lines from `from` on, listing which line each value came from. */
@@ -255,7 +291,7 @@ class JsonLinesReader extends ClosingAsyncIterator {
   constructor(input, options) {
     super()
     const json = normalizeJsonOptions(options)
-    this.#lines = new LineReader(input, options)
+    this.#lines = new LineReader(input, options, jsonLineStream)
     this.#batches = this.#lines.batches()
     this.#cursor = new JsonCursor(json, pathOf(input))
     // Values already parsed are not handed out once the signal aborts.
@@ -346,7 +382,7 @@ class JsonLinesReaderSync extends ClosingSyncIterator {
   constructor(path, options) {
     super()
     const json = normalizeJsonOptions(options)
-    this.#lines = new LineReaderSync(path, options)
+    this.#lines = new LineReaderSync(path, options, withJsonCheck)
     this.#batches = this.#lines.batches()
     this.#cursor = new JsonCursor(json, normalizePath(path).display)
     this.#abortListener = addAbortListener(options?.signal, () => this.#cursor.clear())

@@ -21,11 +21,12 @@ class LineReaderSync extends ClosingSyncIterator {
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#native.batchPlace(serial)
 
-  constructor(path, options) {
+  /** `withLines` adds to the native line options (readJsonLinesSync asks for its check). */
+  constructor(path, options, withLines = (lines) => lines) {
     super()
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
-    this.#native = new binding.NativeLineReaderSync(bytes, read, lines)
+    this.#native = new binding.NativeLineReaderSync(bytes, read, withLines(lines))
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.

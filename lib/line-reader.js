@@ -129,4 +129,4 @@ function readLines(input, options) {
   return new LineReader(input, options)
 }
 
-module.exports = { LineReader, readLines }
+module.exports = { LineReader, lineStream, readLines }

@@ -106,6 +106,9 @@ pub struct NativeLineOptions {
     pub lend_strings: Option<NativeLending>,
     /// Only the lines that match; absent: every line.
     pub r#match: Option<NativeMatch>,
+    /// Whether each batch's place says if its lines are shaped like one JSON text each
+    /// (`readJsonLines`); absent: not checked.
+    pub check_json: Option<bool>,
 }
 
 /// Which lines to keep: those that include any of `strings` (none with `invert`), ASCII
@@ -158,6 +161,7 @@ impl From<&NativeLineOptions> for LineFramer {
             .with_max_line_length(options.max_line_length.map(|max| max as usize))
             .with_max_string_length(options.max_string_length as usize)
             .with_match(options.r#match.as_ref().map(Match::from).as_ref())
+            .with_json_check(options.check_json == Some(true))
     }
 }
 

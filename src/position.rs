@@ -25,6 +25,7 @@ pub enum NativeMeasure {
 /// either `terminatorLength` (every line took its measured text plus this many bytes) or
 /// `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
 /// `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
+/// For `readJsonLines`, `oneTextPerLine` says whether every line is shaped like one JSON text.
 #[napi(object)]
 pub struct NativeBatchPlace {
     pub start: f64,
@@ -34,6 +35,7 @@ pub struct NativeBatchPlace {
     pub line_ends: Option<Float64Array>,
     pub line_numbers: Option<Float64Array>,
     pub line_starts: Option<Float64Array>,
+    pub one_text_per_line: Option<bool>,
 }
 
 /// A batch's place, kept natively until JS asks for it.
@@ -44,6 +46,7 @@ struct Place {
     one_byte: bool,
     layout: LineLayout,
     kept: Option<KeptLines>,
+    one_text_per_line: Option<bool>,
 }
 
 impl Place {
@@ -55,6 +58,7 @@ impl Place {
             one_byte: true,
             layout: LineLayout::Uniform { terminator_len: 1 },
             kept: None,
+            one_text_per_line: None,
         }
     }
 
@@ -75,6 +79,7 @@ impl Place {
             line_ends,
             line_numbers: self.kept.as_ref().map(|kept| float64_array(&kept.numbers)),
             line_starts: self.kept.as_ref().map(|kept| float64_array(&kept.starts)),
+            one_text_per_line: self.one_text_per_line,
         }
     }
 }
@@ -143,6 +148,7 @@ impl LastBatch {
                 one_byte: matches!(batch.text, Text::OneByte(_)),
                 layout: batch.layout,
                 kept: batch.kept,
+                one_text_per_line: batch.one_text_per_line,
             },
             text: JsText {
                 text: batch.text,

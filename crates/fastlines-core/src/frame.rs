@@ -9,6 +9,7 @@ use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
+use crate::json::one_text_per_line;
 use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter, Run};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
@@ -44,6 +45,10 @@ pub struct Batch {
     /// With a filter, which lines of the input the batch holds: they are not consecutive, so
     /// their numbers and starts are listed.
     pub kept: Option<KeptLines>,
+    /// For a framer that checks ([`LineFramer::with_json_check`]): whether every line of the
+    /// batch is shaped like one JSON text (see `json.rs`), so that the batch may be parsed as
+    /// one JSON array.
+    pub one_text_per_line: Option<bool>,
 }
 
 /// The lines a filter kept in a [`Batch`], one entry per line in order.
@@ -102,6 +107,8 @@ pub struct LineFramer {
     /// with a filter: the numbers of unfiltered lines follow from their order). A followed
     /// file's replacement goes on counting, as JS does for unfiltered lines.
     lines_before: u64,
+    /// Whether each batch says if its lines are shaped like one JSON text each.
+    check_json: bool,
 }
 
 impl LineFramer {
@@ -114,6 +121,7 @@ impl LineFramer {
             max_string_length: usize::MAX,
             filter: None,
             lines_before: 0,
+            check_json: false,
         }
     }
 
@@ -141,6 +149,18 @@ impl LineFramer {
     pub fn with_max_string_length(mut self, max: usize) -> Self {
         self.max_string_length = max;
         self
+    }
+
+    /// Has each batch say whether its lines are shaped like one JSON text each (see
+    /// [`Batch::one_text_per_line`]), for readers that parse them.
+    pub fn with_json_check(mut self, check: bool) -> Self {
+        self.check_json = check;
+        self
+    }
+
+    /// Whether `lines` (as the splitter joins them) are one JSON text each, if this framer checks.
+    fn json_check(&self, lines: &[u8]) -> Option<bool> {
+        self.check_json.then(|| one_text_per_line(lines))
     }
 
     /// The longest line it collects, if it has a limit.
@@ -185,6 +205,7 @@ impl LineFramer {
         let Some(last) = lines.last() else {
             return Ok(None);
         };
+        let one_text_per_line = self.json_check(&kept);
         let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
         if decoded.text.len() > self.max_string_length {
             return Err(ReadError::StringTooLong {
@@ -209,6 +230,7 @@ impl LineFramer {
                     .map(|line| input_offset(line.range.start))
                     .collect(),
             }),
+            one_text_per_line,
         }))
     }
 
@@ -228,6 +250,7 @@ impl LineFramer {
             end: self.offset,
             layout: LineLayout::of(&run, decoded.exact),
             kept: None,
+            one_text_per_line: self.json_check(&run.lines),
         })
     }
 }
@@ -371,6 +394,49 @@ mod tests {
                 Err(err) => return (lines_of(batches), Some(err)),
             }
         }
+    }
+
+    /// Each batch's JSON check from a framer over `input` read `chunk_size` bytes at a time.
+    fn json_checks(input: &[u8], chunk_size: usize, framer: LineFramer) -> Vec<Option<bool>> {
+        let mut reader = Reader::new(
+            Source::new(input, None, chunk_size),
+            framer,
+            Progress::default(),
+        );
+        let mut checks = Vec::new();
+        while let Some(batch) = reader.next_blocking().unwrap() {
+            checks.push(batch.one_text_per_line);
+        }
+        checks
+    }
+
+    #[test]
+    fn the_json_check_covers_each_batch_of_kept_lines_and_only_when_asked() {
+        let input = b"{\"a\": 1}\r\n[2]\n\"x\"";
+        let framer = || LineFramer::new(Encoding::Utf8).with_json_check(true);
+        assert_eq!(
+            json_checks(input, 1 << 10, framer()),
+            [Some(true), Some(true)]
+        );
+        assert_eq!(
+            json_checks(input, 1 << 10, LineFramer::new(Encoding::Utf8)),
+            [None, None]
+        );
+        // A blank line fails its batch; with a filter that leaves it out, the batch passes.
+        let blank = b"1\n\n2\n";
+        assert_eq!(json_checks(blank, 1 << 10, framer()), [Some(false)]);
+        let digits = Match {
+            strings: vec!["1".into(), "2".into()],
+            ignore_case: false,
+            invert: false,
+        };
+        let filtered = framer().with_match(Some(&digits));
+        assert_eq!(json_checks(blank, 1 << 10, filtered), [Some(true)]);
+        // Lines that make an array together, none of them one text.
+        assert_eq!(
+            json_checks(b"[[1\n2]]\n3],[4\n", 1 << 10, framer()),
+            [Some(false)]
+        );
     }
 
     fn limited(max: usize) -> LineFramer {

@@ -41,6 +41,7 @@ mod fed_stream;
 mod filter;
 mod follow;
 mod frame;
+mod json;
 mod last_lines;
 mod read;
 mod reader;
