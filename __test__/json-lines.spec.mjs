@@ -354,6 +354,10 @@ test('a reviver that throws ends reading with its own error', async (t) => {
     t.throws(() => [...readJsonLinesSync(path, { reviver })]),
     mine,
   )
+  // Skipping skips lines that are not JSON, not a reviver's error.
+  const skipping = readJsonLines(temp.file('1\n{bad\n{"boom": 2}\n'), { reviver, onError: 'skip' })
+  t.is(await t.throwsAsync(collect(skipping)), mine)
+  t.is(skipping.skipped, 1)
 })
 
 test('a line over maxLineLength is the error readLines gives', async (t) => {

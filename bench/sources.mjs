@@ -53,13 +53,14 @@ function failureOf(error) {
 }
 
 /**
- * Runs the worker with `args`, its stdin fed by `cat stdinFile` when given (bash with
+ * Runs the worker `script` (this section's by default; the JSON Lines section's workers print the
+ * same kind of line) with `args`, its stdin fed by `cat stdinFile` when given (bash with
  * `pipefail`): `{ output }`, `{ error }`, or `{ overMs }` when it was stopped after `limitMs`.
  * A worker that reports its own error (or skip) is believed before the exit status, which a
  * `cat` cut short by the worker's exit makes 141.
  */
-async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEOUT_MS) {
-  const worker = [runtime.command, ...runtime.args, WORKER, ...args.map(String)]
+export async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEOUT_MS, script = WORKER) {
+  const worker = [runtime.command, ...runtime.args, script, ...args.map(String)]
   const [command, commandArgs] =
     stdinFile === undefined
       ? [worker[0], worker.slice(1)]

@@ -207,6 +207,11 @@ class JsonCursor {
    * stops reading with that error as it is.
    */
   #handleFailure(cause, line, place, index) {
+    // Without a reviver, only the line can be at fault: a line skipped needs no error.
+    if (this.#onError === 'skip' && this.#reviver === undefined) {
+      this.skipped++
+      return SKIP
+    }
     const syntax = jsonSyntaxFailure(line)
     if (syntax === null) {
       this.#failure = cause

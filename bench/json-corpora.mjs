@@ -1,0 +1,92 @@
+// The JSON Lines section's corpora (issue 24), generated from a seed into bench/data/ (never
+// committed) the first time a run needs them: a pino-style log of small flat objects, a file of
+// larger nested records with non-ASCII strings, the log with 1% of its lines broken (for
+// `onError: 'skip'`), and the log gzipped.
+import fs from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import { fileURLToPath } from 'node:url'
+import zlib from 'node:zlib'
+
+const DATA = fileURLToPath(new URL('./data/', import.meta.url))
+const MB = 1024 * 1024
+
+/** Every `BAD_EVERY`th line of the broken log is cut short, so that it does not parse. */
+export const BAD_EVERY = 100
+
+/** A generator of numbers in [0, 1) from `seed` (mulberry32): the same corpus on every machine. */
+function seeded(seed) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const MESSAGES = ['request completed', 'incoming request', 'db query', 'cache miss', 'user logged in']
+const WORDS = ['naïve', 'café', 'Zürich', '東京', 'données', 'смета', 'ελληνικά', 'plain', 'ascii', '😀 ok']
+
+/** A pino line: level 50 (error) on about 1% of them, the `match` case's selection. */
+function pinoLine(random, i) {
+  const level = random() < 0.01 ? 50 : 30
+  const reqId = `req-${Math.floor(random() * 1e6)}`
+  const msg = MESSAGES[Math.floor(random() * MESSAGES.length)]
+  const responseTime = Math.floor(random() * 500)
+  return `{"level":${level},"time":${1700000000000 + i},"pid":4242,"hostname":"web-1","reqId":"${reqId}","msg":"${msg}","responseTime":${responseTime}}`
+}
+
+/** A nested record of a few KB, with arrays, objects and non-ASCII strings. */
+function nestedLine(random, i) {
+  const pick = () => WORDS[Math.floor(random() * WORDS.length)]
+  const items = Array.from({ length: 8 + Math.floor(random() * 16) }, (_, k) => ({
+    sku: `${i}-${k}`,
+    name: `${pick()} ${pick()} ${pick()}`,
+    price: Math.round(random() * 100000) / 100,
+    tags: [pick(), pick()],
+    dims: { w: random(), h: random(), unit: 'cm' },
+  }))
+  return JSON.stringify({ id: i, customer: { name: `${pick()} ${pick()}`, vip: random() < 0.1 }, items, note: pick() })
+}
+
+/** Writes lines from `lineAt(random, i)` to `path` until it holds `bytes`. */
+function writeLines(path, bytes, seed, lineAt) {
+  const random = seeded(seed)
+  const out = fs.openSync(`${path}.tmp`, 'w')
+  let written = 0
+  for (let i = 0; written < bytes;) {
+    const block = []
+    for (let k = 0; k < 4096; k++, i++) block.push(lineAt(random, i))
+    const text = `${block.join('\n')}\n`
+    fs.writeSync(out, text)
+    written += Buffer.byteLength(text)
+  }
+  fs.closeSync(out)
+  fs.renameSync(`${path}.tmp`, path)
+}
+
+/** The pino log with every BAD_EVERY-th line cut in half. */
+function breakLines(from, to) {
+  const lines = fs.readFileSync(from, 'latin1').split('\n')
+  for (let i = BAD_EVERY - 1; i < lines.length - 1; i += BAD_EVERY) lines[i] = lines[i].slice(0, lines[i].length >> 1)
+  fs.writeFileSync(`${to}.tmp`, lines.join('\n'), 'latin1')
+  fs.renameSync(`${to}.tmp`, to)
+}
+
+/** The corpora of a run whose pino log holds `pinoMB` MB (and the nested file a fifth of that). */
+export async function ensureJsonCorpora(pinoMB) {
+  fs.mkdirSync(DATA, { recursive: true })
+  const pino = `${DATA}pino-${pinoMB}m.jsonl`
+  const nested = `${DATA}nested-${Math.round(pinoMB / 5)}m.jsonl`
+  const broken = `${DATA}pino-${pinoMB}m-broken.jsonl`
+  const gzip = `${pino}.gz`
+  if (!fs.existsSync(pino)) writeLines(pino, pinoMB * MB, 24, pinoLine)
+  if (!fs.existsSync(nested)) writeLines(nested, Math.round(pinoMB / 5) * MB, 25, nestedLine)
+  if (!fs.existsSync(broken)) breakLines(pino, broken)
+  if (!fs.existsSync(gzip)) {
+    await pipeline(fs.createReadStream(pino), zlib.createGzip({ level: 6 }), fs.createWriteStream(`${gzip}.tmp`))
+    fs.renameSync(`${gzip}.tmp`, gzip)
+  }
+  return { pino, nested, broken, gzip }
+}

@@ -1,0 +1,172 @@
+// The JSON Lines section's contenders (issue 24): each reads a case's file and hands every value
+// to `add`, which counts it and sums its `level` (pino) or `id` (nested), the least work that
+// keeps each value live and lets the driver check that every contender saw the same values.
+// `library` names the package a contender loads (contenders.mjs loads fastlines and split2;
+// ndjson and stream-json are loaded here); `prepare(file)` runs once, untimed.
+import fs from 'node:fs'
+import readline from 'node:readline'
+import { StringDecoder } from 'node:string_decoder'
+import zlib from 'node:zlib'
+
+import { NotApplicable, splitReadable } from './contenders.mjs'
+
+/** The pino lines `match` selects: level 50, about 1% of them. */
+export const ERROR_EVENTS = '"level":50'
+
+const LIBRARIES = {
+  fastlines: () => import('../index.mjs'),
+  split2: async () => (await import('split2')).default,
+  ndjson: async () => (await import('ndjson')).default,
+  'stream-json': async () => (await import('stream-json/jsonl/parser.js')).default,
+}
+
+export const loadJsonLibrary = (name) => (name === undefined ? undefined : LIBRARIES[name]())
+
+/** Lines of a file read through readline: the baseline's way, on a file or a gunzipped one. */
+const readlineOf = (stream) => readline.createInterface({ input: stream, crlfDelay: Infinity })
+
+/**
+ * Every line of `file`, in memory, for the floor: decoded a block at a time, since a 1 GB file
+ * is longer than V8's longest string.
+ */
+function linesInMemory(file) {
+  const lines = []
+  const decoder = new StringDecoder('utf8')
+  const fd = fs.openSync(file, 'r')
+  const block = Buffer.allocUnsafe(64 * 1024 * 1024)
+  let carry = ''
+  for (let read; (read = fs.readSync(fd, block, 0, block.length, null)) > 0;) {
+    const parts = (carry + decoder.write(block.subarray(0, read))).split('\n')
+    carry = parts.pop()
+    for (const part of parts) lines.push(part)
+  }
+  fs.closeSync(fd)
+  if (carry !== '') lines.push(carry)
+  return lines
+}
+
+/** Bun's own JSONL parser over the file's chunks, the part after the last whole line carried over. */
+async function bunJsonl(file, add) {
+  if (globalThis.Bun?.JSONL === undefined) throw new NotApplicable('Bun only')
+  let rest = new Uint8Array(0)
+  for await (const chunk of globalThis.Bun.file(file).stream()) {
+    const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
+    const { values, read } = globalThis.Bun.JSONL.parseChunk(data)
+    for (const value of values) add(value)
+    rest = data.subarray(read)
+  }
+  if (rest.length > 0) for (const value of globalThis.Bun.JSONL.parse(rest)) add(value)
+}
+
+/** The contenders by name: `run(file, add, { lib, prepared })`. */
+export const JSON_READERS = {
+  readline: {
+    run: async (file, add) => {
+      for await (const line of readlineOf(fs.createReadStream(file))) add(JSON.parse(line))
+    },
+  },
+  split2: {
+    library: 'split2',
+    run: async (file, add, { lib }) => {
+      for await (const value of fs.createReadStream(file).pipe(lib(JSON.parse))) add(value)
+    },
+  },
+  ndjson: {
+    library: 'ndjson',
+    run: async (file, add, { lib }) => {
+      for await (const value of fs.createReadStream(file).pipe(lib.parse())) add(value)
+    },
+  },
+  'stream-json': {
+    library: 'stream-json',
+    run: async (file, add, { lib }) => {
+      for await (const { value } of fs.createReadStream(file).pipe(lib.asStream())) add(value)
+    },
+  },
+  'hand-split': {
+    run: (file, add) => splitReadable(fs.createReadStream(file), (line) => add(JSON.parse(line))),
+  },
+  'bun-jsonl': { run: bunJsonl },
+  floor: {
+    prepare: linesInMemory,
+    run: (file, add, { prepared }) => {
+      for (const line of prepared) add(JSON.parse(line))
+    },
+  },
+  'fastlines-values': {
+    library: 'fastlines',
+    run: async (file, add, { lib, options }) => {
+      for await (const value of lib.readJsonLines(file, options)) add(value)
+    },
+  },
+  'fastlines-batches': {
+    library: 'fastlines',
+    run: async (file, add, { lib, options }) => {
+      for await (const batch of lib.readJsonLines(file, options).batches()) for (const value of batch) add(value)
+    },
+  },
+  // The gzip case's baseline: zlib into readline.
+  'zlib-readline': {
+    run: async (file, add) => {
+      for await (const line of readlineOf(fs.createReadStream(file).pipe(zlib.createGunzip()))) add(JSON.parse(line))
+    },
+  },
+  // The match case's baseline: readline, then JSON.parse of the lines that include the string.
+  'readline-includes': {
+    run: async (file, add) => {
+      for await (const line of readlineOf(fs.createReadStream(file)))
+        if (line.includes(ERROR_EVENTS)) add(JSON.parse(line))
+    },
+  },
+}
+
+export const JSON_READER_NAMES = Object.keys(JSON_READERS)
+
+/**
+ * The cases: which corpus file each reads, its contenders, and the options fastlines reads it
+ * with. `pino` and `nested` are the per-value and batch targets, `gzip` and `match` their own,
+ * and `broken` (1% bad lines skipped) is measured against the `pino` case's values.
+ */
+export const JSON_CASES = {
+  pino: {
+    file: 'pino',
+    contenders: [
+      'readline',
+      'split2',
+      'ndjson',
+      'stream-json',
+      'hand-split',
+      'bun-jsonl',
+      'floor',
+      'fastlines-values',
+      'fastlines-batches',
+    ],
+  },
+  nested: {
+    file: 'nested',
+    contenders: [
+      'readline',
+      'split2',
+      'ndjson',
+      'stream-json',
+      'hand-split',
+      'bun-jsonl',
+      'floor',
+      'fastlines-values',
+      'fastlines-batches',
+    ],
+  },
+  gzip: {
+    file: 'gzip',
+    contenders: ['zlib-readline', 'fastlines-values', 'fastlines-batches'],
+    options: { decompress: 'gzip' },
+  },
+  match: {
+    file: 'pino',
+    contenders: ['readline-includes', 'fastlines-values', 'fastlines-batches'],
+    options: { match: ERROR_EVENTS },
+  },
+  broken: { file: 'broken', contenders: ['fastlines-values', 'fastlines-batches'], options: { onError: 'skip' } },
+}
+
+export const JSON_CASE_NAMES = Object.keys(JSON_CASES)
