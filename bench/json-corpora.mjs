@@ -66,12 +66,10 @@ function writeLines(path, bytes, seed, lineAt) {
   fs.renameSync(`${path}.tmp`, path)
 }
 
-/** The pino log with every BAD_EVERY-th line cut in half. */
-function breakLines(from, to) {
-  const lines = fs.readFileSync(from, 'latin1').split('\n')
-  for (let i = BAD_EVERY - 1; i < lines.length - 1; i += BAD_EVERY) lines[i] = lines[i].slice(0, lines[i].length >> 1)
-  fs.writeFileSync(`${to}.tmp`, lines.join('\n'), 'latin1')
-  fs.renameSync(`${to}.tmp`, to)
+/** The pino log's lines, but every BAD_EVERY-th cut in half, so that it does not parse. */
+function brokenPinoLine(random, i) {
+  const line = pinoLine(random, i)
+  return (i + 1) % BAD_EVERY === 0 ? line.slice(0, line.length >> 1) : line
 }
 
 /** The corpora of a run whose pino log holds `pinoMB` MB (and the nested file a fifth of that). */
@@ -83,7 +81,7 @@ export async function ensureJsonCorpora(pinoMB) {
   const gzip = `${pino}.gz`
   if (!fs.existsSync(pino)) writeLines(pino, pinoMB * MB, 24, pinoLine)
   if (!fs.existsSync(nested)) writeLines(nested, Math.round(pinoMB / 5) * MB, 25, nestedLine)
-  if (!fs.existsSync(broken)) breakLines(pino, broken)
+  if (!fs.existsSync(broken)) writeLines(broken, pinoMB * MB, 24, brokenPinoLine)
   if (!fs.existsSync(gzip)) {
     await pipeline(fs.createReadStream(pino), zlib.createGzip({ level: 6 }), fs.createWriteStream(`${gzip}.tmp`))
     fs.renameSync(`${gzip}.tmp`, gzip)
