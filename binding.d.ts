@@ -161,7 +161,7 @@ export declare function feed(feeder: number, chunk: Uint8Array): string | Buffer
  * either `terminatorLength` (every line took its measured text plus this many bytes) or
  * `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
  * `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
- * For `readJsonLines`, `oneTextPerLine` says whether every line is shaped like one JSON text.
+ * For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index).
  */
 export interface NativeBatchPlace {
   start: number
@@ -171,7 +171,7 @@ export interface NativeBatchPlace {
   lineEnds?: Float64Array
   lineNumbers?: Float64Array
   lineStarts?: Float64Array
-  oneTextPerLine?: boolean
+  notOneText?: Float64Array
 }
 
 /** How the bytes are decompressed: by format, or by the file's first bytes (`auto`). */

@@ -159,11 +159,11 @@ class BatchPlace {
   }
 
   /**
-   * Whether every line of the batch is shaped like one JSON text, for a reader that asked the
-   * native side to check (see crates/fastlines-core/src/json.rs).
+   * The indexes of the batch's lines that are not shaped like one JSON text, for a reader that
+   * asked the native side to check (see crates/fastlines-core/src/json.rs); null if it did not.
    */
-  get oneTextPerLine() {
-    return this.#place.oneTextPerLine === true
+  get notOneText() {
+    return this.#place.notOneText ?? null
   }
 
   /** The number of the batch's line at `index`: listed for a filtered batch, else consecutive. */

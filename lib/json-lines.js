@@ -17,9 +17,9 @@ const { checkOptionNames } = require('./option-names')
 const { normalizeJsonOptions, normalizePath } = require('./options')
 
 /**
- * Whether a batch whose lines the native side found shaped like one JSON text each is parsed
- * with one JSON.parse, as an array: on V8 (Node, Deno) that took 0.64-0.73x the time of a
- * JSON.parse per line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory).
+ * Whether lines the native side found shaped like one JSON text each are parsed with one
+ * JSON.parse, as an array: on V8 (Node, Deno) that took 0.64-0.73x the time of a JSON.parse per
+ * line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory).
  */
 const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
 
@@ -83,56 +83,69 @@ class JsonCursor {
   }
 
   /**
-   * Parses the lines of a batch, which `place` (a BatchPlace) locates: each line with one
-   * JSON.parse while all parse, then, from the first that does not, line by line with the
-   * blank lines, the BOM and the failures handled (see #loadFrom).
+   * Parses the lines of a batch, which `place` (a BatchPlace) locates. Where the native side
+   * checked them (on V8, without a reviver), each stretch between the lines it found not shaped
+   * like one JSON text is parsed with one JSON.parse (#parseWhole), and those lines one by one;
+   * otherwise every line one by one (#parseLines). Stops at a failure, which is kept.
    */
   load(lines, place) {
     if (this.#index > 0) this.#last = this.#lastLine()
     if (this.#place === null) this.#start = place.offsetBefore(0)
     this.#place = place
     this.#index = 0
-    if (place.oneTextPerLine && this.#reviver === undefined && this.#loadWhole(lines)) return
-    const values = []
-    let i = 0
-    if (this.#reviver === undefined) {
-      try {
-        for (; i < lines.length; i++) values.push(JSON.parse(lines[i]))
-      } catch {
-        // From line i on, line by line.
-      }
-    }
-    this.#values = values
+    this.#values = []
     this.#lineIndexes = null
-    if (i < lines.length) this.#loadFrom(lines, i)
+    const notOneText = this.#reviver === undefined ? place.notOneText : null
+    if (notOneText === null) {
+      this.#parseLines(lines, 0, lines.length)
+      return
+    }
+    let from = 0
+    for (const line of notOneText) {
+      if (!this.#parseWhole(lines, from, line) || !this.#parseLines(lines, line, line + 1)) return
+      from = line + 1
+    }
+    this.#parseWhole(lines, from, lines.length)
   }
 
   /**
-   * Parses the batch's lines as one JSON array, `\n,` between them (a `\n` so that no string
-   * runs from one line into the next). The native check says each line is shaped like one
-   * text, so the array parses exactly when each line does, into their values in order; false
-   * (and nothing loaded) when it does not parse, or the count differs all the same.
+   * Parses lines `from` to `to`, each shaped like one JSON text, as one JSON array, `\n,`
+   * between them (a `\n` so that no string runs from one line into the next): the array parses
+   * exactly when each line does, into their values in order (crates/fastlines-core/src/json.rs
+   * says why). Where it does not, line by line. False when reading stops at a failure.
    */
-  #loadWhole(lines) {
+  #parseWhole(lines, from, to) {
+    if (to - from < 2) return this.#parseLines(lines, from, to)
     let values
     try {
-      values = JSON.parse(`[${lines.join('\n,')}\n]`)
+      const stretch = from === 0 && to === lines.length ? lines : lines.slice(from, to)
+      values = JSON.parse(`[${stretch.join('\n,')}\n]`)
     } catch {
-      return false
+      return this.#parseLines(lines, from, to)
     }
-    if (values.length !== lines.length) return false
-    this.#values = values
-    this.#lineIndexes = null
+    if (from === 0 && this.#values.length === 0) this.#values = values
+    else for (let i = 0; i < values.length; i++) this.#push(values[i], from + i)
     return true
   }
 
-  /** Parses the batch's lines from `from` on, listing which line each value came from. */
-  #loadFrom(lines, from) {
-    const values = this.#values
-    const lineIndexes = Array.from({ length: from }, (_, i) => i)
-    const place = this.#place
+  /**
+   * Parses lines `from` to `to` one by one: in a bare loop while each parses and values go with
+   * lines, then with blank lines skipped, a BOM at the file's start dropped and failures handled.
+   * False when reading stops at a failure.
+   */
+  #parseLines(lines, from, to) {
     const reviver = this.#reviver
-    for (let i = from; i < lines.length; i++) {
+    const place = this.#place
+    let i = from
+    if (reviver === undefined && this.#lineIndexes === null && this.#values.length === from) {
+      const values = this.#values
+      try {
+        for (; i < to; i++) values.push(JSON.parse(lines[i]))
+      } catch {
+        // From line i on, with the care below.
+      }
+    }
+    for (; i < to; i++) {
       let line = lines[i]
       if (line.length === 0) continue
       // A UTF-8 BOM, only at the very start of the file.
@@ -143,14 +156,22 @@ class JsonCursor {
       } catch (cause) {
         if (BLANK.test(line)) continue
         const handled = this.#handleFailure(cause, line, place, i)
-        if (handled === STOP) break
+        if (handled === STOP) return false
         if (handled === SKIP) continue
         value = handled.value
       }
-      values.push(value)
-      lineIndexes.push(i)
+      this.#push(value, i)
     }
-    this.#lineIndexes = lineIndexes
+    return true
+  }
+
+  /** Adds the value of line `line`, listing lines once values and lines no longer go together. */
+  #push(value, line) {
+    if (this.#lineIndexes === null && this.#values.length !== line) {
+      this.#lineIndexes = Array.from({ length: this.#values.length }, (_, i) => i)
+    }
+    this.#values.push(value)
+    if (this.#lineIndexes !== null) this.#lineIndexes.push(line)
   }
 
   next() {

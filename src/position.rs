@@ -25,7 +25,7 @@ pub enum NativeMeasure {
 /// either `terminatorLength` (every line took its measured text plus this many bytes) or
 /// `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
 /// `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
-/// For `readJsonLines`, `oneTextPerLine` says whether every line is shaped like one JSON text.
+/// For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index).
 #[napi(object)]
 pub struct NativeBatchPlace {
     pub start: f64,
@@ -35,7 +35,7 @@ pub struct NativeBatchPlace {
     pub line_ends: Option<Float64Array>,
     pub line_numbers: Option<Float64Array>,
     pub line_starts: Option<Float64Array>,
-    pub one_text_per_line: Option<bool>,
+    pub not_one_text: Option<Float64Array>,
 }
 
 /// A batch's place, kept natively until JS asks for it.
@@ -46,7 +46,7 @@ struct Place {
     one_byte: bool,
     layout: LineLayout,
     kept: Option<KeptLines>,
-    one_text_per_line: Option<bool>,
+    not_one_text: Option<Vec<u32>>,
 }
 
 impl Place {
@@ -58,7 +58,7 @@ impl Place {
             one_byte: true,
             layout: LineLayout::Uniform { terminator_len: 1 },
             kept: None,
-            one_text_per_line: None,
+            not_one_text: None,
         }
     }
 
@@ -79,7 +79,9 @@ impl Place {
             line_ends,
             line_numbers: self.kept.as_ref().map(|kept| float64_array(&kept.numbers)),
             line_starts: self.kept.as_ref().map(|kept| float64_array(&kept.starts)),
-            one_text_per_line: self.one_text_per_line,
+            not_one_text: self.not_one_text.as_ref().map(|lines| {
+                Float64Array::new(lines.iter().map(|&line| f64::from(line)).collect())
+            }),
         }
     }
 }
@@ -148,7 +150,7 @@ impl LastBatch {
                 one_byte: matches!(batch.text, Text::OneByte(_)),
                 layout: batch.layout,
                 kept: batch.kept,
-                one_text_per_line: batch.one_text_per_line,
+                not_one_text: batch.not_one_text,
             },
             text: JsText {
                 text: batch.text,

@@ -9,7 +9,7 @@ use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
-use crate::json::one_text_per_line;
+use crate::json::lines_not_one_text;
 use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter, Run};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
@@ -45,10 +45,10 @@ pub struct Batch {
     /// With a filter, which lines of the input the batch holds: they are not consecutive, so
     /// their numbers and starts are listed.
     pub kept: Option<KeptLines>,
-    /// For a framer that checks ([`LineFramer::with_json_check`]): whether every line of the
-    /// batch is shaped like one JSON text (see `json.rs`), so that the batch may be parsed as
-    /// one JSON array.
-    pub one_text_per_line: Option<bool>,
+    /// For a framer that checks ([`LineFramer::with_json_check`]): the indexes of the batch's
+    /// lines that are not shaped like one JSON text (see `json.rs`); the lines between them may
+    /// be parsed as one JSON array.
+    pub not_one_text: Option<Vec<u32>>,
 }
 
 /// The lines a filter kept in a [`Batch`], one entry per line in order.
@@ -151,16 +151,17 @@ impl LineFramer {
         self
     }
 
-    /// Has each batch say whether its lines are shaped like one JSON text each (see
-    /// [`Batch::one_text_per_line`]), for readers that parse them.
+    /// Has each batch list its lines that are not shaped like one JSON text (see
+    /// [`Batch::not_one_text`]), for readers that parse them.
     pub fn with_json_check(mut self, check: bool) -> Self {
         self.check_json = check;
         self
     }
 
-    /// Whether `lines` (as the splitter joins them) are one JSON text each, if this framer checks.
-    fn json_check(&self, lines: &[u8]) -> Option<bool> {
-        self.check_json.then(|| one_text_per_line(lines))
+    /// The lines of `lines` (as the splitter joins them) not shaped like one JSON text, if this
+    /// framer checks.
+    fn json_check(&self, lines: &[u8]) -> Option<Vec<u32>> {
+        self.check_json.then(|| lines_not_one_text(lines))
     }
 
     /// The longest line it collects, if it has a limit.
@@ -205,7 +206,7 @@ impl LineFramer {
         let Some(last) = lines.last() else {
             return Ok(None);
         };
-        let one_text_per_line = self.json_check(&kept);
+        let not_one_text = self.json_check(&kept);
         let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
         if decoded.text.len() > self.max_string_length {
             return Err(ReadError::StringTooLong {
@@ -230,7 +231,7 @@ impl LineFramer {
                     .map(|line| input_offset(line.range.start))
                     .collect(),
             }),
-            one_text_per_line,
+            not_one_text,
         }))
     }
 
@@ -250,7 +251,7 @@ impl LineFramer {
             end: self.offset,
             layout: LineLayout::of(&run, decoded.exact),
             kept: None,
-            one_text_per_line: self.json_check(&run.lines),
+            not_one_text: self.json_check(&run.lines),
         })
     }
 }
@@ -397,7 +398,7 @@ mod tests {
     }
 
     /// Each batch's JSON check from a framer over `input` read `chunk_size` bytes at a time.
-    fn json_checks(input: &[u8], chunk_size: usize, framer: LineFramer) -> Vec<Option<bool>> {
+    fn json_checks(input: &[u8], chunk_size: usize, framer: LineFramer) -> Vec<Option<Vec<u32>>> {
         let mut reader = Reader::new(
             Source::new(input, None, chunk_size),
             framer,
@@ -405,7 +406,7 @@ mod tests {
         );
         let mut checks = Vec::new();
         while let Some(batch) = reader.next_blocking().unwrap() {
-            checks.push(batch.one_text_per_line);
+            checks.push(batch.not_one_text);
         }
         checks
     }
@@ -416,26 +417,26 @@ mod tests {
         let framer = || LineFramer::new(Encoding::Utf8).with_json_check(true);
         assert_eq!(
             json_checks(input, 1 << 10, framer()),
-            [Some(true), Some(true)]
+            [Some(vec![]), Some(vec![])]
         );
         assert_eq!(
             json_checks(input, 1 << 10, LineFramer::new(Encoding::Utf8)),
             [None, None]
         );
-        // A blank line fails its batch; with a filter that leaves it out, the batch passes.
+        // A blank line is listed; with a filter that leaves it out, nothing is.
         let blank = b"1\n\n2\n";
-        assert_eq!(json_checks(blank, 1 << 10, framer()), [Some(false)]);
+        assert_eq!(json_checks(blank, 1 << 10, framer()), [Some(vec![1])]);
         let digits = Match {
             strings: vec!["1".into(), "2".into()],
             ignore_case: false,
             invert: false,
         };
         let filtered = framer().with_match(Some(&digits));
-        assert_eq!(json_checks(blank, 1 << 10, filtered), [Some(true)]);
-        // Lines that make an array together, none of them one text.
+        assert_eq!(json_checks(blank, 1 << 10, filtered), [Some(vec![])]);
+        // Lines that make an array together, none of them one text, after one that is.
         assert_eq!(
-            json_checks(b"[[1\n2]]\n3],[4\n", 1 << 10, framer()),
-            [Some(false)]
+            json_checks(b"0\n[[1\n2]]\n3],[4\n", 1 << 10, framer()),
+            [Some(vec![1, 2, 3])]
         );
     }
 
