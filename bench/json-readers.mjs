@@ -11,7 +11,7 @@ import zlib from 'node:zlib'
 import { NotApplicable, splitReadable } from './contenders.mjs'
 
 /** The pino lines `match` selects: level 50, about 1% of them. */
-export const ERROR_EVENTS = '"level":50'
+const ERROR_EVENTS = '"level":50'
 
 const LIBRARIES = {
   fastlines: () => import('../index.mjs'),
@@ -120,7 +120,18 @@ export const JSON_READERS = {
   },
 }
 
-export const JSON_READER_NAMES = Object.keys(JSON_READERS)
+/** The contenders of the plain cases: every way of parsing a file's lines, and the floor. */
+const EVERY_PARSER = [
+  'readline',
+  'split2',
+  'ndjson',
+  'stream-json',
+  'hand-split',
+  'bun-jsonl',
+  'floor',
+  'fastlines-values',
+  'fastlines-batches',
+]
 
 /**
  * The cases: which corpus file each reads, its contenders, and the options fastlines reads it
@@ -130,31 +141,11 @@ export const JSON_READER_NAMES = Object.keys(JSON_READERS)
 export const JSON_CASES = {
   pino: {
     file: 'pino',
-    contenders: [
-      'readline',
-      'split2',
-      'ndjson',
-      'stream-json',
-      'hand-split',
-      'bun-jsonl',
-      'floor',
-      'fastlines-values',
-      'fastlines-batches',
-    ],
+    contenders: EVERY_PARSER,
   },
   nested: {
     file: 'nested',
-    contenders: [
-      'readline',
-      'split2',
-      'ndjson',
-      'stream-json',
-      'hand-split',
-      'bun-jsonl',
-      'floor',
-      'fastlines-values',
-      'fastlines-batches',
-    ],
+    contenders: EVERY_PARSER,
   },
   gzip: {
     file: 'gzip',
