@@ -20,6 +20,8 @@ assert.deepEqual(Object.keys(cjs).sort(), [
   'followLines',
   'isLineTooLongError',
   'readChunks',
+  'readJsonLines',
+  'readJsonLinesSync',
   'readLastLines',
   'readLines',
   'readLinesSync',
@@ -49,6 +51,18 @@ try {
   assert.equal(Buffer.concat(chunks).toString(), text)
 
   assert.deepEqual(await esm.readLastLines(file, 2), expected.slice(-2))
+
+  // JSON Lines: values, blank lines skipped, a bad line's place in its error.
+  const jsonl = path.join(dir, 'smoke.jsonl')
+  fs.writeFileSync(jsonl, '{"a":"ü"}\n\n[1,2]\n{"bad":}\n')
+  const values = []
+  const failure = await (async () => {
+    for await (const value of esm.readJsonLines(jsonl)) values.push(value)
+  })().catch((error) => error)
+  assert.deepEqual(values, [{ a: 'ü' }, [1, 2]])
+  assert.equal(failure.code, 'ERR_FASTLINES_JSON_PARSE')
+  assert.equal(failure.lineNumber, 4)
+  assert.deepEqual([...cjs.readJsonLinesSync(jsonl, { onError: 'skip' })], values)
 
   // A byte source: a Node stream, fed through JS.
   const streamed = []
