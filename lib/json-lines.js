@@ -306,8 +306,66 @@ function pathOf(input) {
   return typeof input.path === 'string' ? input.path : undefined
 }
 
+/**
+ * What both JSON readers have, over `Base` (ClosingAsyncIterator or ClosingSyncIterator): where
+ * they are, from their cursor and line reader, and their steps, each through `step(take)`, the
+ * reader's own way of filling the cursor and taking from it.
+ */
+function jsonReaderOf(Base) {
+  return class JsonReader extends Base {
+    #cursor
+    #lines
+    #step
+
+    constructor(cursor, lines, step) {
+      super()
+      this.#cursor = cursor
+      this.#lines = lines
+      this.#step = step
+    }
+
+    /** The number of the line the last value came from (0 before the first). */
+    get lineNumber() {
+      return this.#cursor.lineNumber()
+    }
+
+    /** The byte offset of the line the last value came from, or undefined before the first. */
+    get lineOffset() {
+      return this.#cursor.lineOffset()
+    }
+
+    /** The byte offset just past the line the last value came from. */
+    get position() {
+      return this.#cursor.position(this.#lines.position)
+    }
+
+    /** Lines that did not parse and were skipped (`onError: 'skip'`, or a function's undefined). */
+    get skipped() {
+      return this.#cursor.skipped
+    }
+
+    get bytesRead() {
+      return this.#lines.bytesRead
+    }
+
+    next() {
+      return this.#step(() => this.#cursor.next())
+    }
+
+    /** The same values, an array of a batch's values per step. */
+    batches() {
+      return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
+    }
+
+    /** The same values as `[lineNumber, value]`. */
+    entries() {
+      return viewOf(this, () => this.#step(() => this.#cursor.nextEntry()))
+    }
+  }
+}
+
 /** The values of a JSON Lines file or byte source; see index.d.ts for the contract. */
-class JsonLinesReader extends ClosingAsyncIterator {
+class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   #lines
   #batches
   #cursor
@@ -315,51 +373,15 @@ class JsonLinesReader extends ClosingAsyncIterator {
   #abortListener
 
   constructor(input, options) {
-    super()
     const json = normalizeJsonOptions(options)
-    this.#lines = new LineReader(input, options, jsonLineStream)
-    this.#batches = this.#lines.batches()
-    this.#cursor = new JsonCursor(json, pathOf(input))
+    const lines = new LineReader(input, options, jsonLineStream)
+    const cursor = new JsonCursor(json, pathOf(input))
+    super(cursor, lines, (take) => this.#step(take))
+    this.#lines = lines
+    this.#batches = lines.batches()
+    this.#cursor = cursor
     // Values already parsed are not handed out once the signal aborts.
-    this.#abortListener = addAbortListener(options?.signal, () => this.#cursor.clear())
-  }
-
-  /** The number of the line the last value came from (0 before the first). */
-  get lineNumber() {
-    return this.#cursor.lineNumber()
-  }
-
-  /** The byte offset of the line the last value came from, or undefined before the first. */
-  get lineOffset() {
-    return this.#cursor.lineOffset()
-  }
-
-  /** The byte offset just past the line the last value came from. */
-  get position() {
-    return this.#cursor.position(this.#lines.position)
-  }
-
-  /** Lines that did not parse and were skipped (`onError: 'skip'`, or a function's undefined). */
-  get skipped() {
-    return this.#cursor.skipped
-  }
-
-  get bytesRead() {
-    return this.#lines.bytesRead
-  }
-
-  next() {
-    return this.#step(() => this.#cursor.next())
-  }
-
-  /** The same values, an array of a batch's values per step. */
-  batches() {
-    return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
-  }
-
-  /** The same values as `[lineNumber, value]`. */
-  entries() {
-    return viewOf(this, () => this.#step(() => this.#cursor.nextEntry()))
+    this.#abortListener = addAbortListener(options?.signal, () => cursor.clear())
   }
 
   close() {
@@ -399,51 +421,21 @@ class JsonLinesReader extends ClosingAsyncIterator {
 }
 
 /** The values of a JSON Lines file, read on the calling thread. */
-class JsonLinesReaderSync extends ClosingSyncIterator {
+class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
   #lines
   #batches
   #cursor
   #abortListener
 
   constructor(path, options) {
-    super()
     const json = normalizeJsonOptions(options)
-    this.#lines = new LineReaderSync(path, options, withJsonCheck)
-    this.#batches = this.#lines.batches()
-    this.#cursor = new JsonCursor(json, normalizePath(path).display)
-    this.#abortListener = addAbortListener(options?.signal, () => this.#cursor.clear())
-  }
-
-  get lineNumber() {
-    return this.#cursor.lineNumber()
-  }
-
-  get lineOffset() {
-    return this.#cursor.lineOffset()
-  }
-
-  get position() {
-    return this.#cursor.position(this.#lines.position)
-  }
-
-  get skipped() {
-    return this.#cursor.skipped
-  }
-
-  get bytesRead() {
-    return this.#lines.bytesRead
-  }
-
-  next() {
-    return this.#step(() => this.#cursor.next())
-  }
-
-  batches() {
-    return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
-  }
-
-  entries() {
-    return viewOf(this, () => this.#step(() => this.#cursor.nextEntry()))
+    const lines = new LineReaderSync(path, options, withJsonCheck)
+    const cursor = new JsonCursor(json, normalizePath(path).display)
+    super(cursor, lines, (take) => this.#step(take))
+    this.#lines = lines
+    this.#batches = lines.batches()
+    this.#cursor = cursor
+    this.#abortListener = addAbortListener(options?.signal, () => cursor.clear())
   }
 
   close() {
