@@ -92,11 +92,13 @@ const runtimes = target.runtimes()
 /** Runs `command`, its output shown; exits with its status if it fails. */
 function step(what, command, args, extraEnv = {}) {
   console.log(`\n${platform}: ${what}`)
+  const start = performance.now()
   const { status, signal } = spawnSync(command, args, {
     cwd: repo,
     stdio: 'inherit',
     env: { ...process.env, ...extraEnv },
   })
+  console.log(`${platform}: ${what} took ${Math.round((performance.now() - start) / 1000)} s`)
   if (status !== 0) {
     console.error(`${platform}: ${what} failed (${signal ?? `exit ${status}`})`)
     process.exit(status || 1)
