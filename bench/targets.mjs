@@ -376,15 +376,21 @@ const FOLLOW_TARGETS = [
   },
 ]
 
-/** `{ figure, holds }` for a searcher at least `min` times as fast as `other`, on one runtime and query. */
-function searchVs(searcher, other, min) {
-  return (search, runtime, query) => {
-    const found = searchRatio(search, runtime, query, searcher, other)
+/**
+ * A check that `contender` is at least `min` times as fast as `other` on one runtime and case (a
+ * query, ...), as `ratioOf(section, runtime, case, contender, other)` finds them: `{ figure, holds }`
+ * with both medians, or undefined where either was not measured.
+ */
+function ratioVs(ratioOf, contender, other, min) {
+  return (section, runtime, name) => {
+    const found = ratioOf(section, runtime, name, contender, other)
     if (found === undefined) return undefined
-    const detail = ` (${ms(found.row.median)} vs ${ms(found.base.median)})`
-    return atLeast(found.ratio, min, detail)
+    return atLeast(found.ratio, min, ` (${ms(found.row.median)} vs ${ms(found.base.median)})`)
   }
 }
+
+/** A searcher at least `min` times as fast as `other`, on one runtime and query. */
+const searchVs = (searcher, other, min) => ratioVs(searchRatio, searcher, other, min)
 
 /** Issue 12's targets, on the search section: `id`, `text` and `check(search, runtime, query)`. */
 const SEARCH_TARGETS = [
@@ -457,14 +463,8 @@ const LONG_LINE_SLACK = 3
 /** Peak RSS (stdin) may exceed readline's by this much. */
 const RSS_SLACK_MB = 16
 
-/** `{ figure, holds }` for a sources contender at least `min` times as fast as `other` on one case. */
-function sourcesVs(contender, other, min) {
-  return (section, runtime, name) => {
-    const found = sourcesRatio(section, runtime, name, contender, other)
-    if (found === undefined) return undefined
-    return atLeast(found.ratio, min, ` (${ms(found.row.median)} vs ${ms(found.base.median)})`)
-  }
-}
+/** A sources contender at least `min` times as fast as `other` on one case. */
+const sourcesVs = (contender, other, min) => ratioVs(sourcesRatio, contender, other, min)
 
 /** Issue 20's targets, on the sources section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
 const SOURCES_TARGETS = [
@@ -673,25 +673,33 @@ const CORES_TARGETS = [
   },
 ]
 
-/** Issue 23's targets as markdown, or a line saying the run had no cores section. */
-function formatCoresTargets(section, runtimes) {
-  const title = '## Cores targets (issue 23)'
-  if (section === undefined) return [title, '', 'Not measured: the run had no cores section.', ''].join('\n')
-  const measured = coreCasesOf(section)
+/**
+ * The targets of a section whose rows are keyed by case, as markdown, each checked on the cases of
+ * its `cases` (every case, without them) that `measuredCases(section)` finds; or a line saying the
+ * run had no such section (`what`).
+ */
+function formatMeasuredCaseTargets(title, what, targets, measuredCases, section, runtimes) {
+  if (section === undefined) return [title, '', `Not measured: the run had no ${what} section.`, ''].join('\n')
+  const measured = measuredCases(section)
   const casesOf = (target) => (target.cases ?? measured).filter((name) => measured.includes(name))
-  const targets = CORES_TARGETS.filter((target) => casesOf(target).length > 0)
-  return formatCaseTargets(title, targets, casesOf, section, runtimes)
+  const checked = targets.filter((target) => casesOf(target).length > 0)
+  return formatCaseTargets(title, checked, casesOf, section, runtimes)
 }
 
+/** Issue 23's targets as markdown, or a line saying the run had no cores section. */
+const formatCoresTargets = (section, runtimes) =>
+  formatMeasuredCaseTargets('## Cores targets (issue 23)', 'cores', CORES_TARGETS, coreCasesOf, section, runtimes)
+
 /** Issue 20's targets as markdown, or a line saying the run had no sources section. */
-function formatSourcesTargets(section, runtimes) {
-  const title = '## Sources targets (issue 20)'
-  if (section === undefined) return [title, '', 'Not measured: the run had no sources section.', ''].join('\n')
-  const measured = sourceCasesOf(section)
-  const casesOf = (target) => (target.cases ?? measured).filter((name) => measured.includes(name))
-  const targets = SOURCES_TARGETS.filter((target) => casesOf(target).length > 0)
-  return formatCaseTargets(title, targets, casesOf, section, runtimes)
-}
+const formatSourcesTargets = (section, runtimes) =>
+  formatMeasuredCaseTargets(
+    '## Sources targets (issue 20)',
+    'sources',
+    SOURCES_TARGETS,
+    sourceCasesOf,
+    section,
+    runtimes,
+  )
 
 /** The compressed section's targets as markdown, or a line saying the run had no such section. */
 function formatCompressedTargets(section, runtimes) {
