@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder'
 import zlib from 'node:zlib'
 
 import { NotApplicable, splitReadable } from './contenders.mjs'
+import { BAD_EVERY } from './json-corpora.mjs'
 
 /** The pino lines `match` selects: level 50, about 1% of them. */
 const ERROR_EVENTS = '"level":50'
@@ -134,30 +135,45 @@ const EVERY_PARSER = [
 ]
 
 /**
- * The cases: which corpus file each reads, its contenders, and the options fastlines reads it
- * with. `pino` and `nested` are the per-value and batch targets, `gzip` and `match` their own,
- * and `broken` (1% bad lines skipped) is measured against the `pino` case's values.
+ * The cases: which corpus file each reads, what the tables call it, its contenders, the one the
+ * others are measured against (`baseline`; none for `broken`, measured against the `pino` case's
+ * time), and the options fastlines reads it with. `pino` and `nested` are the per-value and batch
+ * targets, `gzip` and `match` their own.
  */
 export const JSON_CASES = {
   pino: {
     file: 'pino',
+    title: 'a pino-style log of small flat objects',
     contenders: EVERY_PARSER,
+    baseline: 'readline',
   },
   nested: {
     file: 'nested',
+    title: 'records of a few KB, nested, with non-ASCII strings',
     contenders: EVERY_PARSER,
+    baseline: 'readline',
   },
   gzip: {
     file: 'gzip',
+    title: "the pino log gzipped, read with `decompress: 'gzip'`",
     contenders: ['zlib-readline', 'fastlines-values', 'fastlines-batches'],
+    baseline: 'zlib-readline',
     options: { decompress: 'gzip' },
   },
   match: {
     file: 'pino',
+    title: `the pino log's lines with \`${ERROR_EVENTS}\`, about 1%, kept with \`match\``,
     contenders: ['readline-includes', 'fastlines-values', 'fastlines-batches'],
+    baseline: 'readline-includes',
     options: { match: ERROR_EVENTS },
   },
-  broken: { file: 'broken', contenders: ['fastlines-values', 'fastlines-batches'], options: { onError: 'skip' } },
+  broken: {
+    file: 'broken',
+    title: `the pino log with every ${BAD_EVERY}th line cut short, skipped with \`onError: 'skip'\``,
+    contenders: ['fastlines-values', 'fastlines-batches'],
+    options: { onError: 'skip' },
+  },
 }
 
 export const JSON_CASE_NAMES = Object.keys(JSON_CASES)
+export const JSON_READER_NAMES = Object.keys(JSON_READERS)

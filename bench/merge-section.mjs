@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
-const SECTIONS = ['search', 'compressed', 'sources', 'cores', 'follow']
+const SECTIONS = ['search', 'compressed', 'sources', 'cores', 'json', 'follow']
 const LATEST = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 
 const { values, positionals } = parseArgs({

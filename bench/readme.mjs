@@ -2,13 +2,15 @@
 // `<!-- bench:end -->` markers: where and how it was measured, the ratios to readline, warm and
 // cold, the probe and the chart, then the search section's "Search" (search.mjs), the compressed
 // section's "Compressed" (compressed.mjs), the sources section's "Sources" (sources.mjs), the cores
-// section's "Cores" (cores.mjs) and the follow section's "Following" (follow-report.mjs).
+// section's "Cores" (cores.mjs), the JSON Lines section's "JSON Lines" (json-lines.mjs) and the
+// follow section's "Following" (follow-report.mjs).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { followReadme } from './follow-report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { compressedReadme } from './compressed.mjs'
 import { coresReadme } from './cores.mjs'
+import { jsonReadme } from './json-lines.mjs'
 import { searchReadme } from './search.mjs'
 import { sourcesReadme } from './sources.mjs'
 import {
@@ -142,8 +144,8 @@ function probeTable(unordered) {
 
 /** The markdown that goes between the markers. */
 export function readmeSummary(results) {
-  const { rows, search, compressed, sources, cores, follow } = results
-  const sections = [search, compressed, sources, cores, follow]
+  const { rows, search, compressed, sources, cores, json, follow } = results
+  const sections = [search, compressed, sources, cores, json, follow]
   if (rows.length === 0 && sections.every((section) => section === undefined)) {
     throw new Error('the results hold no measurements')
   }
@@ -160,6 +162,7 @@ export function readmeSummary(results) {
   if (compressed !== undefined) parts.push(compressedReadme(compressed))
   if (sources !== undefined) parts.push(sourcesReadme(sources))
   if (cores !== undefined) parts.push(coresReadme(cores))
+  if (json !== undefined) parts.push(jsonReadme(json))
   if (follow !== undefined) parts.push(followReadme(follow))
   return parts.join('\n\n')
 }

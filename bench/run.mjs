@@ -3,11 +3,12 @@
 // and first-line latency on logs-1g, runs the search section (search.mjs: finding the lines
 // that contain a literal), the compressed section (compressed.mjs: the lines of a gzip and a zstd
 // file), with --sources the sources section (sources.mjs: the lines of streams and chunks
-// rather than paths), the cores section (cores.mjs: countLines on several threads, and shares of a
-// file read by worker threads, on every core and pinned to one), and the follow section
-// (follow.mjs: following a growing file, and its last lines), prints
-// markdown tables, writes bench/results/latest.json and
-// chart.svg, optionally the README summary, and finally which targets hold. See bench/README.md.
+// rather than paths), with --cores the cores section (cores.mjs: countLines on several threads, and
+// shares of a file read by worker threads, on every core and pinned to one), with --json the JSON
+// Lines section (json-lines.mjs: readJsonLines against readline + JSON.parse and co), and the
+// follow section (follow.mjs: following a growing file, and its last lines), prints markdown
+// tables, writes bench/results/latest.json and chart.svg, optionally the README summary, and
+// finally which targets hold. See bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -30,6 +31,15 @@ import {
 import { DECOMPRESSOR_NAMES } from './decompressors.mjs'
 import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
 import { followFailures, formatFollowSection } from './follow-report.mjs'
+import { ensureJsonCorpora } from './json-corpora.mjs'
+import {
+  JSON_CASE_NAMES,
+  JSON_PINO_MB,
+  JSON_READER_NAMES,
+  formatJsonSection,
+  jsonFailures,
+  runJsonSection,
+} from './json-lines.mjs'
 import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
 import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
 import {
@@ -96,7 +106,7 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      for the floors
   --no-cold          skip the cold measurement
   --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed, sources,
-                     cores or follow section (explicit options still win)
+                     cores, JSON Lines or follow section (explicit options still win)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
                      first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
                      with --quick)
@@ -145,7 +155,19 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --cores-contenders a,b
                      contenders in the cores section (default: all:
                      ${CORE_CONTENDER_NAMES.join(',')})
-  --[no-]follow      after the cores section, run the follow section: follow latency, idle CPU, no
+  --[no-]json        after the cores section, run the JSON Lines section: readJsonLines against
+                     readline + JSON.parse, split2, ndjson, stream-json, a hand split, Bun.JSONL
+                     and the floor, on a pino-style log, nested records, the log gzipped, searched
+                     (match) and with 1% bad lines (made on first use) (default: off: it takes
+                     a quarter of an hour a runtime)
+  --json-only        run the JSON Lines section and nothing else
+  --json-pino-mb n   the pino log's size in MB, the nested file a fifth of it (default:
+                     ${JSON_PINO_MB}; 8 for a quick check)
+  --json-cases a,b   cases in the JSON Lines section (default: all: ${JSON_CASE_NAMES.join(',')})
+  --json-contenders a,b
+                     contenders in the JSON Lines section (default: all:
+                     ${JSON_READER_NAMES.join(',')})
+  --[no-]follow      after the JSON Lines section, run the follow section: follow latency, idle CPU, no
                      loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~2 min a runtime
                      (default: on, off with --quick)
   --follow-only      run the follow section and nothing else
@@ -206,6 +228,11 @@ const OPTIONS = {
   'cores-corpus': { type: 'string', default: CORES_CORPUS },
   'cores-cases': { type: 'string' },
   'cores-contenders': { type: 'string' },
+  json: { type: 'boolean' },
+  'json-only': { type: 'boolean', default: false },
+  'json-pino-mb': { type: 'string' },
+  'json-cases': { type: 'string' },
+  'json-contenders': { type: 'string' },
   'follow-parts': { type: 'string' },
   followers: { type: 'string' },
   results: { type: 'string' },
@@ -247,8 +274,11 @@ function parseOptions(args) {
   const compressedOnly = values['compressed-only']
   const sourcesOnly = values['sources-only']
   const coresOnly = values['cores-only']
-  if ([followOnly, searchOnly, compressedOnly, sourcesOnly, coresOnly].filter(Boolean).length > 1) {
-    throw new UsageError('--follow-only, --search-only, --compressed-only, --sources-only and --cores-only: choose one')
+  const jsonOnly = values['json-only']
+  if ([followOnly, searchOnly, compressedOnly, sourcesOnly, coresOnly, jsonOnly].filter(Boolean).length > 1) {
+    throw new UsageError(
+      '--follow-only, --search-only, --compressed-only, --sources-only, --cores-only and --json-only: choose one',
+    )
   }
   if (followOnly && (values.corpora !== undefined || values.follow === false)) {
     throw new UsageError('--follow-only runs the follow section alone: drop --corpora and --no-follow')
@@ -265,7 +295,10 @@ function parseOptions(args) {
   if (coresOnly && (values.corpora !== undefined || values.cores === false)) {
     throw new UsageError('--cores-only runs the cores section alone: drop --corpora and --no-cores')
   }
-  const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly || coresOnly
+  if (jsonOnly && (values.corpora !== undefined || values.json === false)) {
+    throw new UsageError('--json-only runs the JSON Lines section alone: drop --corpora and --no-json')
+  }
+  const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly || coresOnly || jsonOnly
   const otherOnly = (mine) => sectionOnly && !mine
   return {
     help: values.help,
@@ -293,6 +326,11 @@ function parseOptions(args) {
     coresCorpus: oneCorpus('--cores-corpus', values['cores-corpus']),
     coresCases: parseList(values['cores-cases'], CORE_CASE_NAMES, 'cores case'),
     coresContenders: parseList(values['cores-contenders'], CORE_CONTENDER_NAMES, 'cores contender'),
+    json: jsonOnly || (!otherOnly(jsonOnly) && (values.json ?? false)),
+    jsonOnly,
+    jsonPinoMB: positiveInteger('--json-pino-mb', values['json-pino-mb'] ?? JSON_PINO_MB),
+    jsonCases: parseList(values['json-cases'], JSON_CASE_NAMES, 'JSON Lines case'),
+    jsonContenders: parseList(values['json-contenders'], JSON_READER_NAMES, 'JSON Lines contender'),
     follow: followOnly || (!otherOnly(followOnly) && (values.follow ?? !values.quick)),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
@@ -326,6 +364,8 @@ function commandLine(options) {
     args.push('--sources-only', '--runs', options.runs)
   } else if (options.coresOnly) {
     args.push('--cores-only', '--runs', options.runs)
+  } else if (options.jsonOnly) {
+    args.push('--json-only', '--runs', options.runs)
   } else {
     args.push('--corpora', options.corpora.join(','), '--runs', options.runs)
     args.push(...(options.coldRuns > 0 ? ['--cold-runs', options.coldRuns] : ['--no-cold']))
@@ -338,7 +378,12 @@ function commandLine(options) {
   }
   if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
   const sectionOnly =
-    options.followOnly || options.searchOnly || options.compressedOnly || options.sourcesOnly || options.coresOnly
+    options.followOnly ||
+    options.searchOnly ||
+    options.compressedOnly ||
+    options.sourcesOnly ||
+    options.coresOnly ||
+    options.jsonOnly
   if (!options.search && !sectionOnly) args.push('--no-search')
   if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
     args.push('--searchers', options.searchers.join(','))
@@ -368,6 +413,14 @@ function commandLine(options) {
   }
   if (options.cores && options.coresContenders.length < CORE_CONTENDER_NAMES.length) {
     args.push('--cores-contenders', options.coresContenders.join(','))
+  }
+  if (options.json && !sectionOnly) args.push('--json')
+  if (options.json && options.jsonPinoMB !== JSON_PINO_MB) args.push('--json-pino-mb', options.jsonPinoMB)
+  if (options.json && options.jsonCases.length < JSON_CASE_NAMES.length) {
+    args.push('--json-cases', options.jsonCases.join(','))
+  }
+  if (options.json && options.jsonContenders.length < JSON_READER_NAMES.length) {
+    args.push('--json-contenders', options.jsonContenders.join(','))
   }
   if (!options.follow && !sectionOnly) args.push('--no-follow')
   if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
@@ -590,6 +643,7 @@ function newResults(host, runtimes, options) {
     compressed: undefined,
     sources: undefined,
     cores: undefined,
+    json: undefined,
     follow: undefined,
   }
 }
@@ -746,6 +800,42 @@ async function measureCores(runtimes, options, results) {
   console.log(formatCoresSection(results.cores))
 }
 
+function reportJsonProgress(rows) {
+  for (const row of rows) {
+    const name = `${row.runtime} · json ${row.case} · ${row.contender}`
+    let outcome = `${row.median?.toFixed(1)} ms (median of ${row.runs}), ${row.values} values`
+    if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
+    if (row.error !== undefined) outcome = `ERROR ${row.error}`
+    if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
+    process.stderr.write(`  ${name}: ${outcome}\n`)
+  }
+}
+
+/** The JSON Lines section's files for a pino log of `pinoMB` MB, made if needed, with progress on stderr. */
+async function prepareJsonCorpora(pinoMB) {
+  process.stderr.write(`JSON Lines corpora (pino ${pinoMB} MB): `)
+  const started = performance.now()
+  const files = await ensureJsonCorpora(pinoMB)
+  const sizes = Object.entries(files).map(([name, file]) => `${name} ${fs.statSync(file).size} bytes`)
+  process.stderr.write(`${sizes.join(', ')} (${formatDuration(performance.now() - started)})\n`)
+  return files
+}
+
+/** Runs the JSON Lines section after the cores section, and prints its tables. */
+async function measureJson(runtimes, options, results) {
+  const files = await prepareJsonCorpora(options.jsonPinoMB)
+  const settings = { runs: options.runs, pinoMB: options.jsonPinoMB }
+  const onRows = (rows, section) => {
+    reportJsonProgress(rows)
+    results.json = section
+    writeResults(results)
+  }
+  const { jsonCases: cases, jsonContenders: contenders } = options
+  results.json = await runJsonSection({ runtimes, files, cases, contenders, settings, onRows })
+  writeResults(results)
+  console.log(formatJsonSection(results.json))
+}
+
 /** Runs the follow section after the corpora, and prints its tables. */
 async function measureFollow(runtimes, options, results) {
   const corpus = options.followParts.includes('last-lines') ? prepareCorpus(LAST_LINES_CORPUS) : undefined
@@ -779,6 +869,7 @@ function finish(results, started, options) {
     compressedFailures(results.compressed).length +
     sourcesFailures(results.sources).length +
     coresFailures(results.cores).length +
+    jsonFailures(results.json).length +
     followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
@@ -818,6 +909,7 @@ async function main() {
   if (options.compressed) await measureCompressed(runtimes, options, results)
   if (options.sources) await measureSources(runtimes, options, results)
   if (options.cores) await measureCores(runtimes, options, results)
+  if (options.json) await measureJson(runtimes, options, results)
   if (options.follow) await measureFollow(runtimes, options, results)
   return finish(results, started, options)
 }
