@@ -2,9 +2,10 @@
 // corpus, the figure measured and whether it holds, as markdown; then issue 12's, on the search
 // section, for each target, runtime and query; then the compressed section's, for each target,
 // runtime and format; then issue 20's, on the sources section, for each target, runtime and case;
-// then issue 23's, on the cores section, for each target, runtime and case;
-// then issue 11's, on the follow section, for each target, runtime and case. run.mjs prints it at the end of a run; it never
-// changes the exit status, except here, alone, on a results file it cannot read.
+// then issue 23's, on the cores section, for each target, runtime and case; then issue 24's, on the
+// JSON Lines section, for each target, runtime and case; then issue 11's, on the follow section,
+// for each target, runtime and case. run.mjs prints it at the end of a run; it never changes the
+// exit status, except here, alone, on a results file it cannot read.
 // Usage: node bench/targets.mjs [--results <latest.json>]
 import fs from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -15,6 +16,7 @@ import { CORPORA } from './corpora.mjs'
 import { CORE_MATCH } from './core-readers.mjs'
 import { busyOf, casesOf as coreCasesOf, coresRatio } from './cores.mjs'
 import { FLOOD_PARTS, everyLineOnce, formatBigRatio, lastLinesRatio } from './follow-report.mjs'
+import { casesOf as jsonCasesOf, jsonRatio, jsonRow } from './json-lines.mjs'
 import { formatAmount, hasCold, isFailure, markdownTable } from './report.mjs'
 import { RUNTIME_NAMES, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
@@ -673,6 +675,68 @@ const CORES_TARGETS = [
   },
 ]
 
+/** The JSON Lines cases where every parser and the floor are measured. */
+const JSON_PARSED = ['pino', 'nested']
+
+/** Issue 24's targets, on the JSON Lines section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
+const JSON_TARGETS = [
+  {
+    id: 'J1a',
+    text: 'per value: `fastlines-values` at least 2x `readline` + `JSON.parse`',
+    cases: JSON_PARSED,
+    check: ratioVs(jsonRatio, 'fastlines-values', 'readline', 2),
+  },
+  {
+    id: 'J1b',
+    text:
+      'per value: `fastlines-values` faster than every other contender (`readline`, `split2`, `ndjson`, ' +
+      '`stream-json`, `hand-split`, and `bun-jsonl` on Bun; not the floor)',
+    cases: JSON_PARSED,
+    check(section, runtime, name) {
+      const mine = jsonRow(section, runtime, name, 'fastlines-values')
+      const fastest = section.rows
+        .filter((row) => row.runtime === runtime && row.case === name)
+        .filter((row) => !row.contender.startsWith('fastlines') && row.contender !== 'floor')
+        .map((row) => jsonRow(section, runtime, name, row.contender))
+        .filter(Boolean)
+        .sort((a, b) => a.median - b.median)[0]
+      if (mine === undefined || fastest === undefined) return undefined
+      const figure = `${times(fastest.median / mine.median)} vs ${fastest.contender} (${ms(mine.median)} vs ${ms(fastest.median)})`
+      return { figure, holds: mine.median < fastest.median }
+    },
+  },
+  {
+    id: 'J2',
+    text: '`fastlines-batches` within 1.3x of `floor` (`JSON.parse` of the lines already in memory; ms ratio <= 1.3)',
+    cases: JSON_PARSED,
+    check(section, runtime, name) {
+      const batches = jsonRow(section, runtime, name, 'fastlines-batches')
+      const floor = jsonRow(section, runtime, name, 'floor')
+      if (batches === undefined || floor === undefined) return undefined
+      const figure = `${times(batches.median / floor.median)} the floor (${ms(batches.median)} vs ${ms(floor.median)})`
+      return { figure, holds: batches.median <= 1.3 * floor.median }
+    },
+  },
+  {
+    id: 'J3',
+    text: '`match` selecting 1% of the lines: `fastlines-values` at least 10x `readline-includes` (`readline` + `includes` + `JSON.parse`)',
+    cases: ['match'],
+    check: ratioVs(jsonRatio, 'fastlines-values', 'readline-includes', 10),
+  },
+  {
+    id: 'J4',
+    text: "1% bad lines skipped (`onError: 'skip'`): `fastlines-values` on `broken` at most 1.2x its time on `pino`",
+    cases: ['broken'],
+    check(section, runtime, name) {
+      const skipping = jsonRow(section, runtime, name, 'fastlines-values')
+      const clean = jsonRow(section, runtime, 'pino', 'fastlines-values')
+      if (skipping === undefined || clean === undefined) return undefined
+      const figure = `${times(skipping.median / clean.median)} (${ms(skipping.median)} vs ${ms(clean.median)})`
+      return { figure, holds: skipping.median <= 1.2 * clean.median }
+    },
+  },
+]
+
 /**
  * The targets of a section whose rows are keyed by case, as markdown, each checked on the cases of
  * its `cases` (every case, without them) that `measuredCases(section)` finds; or a line saying the
@@ -697,6 +761,17 @@ const formatSourcesTargets = (section, runtimes) =>
     'sources',
     SOURCES_TARGETS,
     sourceCasesOf,
+    section,
+    runtimes,
+  )
+
+/** Issue 24's targets as markdown, or a line saying the run had no JSON Lines section. */
+const formatJsonTargets = (section, runtimes) =>
+  formatMeasuredCaseTargets(
+    '## JSON Lines targets (issue 24)',
+    'JSON Lines',
+    JSON_TARGETS,
+    jsonCasesOf,
     section,
     runtimes,
   )
@@ -809,6 +884,7 @@ export function formatTargets(results) {
     formatCompressedTargets(results.compressed, runtimes),
     formatSourcesTargets(results.sources, runtimes),
     formatCoresTargets(results.cores, runtimes),
+    formatJsonTargets(results.json, runtimes),
     formatFollowTargets(results.follow, runtimes),
   ]
   if (results.rows.length === 0) {
