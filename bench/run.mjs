@@ -696,18 +696,28 @@ function reportSearchProgress(rows) {
   }
 }
 
+/**
+ * Runs one section (`run(onRows)` measures it, calling `onRows(rows, section)` as each group of
+ * rows is done): reports each group with `report` and writes the results so far, so that an
+ * interrupted run keeps what it measured; then prints the section's tables with `format`.
+ */
+async function measureSection(name, results, run, report, format) {
+  const onRows = (rows, section) => {
+    report(rows)
+    results[name] = section
+    writeResults(results)
+  }
+  results[name] = await run(onRows)
+  writeResults(results)
+  console.log(format(results[name]))
+}
+
 /** Runs the search section after the corpora, and prints its tables. */
 async function measureSearch(runtimes, options, results) {
   const corpus = prepareCorpus(SEARCH_CORPUS)
   const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
-  const onRows = (rows, search) => {
-    reportSearchProgress(rows)
-    results.search = search
-    writeResults(results)
-  }
-  results.search = await runSearchSection({ runtimes, corpus, searchers: options.searchers, settings, onRows })
-  writeResults(results)
-  console.log(formatSearchSection(results.search))
+  const run = (onRows) => runSearchSection({ runtimes, corpus, searchers: options.searchers, settings, onRows })
+  await measureSection('search', results, run, reportSearchProgress, formatSearchSection)
 }
 
 function reportCompressedProgress(rows) {
@@ -735,15 +745,9 @@ async function measureCompressed(runtimes, options, results) {
   const corpus = prepareCorpus(options.compressedCorpus)
   const files = options.compressedFormats.map((format) => prepareCompressed(corpus, format))
   const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
-  const onRows = (rows, section) => {
-    reportCompressedProgress(rows)
-    results.compressed = section
-    writeResults(results)
-  }
   const contenders = options.decompressors
-  results.compressed = await runCompressedSection({ runtimes, corpus, files, contenders, settings, onRows })
-  writeResults(results)
-  console.log(formatCompressedSection(results.compressed))
+  const run = (onRows) => runCompressedSection({ runtimes, corpus, files, contenders, settings, onRows })
+  await measureSection('compressed', results, run, reportCompressedProgress, formatCompressedSection)
 }
 
 function reportSourcesProgress(rows) {
@@ -763,15 +767,9 @@ async function measureSources(runtimes, options, results) {
   const corpus = prepareCorpus(options.sourcesCorpus)
   if (options.sourcesCases.includes('gzip-stream')) prepareCompressed(corpus, 'gzip')
   const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
-  const onRows = (rows, section) => {
-    reportSourcesProgress(rows)
-    results.sources = section
-    writeResults(results)
-  }
   const { sourcesCases: cases, sourceReaders: contenders } = options
-  results.sources = await runSourcesSection({ runtimes, corpus, cases, contenders, settings, onRows })
-  writeResults(results)
-  console.log(formatSourcesSection(results.sources))
+  const run = (onRows) => runSourcesSection({ runtimes, corpus, cases, contenders, settings, onRows })
+  await measureSection('sources', results, run, reportSourcesProgress, formatSourcesSection)
 }
 
 function reportCoresProgress(rows) {
@@ -789,15 +787,9 @@ function reportCoresProgress(rows) {
 async function measureCores(runtimes, options, results) {
   const corpus = prepareCorpus(options.coresCorpus)
   const settings = { runs: options.runs, slowRuns: SLOW_RUNS, slowMs: SLOW_MS }
-  const onRows = (rows, section) => {
-    reportCoresProgress(rows)
-    results.cores = section
-    writeResults(results)
-  }
   const { coresCases: cases, coresContenders: contenders } = options
-  results.cores = await runCoresSection({ runtimes, corpus, cases, contenders, settings, onRows })
-  writeResults(results)
-  console.log(formatCoresSection(results.cores))
+  const run = (onRows) => runCoresSection({ runtimes, corpus, cases, contenders, settings, onRows })
+  await measureSection('cores', results, run, reportCoresProgress, formatCoresSection)
 }
 
 function reportJsonProgress(rows) {
@@ -825,15 +817,9 @@ async function prepareJsonCorpora(pinoMB) {
 async function measureJson(runtimes, options, results) {
   const files = await prepareJsonCorpora(options.jsonPinoMB)
   const settings = { runs: options.runs, pinoMB: options.jsonPinoMB }
-  const onRows = (rows, section) => {
-    reportJsonProgress(rows)
-    results.json = section
-    writeResults(results)
-  }
   const { jsonCases: cases, jsonContenders: contenders } = options
-  results.json = await runJsonSection({ runtimes, files, cases, contenders, settings, onRows })
-  writeResults(results)
-  console.log(formatJsonSection(results.json))
+  const run = (onRows) => runJsonSection({ runtimes, files, cases, contenders, settings, onRows })
+  await measureSection('json', results, run, reportJsonProgress, formatJsonSection)
 }
 
 /** Runs the follow section after the corpora, and prints its tables. */
