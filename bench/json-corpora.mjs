@@ -50,7 +50,10 @@ function nestedLine(random, i) {
   return JSON.stringify({ id: i, customer: { name: `${pick()} ${pick()}`, vip: random() < 0.1 }, items, note: pick() })
 }
 
-/** Writes lines from `lineAt(random, i)` to `path` until it holds `bytes`. */
+/**
+ * Writes lines from `lineAt(random, i)` to `path`, 4096 at a time, until it holds `bytes` or
+ * more: whole blocks, so a file is the same whatever size was asked up to its last block.
+ */
 function writeLines(path, bytes, seed, lineAt) {
   const random = seeded(seed)
   const out = fs.openSync(`${path}.tmp`, 'w')
@@ -76,11 +79,13 @@ function brokenPinoLine(random, i) {
 export async function ensureJsonCorpora(pinoMB) {
   fs.mkdirSync(DATA, { recursive: true })
   const pino = `${DATA}pino-${pinoMB}m.jsonl`
-  const nested = `${DATA}nested-${Math.round(pinoMB / 5)}m.jsonl`
+  // A fifth of the pino log, and never empty.
+  const nestedMB = Math.max(1, Math.round(pinoMB / 5))
+  const nested = `${DATA}nested-${nestedMB}m.jsonl`
   const broken = `${DATA}pino-${pinoMB}m-broken.jsonl`
   const gzip = `${pino}.gz`
   if (!fs.existsSync(pino)) writeLines(pino, pinoMB * MB, 24, pinoLine)
-  if (!fs.existsSync(nested)) writeLines(nested, Math.round(pinoMB / 5) * MB, 25, nestedLine)
+  if (!fs.existsSync(nested)) writeLines(nested, nestedMB * MB, 25, nestedLine)
   if (!fs.existsSync(broken)) writeLines(broken, pinoMB * MB, 24, brokenPinoLine)
   if (!fs.existsSync(gzip)) {
     await pipeline(fs.createReadStream(pino), zlib.createGzip({ level: 6 }), fs.createWriteStream(`${gzip}.tmp`))
