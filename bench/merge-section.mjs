@@ -3,7 +3,8 @@
 // from the full run (a full run takes hours): `node bench/merge-section.mjs cores /tmp/cores.json`,
 // then `node bench/update-readme.mjs`. With `--add`, the run's cases join the section's instead of
 // replacing it: their rows (and what the section records per case or runtime) replace those of the
-// same cases, the other cases' rows stay, and the run is listed after the section's earlier ones.
+// same cases, the other cases' rows stay, and the run is listed after the section's earlier ones
+// (of which those whose every case a later run replaced are dropped).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -38,8 +39,19 @@ if (!values.add || earlier === undefined) {
     ...earlier,
     ...Object.fromEntries(records),
     rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows],
-    runs: [...(earlier.runs ?? []).filter((before) => !before.cases.every((c) => replaced.has(c))), run],
+    runs: stillShown([...(earlier.runs ?? []), run]),
   }
+}
+
+/** The runs (oldest first) that some row still comes from: a run whose every case a later one replaced is gone. */
+function stillShown(runs) {
+  const covered = new Set()
+  const kept = []
+  for (const each of runs.toReversed()) {
+    if (each.cases.some((c) => !covered.has(c))) kept.unshift(each)
+    for (const c of each.cases) covered.add(c)
+  }
+  return kept
 }
 fs.writeFileSync(`${LATEST}.tmp`, `${JSON.stringify(latest, null, 2)}\n`)
 fs.renameSync(`${LATEST}.tmp`, LATEST)
