@@ -351,6 +351,22 @@ function checkReadmeOption({ updateReadme, readme }) {
   }
 }
 
+/**
+ * Adds to `args` the flags that repeat a section's choices, if the section runs: each
+ * `[flag, chosen, fallback]` whose choice is not the default (a value other than `fallback`, or a
+ * list shorter than the `fallback` list of every name).
+ */
+function sectionChoices(args, runs, choices) {
+  if (!runs) return
+  for (const [flag, chosen, fallback] of choices) {
+    if (!Array.isArray(chosen)) {
+      if (chosen !== fallback) args.push(flag, chosen)
+    } else if (chosen.length < fallback.length) {
+      args.push(flag, chosen.join(','))
+    }
+  }
+}
+
 /** The command that repeats this run's measurements, for the record. */
 function commandLine(options) {
   const args = []
@@ -385,50 +401,36 @@ function commandLine(options) {
     options.coresOnly ||
     options.jsonOnly
   if (!options.search && !sectionOnly) args.push('--no-search')
-  if (options.search && options.searchers.length < SEARCHER_NAMES.length) {
-    args.push('--searchers', options.searchers.join(','))
-  }
+  sectionChoices(args, options.search, [['--searchers', options.searchers, SEARCHER_NAMES]])
   if (!options.compressed && !sectionOnly) args.push('--no-compressed')
-  if (options.compressed && options.compressedCorpus !== COMPRESSED_CORPUS) {
-    args.push('--compressed-corpus', options.compressedCorpus)
-  }
-  if (options.compressed && options.compressedFormats.length < COMPRESSED_FORMAT_NAMES.length) {
-    args.push('--compressed-formats', options.compressedFormats.join(','))
-  }
-  if (options.compressed && options.decompressors.length < DECOMPRESSOR_NAMES.length) {
-    args.push('--decompressors', options.decompressors.join(','))
-  }
+  sectionChoices(args, options.compressed, [
+    ['--compressed-corpus', options.compressedCorpus, COMPRESSED_CORPUS],
+    ['--compressed-formats', options.compressedFormats, COMPRESSED_FORMAT_NAMES],
+    ['--decompressors', options.decompressors, DECOMPRESSOR_NAMES],
+  ])
   if (options.sources && !sectionOnly) args.push('--sources')
-  if (options.sources && options.sourcesCorpus !== SOURCES_CORPUS) args.push('--sources-corpus', options.sourcesCorpus)
-  if (options.sources && options.sourcesCases.length < SOURCE_CASE_NAMES.length) {
-    args.push('--sources-cases', options.sourcesCases.join(','))
-  }
-  if (options.sources && options.sourceReaders.length < SOURCE_READER_NAMES.length) {
-    args.push('--source-readers', options.sourceReaders.join(','))
-  }
+  sectionChoices(args, options.sources, [
+    ['--sources-corpus', options.sourcesCorpus, SOURCES_CORPUS],
+    ['--sources-cases', options.sourcesCases, SOURCE_CASE_NAMES],
+    ['--source-readers', options.sourceReaders, SOURCE_READER_NAMES],
+  ])
   if (!options.cores && !sectionOnly) args.push('--no-cores')
-  if (options.cores && options.coresCorpus !== CORES_CORPUS) args.push('--cores-corpus', options.coresCorpus)
-  if (options.cores && options.coresCases.length < CORE_CASE_NAMES.length) {
-    args.push('--cores-cases', options.coresCases.join(','))
-  }
-  if (options.cores && options.coresContenders.length < CORE_CONTENDER_NAMES.length) {
-    args.push('--cores-contenders', options.coresContenders.join(','))
-  }
+  sectionChoices(args, options.cores, [
+    ['--cores-corpus', options.coresCorpus, CORES_CORPUS],
+    ['--cores-cases', options.coresCases, CORE_CASE_NAMES],
+    ['--cores-contenders', options.coresContenders, CORE_CONTENDER_NAMES],
+  ])
   if (options.json && !sectionOnly) args.push('--json')
-  if (options.json && options.jsonPinoMB !== JSON_PINO_MB) args.push('--json-pino-mb', options.jsonPinoMB)
-  if (options.json && options.jsonCases.length < JSON_CASE_NAMES.length) {
-    args.push('--json-cases', options.jsonCases.join(','))
-  }
-  if (options.json && options.jsonContenders.length < JSON_READER_NAMES.length) {
-    args.push('--json-contenders', options.jsonContenders.join(','))
-  }
+  sectionChoices(args, options.json, [
+    ['--json-pino-mb', options.jsonPinoMB, JSON_PINO_MB],
+    ['--json-cases', options.jsonCases, JSON_CASE_NAMES],
+    ['--json-contenders', options.jsonContenders, JSON_READER_NAMES],
+  ])
   if (!options.follow && !sectionOnly) args.push('--no-follow')
-  if (options.follow && options.followParts.length < FOLLOW_PARTS.length) {
-    args.push('--follow-parts', options.followParts.join(','))
-  }
-  if (options.follow && options.followers.length < FOLLOWER_NAMES.length) {
-    args.push('--followers', options.followers.join(','))
-  }
+  sectionChoices(args, options.follow, [
+    ['--follow-parts', options.followParts, FOLLOW_PARTS],
+    ['--followers', options.followers, FOLLOWER_NAMES],
+  ])
   const quote = (arg) => (/^[\w.,=/-]+$/.test(arg) ? arg : `'${arg}'`)
   return ['node', 'bench/run.mjs', ...args.map(String)].map(quote).join(' ')
 }
