@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { COMPRESSED_FORMATS, COMPRESSED_FORMAT_NAMES } from './compressed-corpora.mjs'
 import { DECOMPRESSORS, DECOMPRESSOR_NAMES } from './decompressors.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable, sectionRows } from './report.mjs'
+import {
+  contenderRows,
+  formatAmount,
+  formatCount,
+  formatSize,
+  markdownTable,
+  measureRows,
+  sectionRows,
+} from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const WORKER = fileURLToPath(new URL('./decompress-worker.mjs', import.meta.url))
@@ -43,8 +51,8 @@ function runProblems(runs, corpus, file) {
 }
 
 /** Runs one contender on one format in a worker: its row, with `skipped` or `error` if so. */
-async function measureDecompressor(runtime, corpus, file, contender, settings) {
-  const base = { runtime: runtime.name, version: runtime.version, format: file.format, contender }
+async function measureDecompressor(base, runtime, corpus, file, settings) {
+  const { contender } = base
   const args = [WORKER, contender, file.format, file.path, settings.runs, settings.slowRuns, settings.slowMs]
   let output
   try {
@@ -97,17 +105,12 @@ export async function runCompressedSection({ runtimes, corpus, files, contenders
     settings,
     rows: [],
   }
-  for (const runtime of runtimes) {
-    for (const file of files) {
-      const rows = []
-      for (const contender of DECOMPRESSOR_NAMES.filter((name) => contenders.includes(name))) {
-        rows.push(await measureDecompressor(runtime, corpus, file, contender, settings))
-      }
-      section.rows.push(...rows)
-      onRows?.(rows, section)
-    }
-  }
-  return section
+  const names = DECOMPRESSOR_NAMES.filter((name) => contenders.includes(name))
+  const measureGroup = (runtime, file) =>
+    contenderRows(runtime, 'format', file.format, names, (base) =>
+      measureDecompressor(base, runtime, corpus, file, settings),
+    )
+  return measureRows({ section, runtimes, groups: files, measureGroup, onRows })
 }
 
 const { failed, failures, row, ratio } = sectionRows('format', COMPRESSED_BASELINE)

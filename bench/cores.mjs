@@ -13,10 +13,12 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CORE_CASES, CORE_CASE_NAMES, CORE_CONTENDERS, CORE_CONTENDER_NAMES, readsCoreCase } from './core-readers.mjs'
 import {
+  contenderRows,
   formatAmount,
   formatCount,
   formatSize,
   markdownTable,
+  measureRows,
   measuredApart,
   medianOf,
   sectionRows,
@@ -196,19 +198,15 @@ export async function runCoresSection({ runtimes, corpus, cases, contenders, set
     settings,
     rows: [],
   }
-  for (const runtime of runtimes) {
-    for (const caseName of cases) {
-      const rows = []
-      for (const contender of contendersOf(caseName, contenders)) {
-        const base = { runtime: runtime.name, version: runtime.version, case: caseName, contender }
-        rows.push(await measureContender(base, runtime, corpus, settings, pin))
-      }
-      checkAgainstBaseline(rows, CORE_CASES[caseName])
-      section.rows.push(...rows)
-      onRows?.(rows, section)
-    }
+  const measureGroup = async (runtime, caseName) => {
+    const names = contendersOf(caseName, contenders)
+    const rows = await contenderRows(runtime, 'case', caseName, names, (base) =>
+      measureContender(base, runtime, corpus, settings, pin),
+    )
+    checkAgainstBaseline(rows, CORE_CASES[caseName])
+    return rows
   }
-  return section
+  return measureRows({ section, runtimes, groups: cases, measureGroup, onRows })
 }
 
 const { failed, failures, row, ratio } = sectionRows('case', undefined)

@@ -13,8 +13,10 @@ import { JSON_CASES, JSON_CASE_NAMES, JSON_READER_NAMES } from './json-readers.m
 import {
   formatAmount,
   formatCount,
+  contenderRows,
   formatSize,
   markdownTable,
+  measureRows,
   measuredApart,
   medianOf,
   sectionRows,
@@ -90,19 +92,16 @@ export async function runJsonSection({ runtimes, files, cases, contenders, setti
     settings: { ...settings, slowRuns: SLOW_RUNS, slowMs: SLOW_MS },
     rows: [],
   }
-  for (const runtime of runtimes) {
-    for (const caseName of cases) {
-      const rows = []
-      for (const contender of contendersOf(caseName, contenders)) {
-        const base = { runtime: runtime.name, version: runtime.version, case: caseName, contender }
-        rows.push(await measure(base, runtime, files[JSON_CASES[caseName].file], section.settings))
-      }
-      checkAgreement(rows)
-      section.rows.push(...rows)
-      onRows?.(rows, section)
-    }
+  const measureGroup = async (runtime, caseName) => {
+    const file = files[JSON_CASES[caseName].file]
+    const names = contendersOf(caseName, contenders)
+    const rows = await contenderRows(runtime, 'case', caseName, names, (base) =>
+      measure(base, runtime, file, section.settings),
+    )
+    checkAgreement(rows)
+    return rows
   }
-  return section
+  return measureRows({ section, runtimes, groups: cases, measureGroup, onRows })
 }
 
 const { failed, failures, row, ratio } = sectionRows('case', undefined)
@@ -129,11 +128,11 @@ const measuredOn = (section, caseName) =>
     section.rows.some((found) => found.case === caseName && found.contender === name),
   )
 
-/** A case's title, size and baseline: `pino: a pino-style log ... (1074 MB, vs readline)`. */
+/** A case's title, size and baseline: `` `pino`, a pino-style log ... (1074 MB, vs `readline`) ``. */
 function caseLegend(section, caseName) {
   const { title, baseline } = JSON_CASES[caseName]
-  const vs = baseline === undefined ? '' : `, vs ${baseline}`
-  return `${caseName}: ${title} (${formatSize(section.cases[caseName].bytes)}${vs})`
+  const vs = baseline === undefined ? '' : `, vs \`${baseline}\``
+  return `\`${caseName}\`, ${title} (${formatSize(section.cases[caseName].bytes)}${vs})`
 }
 
 /** A case's table: per contender, each runtime's median ms and its ratio to the case's baseline. */
@@ -216,11 +215,7 @@ export function jsonReadme(section) {
       cells(caseName, name, vs),
     ]),
   )
-  const legends = cases.map((caseName) => {
-    const { title, baseline } = JSON_CASES[caseName]
-    const vsBaseline = baseline === undefined ? '' : `, vs \`${baseline}\``
-    return `\`${caseName}\`, ${title} (${formatSize(section.cases[caseName].bytes)}${vsBaseline})`
-  })
+  const legends = cases.map((caseName) => caseLegend(section, caseName))
   const agreed = jsonFailures(section).length === 0 ? ' Every contender gave the same values.' : ''
   return [
     '### JSON Lines',

@@ -344,6 +344,35 @@ export function sectionRows(key, baseline) {
 }
 
 /**
+ * Measures a section's rows runtime by runtime, group by group (a case, a format): `onRuntime(runtime)`
+ * first if given, then for each group `measureGroup(runtime, group)` gives its rows, which join
+ * `section.rows` before `onRows(rows, section)` reports them. Returns the section.
+ */
+export async function measureRows({ section, runtimes, groups, onRuntime, measureGroup, onRows }) {
+  for (const runtime of runtimes) {
+    await onRuntime?.(runtime)
+    for (const group of groups) {
+      const rows = await measureGroup(runtime, group)
+      section.rows.push(...rows)
+      onRows?.(rows, section)
+    }
+  }
+  return section
+}
+
+/**
+ * The rows of `contenders` on one runtime and `key` value (a case, a format), in order, one at a
+ * time: `measureOne(base)` with `base` = `{ runtime, version, [key]: keyValue, contender }`.
+ */
+export async function contenderRows(runtime, key, keyValue, contenders, measureOne) {
+  const rows = []
+  for (const contender of contenders) {
+    rows.push(await measureOne({ runtime: runtime.name, version: runtime.version, [key]: keyValue, contender }))
+  }
+  return rows
+}
+
+/**
  * For a section measured apart from the rest of the results (bench/merge-section.mjs), when and
  * how it was: a sentence to open its README part with; '' for one of the full run.
  */

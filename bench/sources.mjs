@@ -10,11 +10,13 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import {
+  contenderRows,
   formatAmount,
   formatCount,
   formatSize,
   kibToMB,
   markdownTable,
+  measureRows,
   measuredApart,
   medianOf,
   sectionRows,
@@ -195,25 +197,20 @@ export async function runSourcesSection({ runtimes, corpus, cases, contenders, s
     idle: {},
     rows: [],
   }
-  for (const runtime of runtimes) {
-    const idle = cases.some((name) => SOURCE_CASES[name].perProcess) ? await measureIdle(runtime) : undefined
-    if (idle !== undefined) section.idle[runtime.name] = idle
-    for (const caseName of cases) {
-      const expected = section.cases[caseName]
-      const rows = []
-      for (const contender of readersOf(caseName, contenders)) {
-        const base = { runtime: runtime.name, version: runtime.version, case: caseName, contender }
-        const skip = notApplicable(contender, caseName, runtime.name)
-        if (skip !== undefined) rows.push({ ...base, skipped: skip })
-        else if (SOURCE_CASES[caseName].perProcess) {
-          rows.push(await measurePerProcess(base, runtime, corpus, expected, settings, idle))
-        } else rows.push(await measureInWorker(base, runtime, corpus, expected, settings))
-      }
-      section.rows.push(...rows)
-      onRows?.(rows, section)
-    }
+  const onRuntime = async (runtime) => {
+    if (cases.some((name) => SOURCE_CASES[name].perProcess)) section.idle[runtime.name] = await measureIdle(runtime)
   }
-  return section
+  const measureGroup = (runtime, caseName) => {
+    const expected = section.cases[caseName]
+    const idle = section.idle[runtime.name]
+    return contenderRows(runtime, 'case', caseName, readersOf(caseName, contenders), (base) => {
+      const skip = notApplicable(base.contender, caseName, runtime.name)
+      if (skip !== undefined) return { ...base, skipped: skip }
+      if (SOURCE_CASES[caseName].perProcess) return measurePerProcess(base, runtime, corpus, expected, settings, idle)
+      return measureInWorker(base, runtime, corpus, expected, settings)
+    })
+  }
+  return measureRows({ section, runtimes, groups: cases, onRuntime, measureGroup, onRows })
 }
 
 const { failed, failures, row, ratio } = sectionRows('case', SOURCES_BASELINE)
