@@ -209,7 +209,7 @@ export async function runCoresSection({ runtimes, corpus, cases, contenders, set
   return measureRows({ section, runtimes, groups: cases, measureGroup, onRows })
 }
 
-const { failed, failures, row, ratio } = sectionRows('case', undefined)
+const { failed, failures, row, ratio } = sectionRows('case', (caseName) => CORE_CASES[caseName].baseline)
 
 /** The rows that failed or gave another result than expected. */
 export const coresFailures = failures
@@ -220,9 +220,7 @@ export const coresRow = row
  * `other`'s median / `contender`'s on one runtime and case (the case's baseline unless told), if
  * both were measured; `{ ratio, row, base }`.
  */
-export function coresRatio(section, runtime, caseName, contender, other = CORE_CASES[caseName].baseline) {
-  return ratio(section, runtime, caseName, contender, other)
-}
+export const coresRatio = ratio
 
 /** How much faster a row ran on every core than pinned to one: pinned median / median. */
 export function scalingOf(found) {

@@ -104,7 +104,7 @@ export async function runJsonSection({ runtimes, files, cases, contenders, setti
   return measureRows({ section, runtimes, groups: cases, measureGroup, onRows })
 }
 
-const { failed, failures, row, ratio } = sectionRows('case', undefined)
+const { failed, failures, row, ratio } = sectionRows('case', (caseName) => JSON_CASES[caseName].baseline)
 
 /** The rows that failed or gave other values than the case's first contender. */
 export const jsonFailures = failures
@@ -115,9 +115,7 @@ export const jsonRow = row
  * `other`'s median / `contender`'s on one runtime and case (the case's baseline unless told; none
  * on `broken`), if both were measured; `{ ratio, row, base }`.
  */
-export function jsonRatio(section, runtime, caseName, contender, other = JSON_CASES[caseName].baseline) {
-  return ratio(section, runtime, caseName, contender, other)
-}
+export const jsonRatio = ratio
 
 /** The cases a section measured, in table order. */
 export const casesOf = (section) => JSON_CASE_NAMES.filter((name) => section.rows.some((found) => found.case === name))

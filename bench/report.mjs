@@ -323,7 +323,8 @@ export function formatProbeSection(probe, corpus) {
  * looks its rows up: `failed(row)` (an error, or other lines than expected), `failures(section)`,
  * `row(section, runtime, keyValue, contender)` (measured and sound, else undefined) and
  * `ratio(section, runtime, keyValue, contender, other = baseline)` (`other`'s median over the
- * contender's, with both rows, if both were measured).
+ * contender's, with both rows, if both were measured). `baseline` is a contender's name, or a
+ * function that gives it for a key value (a case's own baseline).
  */
 export function sectionRows(key, baseline) {
   const failed = (row) => row.error !== undefined || row.problems?.length > 0
@@ -334,7 +335,8 @@ export function sectionRows(key, baseline) {
     )
     return found !== undefined && found.median !== undefined && !failed(found) ? found : undefined
   }
-  const ratio = (section, runtime, keyValue, contender, other = baseline) => {
+  const baselineOf = typeof baseline === 'function' ? baseline : () => baseline
+  const ratio = (section, runtime, keyValue, contender, other = baselineOf(keyValue)) => {
     const measured = row(section, runtime, keyValue, contender)
     const base = row(section, runtime, keyValue, other)
     if (measured === undefined || base === undefined) return undefined
