@@ -739,62 +739,43 @@ const JSON_TARGETS = [
 
 /**
  * The targets of a section whose rows are keyed by case, as markdown, each checked on the cases of
- * its `cases` (every case, without them) that `measuredCases(section)` finds; or a line saying the
- * run had no such section (`what`).
+ * its `cases` (every case, without them) that `measuredCases(section)` finds.
  */
-function formatMeasuredCaseTargets(title, what, targets, measuredCases, section, runtimes) {
-  if (section === undefined) return [title, '', `Not measured: the run had no ${what} section.`, ''].join('\n')
+function formatMeasuredCaseTargets(title, targets, measuredCases, section, runtimes) {
   const measured = measuredCases(section)
   const casesOf = (target) => (target.cases ?? measured).filter((name) => measured.includes(name))
   const checked = targets.filter((target) => casesOf(target).length > 0)
   return formatCaseTargets(title, checked, casesOf, section, runtimes)
 }
 
-/** Issue 23's targets as markdown, or a line saying the run had no cores section. */
+/** Issue 23's targets as markdown. */
 const formatCoresTargets = (section, runtimes) =>
-  formatMeasuredCaseTargets('## Cores targets (issue 23)', 'cores', CORES_TARGETS, coreCasesOf, section, runtimes)
+  formatMeasuredCaseTargets('## Cores targets (issue 23)', CORES_TARGETS, coreCasesOf, section, runtimes)
 
-/** Issue 20's targets as markdown, or a line saying the run had no sources section. */
+/** Issue 20's targets as markdown. */
 const formatSourcesTargets = (section, runtimes) =>
-  formatMeasuredCaseTargets(
-    '## Sources targets (issue 20)',
-    'sources',
-    SOURCES_TARGETS,
-    sourceCasesOf,
-    section,
-    runtimes,
-  )
+  formatMeasuredCaseTargets('## Sources targets (issue 20)', SOURCES_TARGETS, sourceCasesOf, section, runtimes)
 
-/** Issue 24's targets as markdown, or a line saying the run had no JSON Lines section. */
+/** Issue 24's targets as markdown. */
 const formatJsonTargets = (section, runtimes) =>
-  formatMeasuredCaseTargets(
-    '## JSON Lines targets (issue 24)',
-    'JSON Lines',
-    JSON_TARGETS,
-    jsonCasesOf,
-    section,
-    runtimes,
-  )
+  formatMeasuredCaseTargets('## JSON Lines targets (issue 24)', JSON_TARGETS, jsonCasesOf, section, runtimes)
 
-/** The compressed section's targets as markdown, or a line saying the run had no such section. */
+/** The compressed section's targets as markdown. */
 function formatCompressedTargets(section, runtimes) {
   const title = '## Compressed targets'
-  if (section === undefined) return [title, '', 'Not measured: the run had no compressed section.', ''].join('\n')
   const formats = COMPRESSED_FORMAT_NAMES.filter((format) => section.rows.some((row) => row.format === format))
   return formatCaseTargets(title, COMPRESSED_TARGETS, () => formats, section, runtimes)
 }
 
-/** Issue 12's targets as markdown, or a line saying the run had no search section. */
+/** Issue 12's targets as markdown. */
 function formatSearchTargets(search, runtimes) {
   const title = '## Search targets (issue 12)'
-  if (search === undefined) return [title, '', 'Not measured: the run had no search section.', ''].join('\n')
   return formatCaseTargets(title, SEARCH_TARGETS, () => SEARCH_QUERY_NAMES, search, runtimes)
 }
 
-/** Issue 11's targets as markdown, or a line saying the run had no follow section. */
+/** Issue 11's targets as markdown. */
 function formatFollowTargets(follow, runtimes) {
   const title = '## Follow targets (issue 11)'
-  if (follow === undefined) return [title, '', 'Not measured: the run had no follow section.', ''].join('\n')
   return formatCaseTargets(title, FOLLOW_TARGETS, (target) => target.cases, follow, runtimes)
 }
 
@@ -853,45 +834,54 @@ const NOT_APPLICABLE = Symbol('not applicable')
 function targetRows(results, target, runtimes, tally) {
   const measured = new Set(results.rows.map((row) => row.corpus))
   const body = []
-  const unmeasured = target.corpora.filter((corpus) => !measured.has(corpus))
   const checked = runtimes.filter((runtime) => appliesTo(target, runtime))
   if (checked.length === 0) return body
+  tally.unmeasured += target.corpora.filter((corpus) => !measured.has(corpus)).length * checked.length
   for (const corpus of target.corpora.filter((name) => measured.has(name))) {
     const outcomes = runtimes.map((runtime) =>
       appliesTo(target, runtime) ? target.check(view(results, runtime, corpus), runtime) : NOT_APPLICABLE,
     )
-    const missedOn = runtimes.filter((_, i) => outcomes[i]?.holds === false).map(runtimeLabel)
     tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
+    // A run that measured none of the target's contenders on this corpus says nothing of it.
+    if (outcomes.every((outcome) => outcome === undefined || outcome === NOT_APPLICABLE)) continue
+    const missedOn = runtimes.filter((_, i) => outcomes[i]?.holds === false).map(runtimeLabel)
     tally.held += outcomes.filter((outcome) => outcome?.holds).length
     tally.missed += missedOn.length
     if (missedOn.length > 0) tally.misses.push(`${target.id} ${corpus} (${missedOn.join(', ')})`)
     body.push([target.id, corpus, ...outcomes.map(cell)])
   }
-  if (unmeasured.length > 0) {
-    tally.unmeasured += unmeasured.length * checked.length
-    const cells = runtimes.map((runtime) => (appliesTo(target, runtime) ? 'not measured' : '–'))
-    body.push([target.id, unmeasured.join(', '), ...cells])
-  }
   return body
 }
 
-/** The target check as markdown: the targets, a table of their figures, and a count. */
+/** The sections with targets of their own: where the results keep them, what they are called, their check. */
+const SECTION_TARGETS = [
+  { key: 'search', what: 'search', format: formatSearchTargets },
+  { key: 'compressed', what: 'compressed', format: formatCompressedTargets },
+  { key: 'sources', what: 'sources', format: formatSourcesTargets },
+  { key: 'cores', what: 'cores', format: formatCoresTargets },
+  { key: 'json', what: 'JSON Lines', format: formatJsonTargets },
+  { key: 'follow', what: 'follow', format: formatFollowTargets },
+]
+
+/**
+ * The target check as markdown: the targets this run measured, a table of their figures and a
+ * count, then each section's that ran, and which did not.
+ */
 export function formatTargets(results) {
   checkShape(results)
   const runtimes = runtimesOf(results)
+  const ran = SECTION_TARGETS.filter(({ key }) => results[key] !== undefined)
+  const notRun = SECTION_TARGETS.filter(({ key }) => results[key] === undefined).map(({ what }) => what)
   const sections = [
-    formatSearchTargets(results.search, runtimes),
-    formatCompressedTargets(results.compressed, runtimes),
-    formatSourcesTargets(results.sources, runtimes),
-    formatCoresTargets(results.cores, runtimes),
-    formatJsonTargets(results.json, runtimes),
-    formatFollowTargets(results.follow, runtimes),
+    ...ran.map(({ key, format }) => format(results[key], runtimes)),
+    ...(notRun.length === 0 ? [] : [`Sections not run, so not checked: ${notRun.join(', ')}.`]),
   ]
   if (results.rows.length === 0) {
     return ['## Targets', '', 'Not measured: the run measured no corpus.', '', ...sections].join('\n')
   }
   const tally = { held: 0, missed: 0, unmeasured: 0, misses: [] }
-  const body = TARGETS.flatMap((target) => targetRows(results, target, runtimes, tally))
+  const bodies = TARGETS.map((target) => targetRows(results, target, runtimes, tally))
+  const measured = TARGETS.filter((_, i) => bodies[i].length > 0)
   const checked = tally.held + tally.missed
   const missed = tally.misses.length === 0 ? '' : ` Missed: ${tally.misses.join('; ')}.`
   return [
@@ -900,12 +890,12 @@ export function formatTargets(results) {
     "Ratios and times are medians from this run; vs `readline` is the same runtime's `readline` median / " +
       "the contender's. `✓` holds, `✗` does not.",
     '',
-    ...TARGETS.map((target) => `- ${target.id}: ${target.text}`),
+    ...measured.map((target) => `- ${target.id}: ${target.text}`),
     '',
-    markdownTable(['target', 'corpus', ...runtimes.map(runtimeLabel)], body, { left: 2 }),
+    markdownTable(['target', 'corpus', ...runtimes.map(runtimeLabel)], bodies.flat(), { left: 2 }),
     '',
     `${tally.held} of ${checked} checks hold (one per target × corpus × runtime measured; ` +
-      `${tally.unmeasured} not measured; – where a target is not checked on a runtime).${missed}`,
+      `${tally.unmeasured} not measured by this run, left out; – where a target is not checked on a runtime).${missed}`,
     '',
     ...sections,
   ].join('\n')
