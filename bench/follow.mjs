@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { FOLLOWERS, HELLO, LAST_LINES, lineText } from './followers.mjs'
+import { progress } from './progress.mjs'
 
 const FOLLOW_WORKER = fileURLToPath(new URL('./follow-worker.mjs', import.meta.url))
 const LAST_LINES_WORKER = fileURLToPath(new URL('./last-lines-worker.mjs', import.meta.url))
@@ -427,16 +428,25 @@ export async function runFollowSection({ runtimes, followers, parts, corpus, set
   const nativeRuntime = runtimes.find((runtime) => runtime.name === 'node') ?? runtimes[0]
   for (const runtime of runtimes) {
     const select = (scenario) => followersFor(followers, scenario, runtime, nativeRuntime)
+    const step = (what) => progress.step(`${runtime.name} · ${what}`)
     if (parts.includes('latency')) {
-      for (const follower of select('paced')) add('latency', [await measureLatency(runtime, follower, settings)])
+      for (const follower of select('paced')) {
+        step(`latency · ${follower}`)
+        add('latency', [await measureLatency(runtime, follower, settings)])
+      }
     }
     if (parts.includes('idle') && select('idle').length > 0) {
+      step('idle')
       add('idle', await measureIdle(runtime, select('idle'), settings))
     }
     for (const part of Object.keys(ROTATIONS).filter((name) => parts.includes(name))) {
-      for (const follower of select('flood')) add('flood', [await measureFlood(runtime, follower, part, settings)])
+      for (const follower of select('flood')) {
+        step(`${part} · ${follower}`)
+        add('flood', [await measureFlood(runtime, follower, part, settings)])
+      }
     }
     if (parts.includes('last-lines') && corpus !== undefined) {
+      step('last lines')
       add('lastLines', await measureLastLines(runtime, corpus, settings))
     }
   }

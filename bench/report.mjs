@@ -1,4 +1,5 @@
 // Turns worker and probe measurements into result rows, markdown tables and line-count verdicts.
+import { progress } from './progress.mjs'
 
 const MB = 1_000_000
 const KIB = 1024
@@ -369,6 +370,7 @@ export async function measureRows({ section, runtimes, groups, onRuntime, measur
 export async function contenderRows(runtime, key, keyValue, contenders, measureOne) {
   const rows = []
   for (const contender of contenders) {
+    progress.step(`${runtime.name} · ${keyValue} · ${contender}`)
     rows.push(await measureOne({ runtime: runtime.name, version: runtime.version, [key]: keyValue, contender }))
   }
   return rows

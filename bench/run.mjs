@@ -9,12 +9,12 @@
 // follow section (follow.mjs: following a growing file, and its last lines), prints markdown
 // tables, writes bench/results/latest.json and chart.svg, optionally the README summary, and
 // finally which targets hold. See bench/README.md.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
+import { parseArgs, promisify } from 'node:util'
 import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
@@ -51,6 +51,8 @@ import {
 } from './sources.mjs'
 import { RUNTIMES, parseVersion, wrongRuntime } from './runtimes.mjs'
 import { formatTargets } from './targets.mjs'
+import { HEADLINE_CONTENDERS, formatHeadline } from './headline.mjs'
+import { formatDuration, measurementMs, progress, sectionMs } from './progress.mjs'
 import {
   formatProbeSection,
   formatSection,
@@ -62,13 +64,20 @@ import {
   toRow,
 } from './report.mjs'
 
+const execFileAsync = promisify(execFile)
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url))
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url))
 const COLD = fileURLToPath(new URL('./cold.mjs', import.meta.url))
+/** Where a --full run writes its results and chart: what the README's tables come from (committed). */
 const RESULTS = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 const CHART = fileURLToPath(new URL('./results/chart.svg', import.meta.url))
-/** Where this run writes its results and chart: RESULTS and CHART unless `--results` says. */
-const output = { results: RESULTS, chart: CHART }
+/** Where any other run writes them (not committed), so that it leaves the README's figures alone. */
+const LAST_RESULTS = fileURLToPath(new URL('./results/last.json', import.meta.url))
+const LAST_CHART = fileURLToPath(new URL('./results/last.svg', import.meta.url))
+/** Where this run writes its results and chart: see setOutput. */
+const output = { results: LAST_RESULTS, chart: LAST_CHART }
+/** The default run's measured runs (see headline.mjs for its contenders): a few minutes on 2 cores. */
+const HEADLINE_RUNS = 3
 /** The probe runs on this corpus only, in PROBE_RUNS fresh processes per contender. */
 const PROBE_CORPUS = 'logs-1g'
 const PROBE_RUNS = 3
@@ -97,28 +106,34 @@ const WORKER_TIMEOUT_MS = 10 * 60 * 1000
 const NOTES = Object.fromEntries(Object.entries(CONTENDERS).map(([name, { note }]) => [name, note]))
 
 const USAGE = `Usage: node bench/run.mjs [options]
+  With no options, the headline (a few minutes): ${DEFAULT_CORPORA.join(' and ')} on every
+  runtime, ${HEADLINE_RUNS} runs, no cold read, probe or section, by
+  ${HEADLINE_CONTENDERS.join(', ')};
+  written to bench/results/last.json. Explicit options still win over a preset.
+  --full             everything the README's tables come from: every corpus and contender, 5 runs,
+                     5 cold runs, the probe and every section (hours), written to
+                     bench/results/latest.json
+  --quick            logs-70k only, every contender, 3 runs, 3 cold runs, no probe or section
   --corpora a,b      corpora, or all (default: ${DEFAULT_CORPORA}; all: ${Object.keys(CORPORA)})
   --runtimes a,b     runtimes (default: ${Object.keys(RUNTIMES)})
-  --contenders a,b   only these contenders (default: all)
-  --runs n           measured runs after one warm-up run (default: 5)
-  --cold-runs n      also time each contender's first read, from loading its package, in n
-                     fresh processes (default: 5, 3 with --quick); not on ${NO_COLD_CORPUS}, not
-                     for the floors
-  --no-cold          skip the cold measurement
-  --quick            logs-70k only, 3 runs, 3 cold runs, no probe, search, compressed, sources,
-                     cores, JSON Lines or follow section (explicit options still win)
+  --contenders a,b   only these contenders (default: the headline's; all with --full or --quick)
+  --runs n           measured runs after one warm-up run (default: ${HEADLINE_RUNS}, 5 with --full)
+  --[no-]cold        also time each contender's first read, from loading its package, in fresh
+                     processes; not on ${NO_COLD_CORPUS}, not for the floors (default: off, on with
+                     --full and --quick)
+  --cold-runs n      how many (default: 5, 3 with --quick; implies --cold)
   --[no-]probe       on ${PROBE_CORPUS}, also probe peak RSS, event-loop delay and time to
-                     first line, ${PROBE_RUNS} fresh processes per contender (default: on, off
-                     with --quick)
+                     first line, ${PROBE_RUNS} fresh processes per contender (default: off, on
+                     with --full)
   --[no-]search      after the corpora, run the search section: searchers finding the lines
                      of ${SEARCH_CORPUS} that contain a literal, three queries; ~3 min
-                     (default: on, off with --quick)
+                     (default: off, on with --full)
   --search-only      run the search section and nothing else
   --searchers a,b    searchers in the search section (default: ${SEARCHER_NAMES.join(',')})
   --[no-]compressed  after the search section, run the compressed section: the lines of
                      ${COMPRESSED_CORPUS} compressed with gzip and zstd (made on first use), read
-                     by fastlines' decompress and by zlib, zcat and zstdcat (default: on, off with
-                     --quick)
+                     by fastlines' decompress and by zlib, zcat and zstdcat (default: off, on with
+                     --full)
   --compressed-only  run the compressed section and nothing else
   --compressed-corpus name
                      the corpus the compressed section compresses (default: ${COMPRESSED_CORPUS};
@@ -131,8 +146,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --[no-]sources     after the compressed section, run the sources section: the lines of
                      ${SOURCES_CORPUS} read from streams and chunks rather than its path (stdin, a
                      child's stdout, a file stream, JS-fed chunks, a gzip stream, one line per
-                     chunk) by readLines(source) and by readline and co (default: off: it takes
-                     tens of minutes a runtime; --sources-only runs it alone)
+                     chunk) by readLines(source) and by readline and co; tens of minutes a
+                     runtime (default: off, on with --full; --sources-only runs it alone)
   --sources-only     run the sources section and nothing else
   --sources-corpus name
                      the corpus the sources section reads (default: ${SOURCES_CORPUS}; logs-70k for a
@@ -146,7 +161,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --[no-]cores       after the sources section, run the cores section: countLines on 2 threads
                      and automatic against one and wc -l / grep -F -c, and 1, 2, 4 worker threads
                      each reading a share of ${CORES_CORPUS} against one reader, each on every core
-                     and pinned to one (taskset -c 0) (default: off: it adds minutes a runtime)
+                     and pinned to one (taskset -c 0); minutes a runtime (default: off, on with
+                     --full)
   --cores-only       run the cores section and nothing else
   --cores-corpus name
                      the corpus the cores section reads (default: ${CORES_CORPUS}; logs-70k for a
@@ -158,8 +174,8 @@ const USAGE = `Usage: node bench/run.mjs [options]
   --[no-]json        after the cores section, run the JSON Lines section: readJsonLines against
                      readline + JSON.parse, split2, ndjson, stream-json, a hand split, Bun.JSONL
                      and the floor, on a pino-style log, nested records, the log gzipped, searched
-                     (match) and with 1% bad lines (made on first use) (default: off: it takes
-                     a quarter of an hour a runtime)
+                     (match) and with 1% bad lines (made on first use); a quarter of an hour a
+                     runtime (default: off, on with --full)
   --json-only        run the JSON Lines section and nothing else
   --json-pino-mb n   the pino log's size in MB, the nested file a fifth of it (default:
                      ${JSON_PINO_MB}; 8 for a quick check)
@@ -169,12 +185,13 @@ const USAGE = `Usage: node bench/run.mjs [options]
                      ${JSON_READER_NAMES.join(',')})
   --[no-]follow      after the JSON Lines section, run the follow section: follow latency, idle CPU, no
                      loss (with rotations), and the last lines of ${LAST_LINES_CORPUS}; ~2 min a runtime
-                     (default: on, off with --quick)
+                     (default: off, on with --full)
   --follow-only      run the follow section and nothing else
   --follow-parts a,b parts of the follow section, or all (default: ${FOLLOW_PARTS})
   --followers a,b    followers in the follow section (default: ${FOLLOWER_NAMES.join(',')})
   --results file     write the results there, and the chart next to it as <file>.svg
-                     (default: bench/results/latest.json and chart.svg)
+                     (default: bench/results/latest.json and chart.svg with --full,
+                     bench/results/last.json and last.svg otherwise)
   --update-readme    when every contender passed, write the summary between the
                      <!-- bench:start --> and <!-- bench:end --> markers of the README
   --readme path      the README for --update-readme (default: README.md)
@@ -207,6 +224,7 @@ const OPTIONS = {
   'cold-runs': { type: 'string' },
   cold: { type: 'boolean' },
   quick: { type: 'boolean', default: false },
+  full: { type: 'boolean', default: false },
   probe: { type: 'boolean' },
   follow: { type: 'boolean' },
   'follow-only': { type: 'boolean', default: false },
@@ -266,9 +284,13 @@ function oneCorpus(option, name) {
 
 function parseOptions(args) {
   const values = parseFlags(args)
-  const runs = positiveInteger('--runs', values.runs ?? (values.quick ? 3 : 5))
-  const coldRuns = positiveInteger('--cold-runs', values['cold-runs'] ?? (values.quick ? 3 : 5))
-  const corpora = values.corpora ?? (values.quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
+  const { full, quick } = values
+  if (full && quick) throw new UsageError('--full and --quick: choose one')
+  const runs = positiveInteger('--runs', values.runs ?? (full ? 5 : HEADLINE_RUNS))
+  const coldRuns = positiveInteger('--cold-runs', values['cold-runs'] ?? (quick ? 3 : 5))
+  const cold = values.cold ?? (values['cold-runs'] !== undefined || full || quick)
+  const corpora = values.corpora ?? (full ? 'all' : quick ? 'logs-70k' : DEFAULT_CORPORA.join(','))
+  const contenders = values.contenders ?? (full || quick ? 'all' : HEADLINE_CONTENDERS.join(','))
   const followOnly = values['follow-only']
   const searchOnly = values['search-only']
   const compressedOnly = values['compressed-only']
@@ -299,39 +321,43 @@ function parseOptions(args) {
     throw new UsageError('--json-only runs the JSON Lines section alone: drop --corpora and --no-json')
   }
   const sectionOnly = followOnly || searchOnly || compressedOnly || sourcesOnly || coresOnly || jsonOnly
+  if (full && sectionOnly) throw new UsageError('--full runs every section: drop the --*-only option')
   const otherOnly = (mine) => sectionOnly && !mine
+  /** Whether a section runs: alone, or as asked, or with --full. */
+  const section = (only, asked) => only || (!otherOnly(only) && (asked ?? full))
   return {
     help: values.help,
     corpora: sectionOnly ? [] : parseList(corpora, Object.keys(CORPORA), 'corpus'),
     runtimes: parseList(values.runtimes, Object.keys(RUNTIMES), 'runtime'),
-    contenders: parseList(values.contenders, Object.keys(CONTENDERS), 'contender'),
+    contenders: parseList(contenders, Object.keys(CONTENDERS), 'contender'),
     runs,
-    coldRuns: values.cold === false ? 0 : coldRuns,
-    probe: values.probe ?? !values.quick,
-    search: searchOnly || (!otherOnly(searchOnly) && (values.search ?? !values.quick)),
+    full,
+    coldRuns: cold ? coldRuns : 0,
+    probe: values.probe ?? full,
+    search: section(searchOnly, values.search),
     searchOnly,
     searchers: parseList(values.searchers, SEARCHER_NAMES, 'searcher'),
-    compressed: compressedOnly || (!otherOnly(compressedOnly) && (values.compressed ?? !values.quick)),
+    compressed: section(compressedOnly, values.compressed),
     compressedOnly,
     compressedCorpus: oneCorpus('--compressed-corpus', values['compressed-corpus']),
     compressedFormats: parseList(values['compressed-formats'], COMPRESSED_FORMAT_NAMES, 'compressed format'),
     decompressors: parseList(values.decompressors, DECOMPRESSOR_NAMES, 'decompressor'),
-    sources: sourcesOnly || (!otherOnly(sourcesOnly) && (values.sources ?? false)),
+    sources: section(sourcesOnly, values.sources),
     sourcesOnly,
     sourcesCorpus: oneCorpus('--sources-corpus', values['sources-corpus']),
     sourcesCases: parseList(values['sources-cases'], SOURCE_CASE_NAMES, 'sources case'),
     sourceReaders: parseList(values['source-readers'], SOURCE_READER_NAMES, 'source reader'),
-    cores: coresOnly || (!otherOnly(coresOnly) && (values.cores ?? false)),
+    cores: section(coresOnly, values.cores),
     coresOnly,
     coresCorpus: oneCorpus('--cores-corpus', values['cores-corpus']),
     coresCases: parseList(values['cores-cases'], CORE_CASE_NAMES, 'cores case'),
     coresContenders: parseList(values['cores-contenders'], CORE_CONTENDER_NAMES, 'cores contender'),
-    json: jsonOnly || (!otherOnly(jsonOnly) && (values.json ?? false)),
+    json: section(jsonOnly, values.json),
     jsonOnly,
     jsonPinoMB: positiveInteger('--json-pino-mb', values['json-pino-mb'] ?? JSON_PINO_MB),
     jsonCases: parseList(values['json-cases'], JSON_CASE_NAMES, 'JSON Lines case'),
     jsonContenders: parseList(values['json-contenders'], JSON_READER_NAMES, 'JSON Lines contender'),
-    follow: followOnly || (!otherOnly(followOnly) && (values.follow ?? !values.quick)),
+    follow: section(followOnly, values.follow),
     followOnly,
     followParts: parseList(values['follow-parts'], FOLLOW_PARTS, 'follow part'),
     followers: parseList(values.followers, FOLLOWER_NAMES, 'follower'),
@@ -342,8 +368,14 @@ function parseOptions(args) {
 }
 
 /** Checks the README before a long run rather than after it. */
-function checkReadmeOption({ updateReadme, readme }) {
+function checkReadmeOption({ updateReadme, readme, full }) {
   if (!updateReadme) return
+  if (!full) {
+    throw new UsageError(
+      "--update-readme needs --full: the README's tables come from a full run (node bench/update-readme.mjs rewrites them from bench/results/latest.json)",
+      { showUsage: false },
+    )
+  }
   try {
     checkReadme(readme)
   } catch (error) {
@@ -389,10 +421,11 @@ function commandLine(options) {
   if (options.runtimes.length < Object.keys(RUNTIMES).length) {
     args.push('--runtimes', options.runtimes.join(','))
   }
-  if (options.corpora.length > 0 && options.contenders.length < Object.keys(CONTENDERS).length) {
-    args.push('--contenders', options.contenders.join(','))
+  if (options.corpora.length > 0) {
+    const every = options.contenders.length === Object.keys(CONTENDERS).length
+    args.push('--contenders', every ? 'all' : options.contenders.join(','))
   }
-  if (!options.probe && options.corpora.includes(PROBE_CORPUS)) args.push('--no-probe')
+  if (options.corpora.includes(PROBE_CORPUS)) args.push(options.probe ? '--probe' : '--no-probe')
   const sectionOnly =
     options.followOnly ||
     options.searchOnly ||
@@ -400,33 +433,37 @@ function commandLine(options) {
     options.sourcesOnly ||
     options.coresOnly ||
     options.jsonOnly
-  if (!options.search && !sectionOnly) args.push('--no-search')
+  /** Every section's choice is written out, so that the command means the same under any preset. */
+  const onOrOff = (runs, name) => {
+    if (!sectionOnly) args.push(runs ? `--${name}` : `--no-${name}`)
+  }
+  onOrOff(options.search, 'search')
   sectionChoices(args, options.search, [['--searchers', options.searchers, SEARCHER_NAMES]])
-  if (!options.compressed && !sectionOnly) args.push('--no-compressed')
+  onOrOff(options.compressed, 'compressed')
   sectionChoices(args, options.compressed, [
     ['--compressed-corpus', options.compressedCorpus, COMPRESSED_CORPUS],
     ['--compressed-formats', options.compressedFormats, COMPRESSED_FORMAT_NAMES],
     ['--decompressors', options.decompressors, DECOMPRESSOR_NAMES],
   ])
-  if (options.sources && !sectionOnly) args.push('--sources')
+  onOrOff(options.sources, 'sources')
   sectionChoices(args, options.sources, [
     ['--sources-corpus', options.sourcesCorpus, SOURCES_CORPUS],
     ['--sources-cases', options.sourcesCases, SOURCE_CASE_NAMES],
     ['--source-readers', options.sourceReaders, SOURCE_READER_NAMES],
   ])
-  if (!options.cores && !sectionOnly) args.push('--no-cores')
+  onOrOff(options.cores, 'cores')
   sectionChoices(args, options.cores, [
     ['--cores-corpus', options.coresCorpus, CORES_CORPUS],
     ['--cores-cases', options.coresCases, CORE_CASE_NAMES],
     ['--cores-contenders', options.coresContenders, CORE_CONTENDER_NAMES],
   ])
-  if (options.json && !sectionOnly) args.push('--json')
+  onOrOff(options.json, 'json')
   sectionChoices(args, options.json, [
     ['--json-pino-mb', options.jsonPinoMB, JSON_PINO_MB],
     ['--json-cases', options.jsonCases, JSON_CASE_NAMES],
     ['--json-contenders', options.jsonContenders, JSON_READER_NAMES],
   ])
-  if (!options.follow && !sectionOnly) args.push('--no-follow')
+  onOrOff(options.follow, 'follow')
   sectionChoices(args, options.follow, [
     ['--follow-parts', options.followParts, FOLLOW_PARTS],
     ['--followers', options.followers, FOLLOWER_NAMES],
@@ -460,11 +497,6 @@ function availableRuntimes(names) {
   return runtimes
 }
 
-function formatDuration(ms) {
-  const seconds = Math.round(ms / 1000)
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`
-}
-
 function header(host, runtimes) {
   return [
     '# fastlines benchmark',
@@ -476,10 +508,10 @@ function header(host, runtimes) {
 }
 
 function prepareCorpus(name) {
-  process.stderr.write(`corpus ${name}: `)
+  progress.step(`corpus ${name}`)
   const corpus = ensureCorpus(name)
   const origin = corpus.generatedMs > 0 ? `generated in ${formatDuration(corpus.generatedMs)}` : 'cached'
-  process.stderr.write(`${corpus.bytes} bytes, ${corpus.lines} lines (${origin})\n`)
+  progress.log(`corpus ${name}: ${corpus.bytes} bytes, ${corpus.lines} lines (${origin})`)
   return corpus
 }
 
@@ -487,28 +519,35 @@ function prepareCorpus(name) {
  * Runs a script that prints one line of JSON: `{ output }`, or `{ error }` if it failed or ran on
  * another runtime than asked.
  */
-function runScript(runtime, script, args) {
-  const child = spawnSync(runtime.command, [...runtime.args, script, ...args.map(String)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: WORKER_TIMEOUT_MS,
-  })
-  if (child.error !== undefined) return { error: child.error.message }
-  if (child.status !== 0) return { error: `process exited with ${child.status ?? child.signal}` }
+async function runScript(runtime, script, args) {
+  let stdout
+  try {
+    let stderr
+    ;({ stdout, stderr } = await execFileAsync(runtime.command, [...runtime.args, script, ...args.map(String)], {
+      timeout: WORKER_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+    }))
+    if (stderr !== '') progress.log(stderr)
+  } catch (error) {
+    // A string code is the spawn's own failure (ENOENT, ...); a number, the exit status.
+    if (typeof error.code === 'string') return { error: error.message }
+    if (error.stderr) progress.log(String(error.stderr))
+    return { error: `process exited with ${error.code ?? error.signal}` }
+  }
   let output
   try {
-    output = JSON.parse(child.stdout)
+    output = JSON.parse(stdout)
   } catch {
-    return { error: `unreadable output: ${child.stdout.slice(0, 200)}` }
+    return { error: `unreadable output: ${stdout.slice(0, 200)}` }
   }
   const wrong = wrongRuntime(output, runtime)
   return wrong === undefined ? { output } : { error: wrong }
 }
 
 /** Runs one contender in a worker process: `{ measurement }`, or `{ error }` if it failed. */
-function runWorker(runtime, corpus, contender, runs) {
+async function runWorker(runtime, corpus, contender, runs) {
   const job = [contender, corpus.path, runs, SLOW_RUNS, SLOW_MS]
-  const { output, error } = runScript(runtime, WORKER, job)
+  const { output, error } = await runScript(runtime, WORKER, job)
   return error === undefined ? { measurement: output } : { error }
 }
 
@@ -516,10 +555,10 @@ function runWorker(runtime, corpus, contender, runs) {
  * Times one contender's first read in `runs` fresh processes: `{ samples }`, or `{ skipped }` or
  * `{ error }` as soon as one process reports it.
  */
-function runColds(runtime, corpus, contender, runs) {
+async function runColds(runtime, corpus, contender, runs) {
   const samples = []
   for (let i = 0; i < runs; i++) {
-    const { output, error } = runScript(runtime, COLD, [contender, corpus.path])
+    const { output, error } = await runScript(runtime, COLD, [contender, corpus.path])
     if (error !== undefined) return { error }
     if (output.skipped !== undefined) return { skipped: output.skipped }
     samples.push(output)
@@ -541,10 +580,10 @@ function measuresCold(corpus, contender, outcome, options) {
  * Probes one contender (or IDLE) in PROBE_RUNS fresh processes: `{ samples }`, or `{ skipped }`
  * or `{ error }` as soon as one process reports it.
  */
-function runProbes(runtime, corpus, contender) {
+async function runProbes(runtime, corpus, contender) {
   const samples = []
   for (let i = 0; i < PROBE_RUNS; i++) {
-    const { output, error } = runScript(runtime, PROBE, [contender, corpus.path])
+    const { output, error } = await runScript(runtime, PROBE, [contender, corpus.path])
     if (error !== undefined) return { error }
     if (output.skipped !== undefined) return { skipped: output.skipped }
     samples.push(output)
@@ -557,20 +596,23 @@ function reportProbeProgress(row) {
   const measured = `+${rss} MB RSS, ELD p99 ${delay} ms, first line ${first} ms`
   const outcome = row.error ?? (row.skipped === undefined ? measured : 'n/a')
   const name = `${row.runtime} · ${row.corpus} · ${row.contender}`
-  process.stderr.write(`  ${name} (probe): ${outcome}\n`)
+  progress.log(`  ${name} (probe): ${outcome}`)
 }
 
 /** The probe of every contender on one runtime, after that of the idle process. */
-function probeRuntime(runtime, corpus, contenders) {
-  const baseline = runProbes(runtime, corpus, IDLE)
+async function probeRuntime(runtime, corpus, contenders) {
+  progress.step(`${IDLE} (probe)`)
+  const baseline = await runProbes(runtime, corpus, IDLE)
   if (baseline.error !== undefined) throw new Error(`idle ${runtime.name} probe: ${baseline.error}`)
   const idle = { ...summarizeProbes(baseline.samples), samples: baseline.samples }
-  const rows = contenders.map((contender) => {
-    const outcome = runProbes(runtime, corpus, contender)
+  const rows = []
+  for (const contender of contenders) {
+    progress.step(`${contender} (probe)`)
+    const outcome = await runProbes(runtime, corpus, contender)
     const row = toProbeRow({ runtime, corpus, contender, idle, ...outcome })
     reportProbeProgress(row)
-    return row
-  })
+    rows.push(row)
+  }
   const { name, version } = runtime
   return { runtime: name, version, corpus: corpus.name, runs: PROBE_RUNS, idle, rows }
 }
@@ -579,7 +621,7 @@ function reportProgress(row) {
   const cold = hasCold(row) ? `, cold ${row.cold.median.toFixed(1)} ms (median of ${row.cold.runs})` : ''
   const outcome =
     row.error ?? (row.skipped === undefined ? `${row.median.toFixed(1)} ms (median of ${row.runs})${cold}` : 'n/a')
-  process.stderr.write(`  ${row.runtime} · ${row.corpus} · ${row.contender}: ${outcome}\n`)
+  progress.log(`  ${row.runtime} · ${row.corpus} · ${row.contender}: ${outcome}`)
 }
 
 /** Writes through a .tmp file, so that an interrupted write leaves no mess. */
@@ -595,10 +637,17 @@ function writeResults(results) {
   writeFileAtomically(output.chart, renderChart(results))
 }
 
-/** Sends the results and chart to `file` and `file` with `.svg` for `.json` (if given). */
-function setOutput(file) {
-  if (file === undefined) return
-  output.results = path.resolve(file)
+/**
+ * Sends the results and chart to `results` and `results` with `.svg` for `.json`, if given; else
+ * a --full run's to RESULTS and CHART, any other's to LAST_RESULTS and LAST_CHART.
+ */
+function setOutput({ results, full }) {
+  if (results === undefined) {
+    output.results = full ? RESULTS : LAST_RESULTS
+    output.chart = full ? CHART : LAST_CHART
+    return
+  }
+  output.results = path.resolve(results)
   output.chart = output.results.replace(/(\.json)?$/, '.svg')
 }
 
@@ -647,31 +696,36 @@ function newResults(host, runtimes, options) {
     cores: undefined,
     json: undefined,
     follow: undefined,
+    partMs: undefined,
   }
 }
 
 /** Times every contender on one runtime × corpus and prints its table. */
-function measureContenders(runtime, corpus, options, results) {
-  const rows = options.contenders.map((contender) => {
-    const outcome = runWorker(runtime, corpus, contender, options.runs)
-    const cold = measuresCold(corpus, contender, outcome, options)
-      ? runColds(runtime, corpus, contender, coldRunsFor(outcome.measurement, options))
-      : undefined
+async function measureContenders(runtime, corpus, options, results) {
+  const rows = []
+  for (const contender of options.contenders) {
+    progress.step(contender)
+    const outcome = await runWorker(runtime, corpus, contender, options.runs)
+    let cold
+    if (measuresCold(corpus, contender, outcome, options)) {
+      progress.step(`${contender} (cold)`)
+      cold = await runColds(runtime, corpus, contender, coldRunsFor(outcome.measurement, options))
+    }
     const row = toRow({ runtime, corpus, contender, ...outcome, cold })
     reportProgress(row)
-    return row
-  })
+    rows.push(row)
+  }
   results.rows.push(...rows)
   writeResults(results)
-  console.log(formatSection(rows, corpus, runtime, { ...results.settings, notes: NOTES }))
+  progress.print(formatSection(rows, corpus, runtime, { ...results.settings, notes: NOTES }))
 }
 
 /** Probes every contender on one runtime and prints the probe table. */
-function probeContenders(runtime, corpus, options, results) {
-  const probe = probeRuntime(runtime, corpus, options.contenders)
+async function probeContenders(runtime, corpus, options, results) {
+  const probe = await probeRuntime(runtime, corpus, options.contenders)
   results.probes.push(probe)
   writeResults(results)
-  console.log(formatProbeSection(probe, corpus))
+  progress.print(formatProbeSection(probe, corpus))
 }
 
 function reportFollowProgress(kind, rows) {
@@ -685,7 +739,7 @@ function reportFollowProgress(kind, rows) {
     else if (kind === 'flood')
       outcome = `${row.received} lines, ${row.lost} missing, last after ${row.lagMs?.toFixed(0)} ms`
     else outcome = `${row.median.toFixed(3)} ms (median of ${row.runs})${row.same ? '' : ', WRONG LINES'}`
-    process.stderr.write(`  ${name}${part}: ${outcome}\n`)
+    progress.log(`  ${name}${part}: ${outcome}`)
   }
 }
 
@@ -694,7 +748,7 @@ function reportSearchProgress(rows) {
     const name = `${row.runtime} · search ${row.query} · ${row.searcher}`
     let outcome = row.error ?? `${row.median.toFixed(1)} ms (median of ${row.runs}), ${row.lines} lines`
     if (row.same === false) outcome += ', WRONG LINES'
-    process.stderr.write(`  ${name}: ${outcome}\n`)
+    progress.log(`  ${name}: ${outcome}`)
   }
 }
 
@@ -711,7 +765,7 @@ async function measureSection(name, results, run, report, format) {
   }
   results[name] = await run(onRows)
   writeResults(results)
-  console.log(format(results[name]))
+  progress.print(format(results[name]))
 }
 
 /** Runs the search section after the corpora, and prints its tables. */
@@ -729,16 +783,16 @@ function reportCompressedProgress(rows) {
     if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
     if (row.error !== undefined) outcome = `ERROR ${row.error}`
     if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
-    process.stderr.write(`  ${name}: ${outcome}\n`)
+    progress.log(`  ${name}: ${outcome}`)
   }
 }
 
 /** The compressed file of `corpus` in `format`, made if needed, with progress on stderr. */
 function prepareCompressed(corpus, format) {
-  process.stderr.write(`compressed ${corpus.name} (${format}): `)
+  progress.step(`compressing ${corpus.name} (${format})`)
   const file = ensureCompressed(corpus, format)
   const origin = file.generatedMs > 0 ? `made in ${formatDuration(file.generatedMs)}` : 'cached'
-  process.stderr.write(`${file.bytes} bytes, ${file.tool} (${origin})\n`)
+  progress.log(`compressed ${corpus.name} (${format}): ${file.bytes} bytes, ${file.tool} (${origin})`)
   return file
 }
 
@@ -760,7 +814,7 @@ function reportSourcesProgress(rows) {
     if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
     if (row.error !== undefined) outcome = `ERROR ${row.error}`
     if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
-    process.stderr.write(`  ${name}: ${outcome}\n`)
+    progress.log(`  ${name}: ${outcome}`)
   }
 }
 
@@ -781,7 +835,7 @@ function reportCoresProgress(rows) {
     let outcome = `${row.median?.toFixed(1)} ms (median of ${row.runs})${pinned}, ${describeResult(row.result)}`
     if (row.error !== undefined) outcome = `ERROR ${row.error}`
     if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
-    process.stderr.write(`  ${name}: ${outcome}\n`)
+    progress.log(`  ${name}: ${outcome}`)
   }
 }
 
@@ -801,17 +855,19 @@ function reportJsonProgress(rows) {
     if (row.skipped !== undefined) outcome = `n/a (${row.skipped})`
     if (row.error !== undefined) outcome = `ERROR ${row.error}`
     if (row.problems?.length > 0) outcome += `, WRONG: ${row.problems.join('; ')}`
-    process.stderr.write(`  ${name}: ${outcome}\n`)
+    progress.log(`  ${name}: ${outcome}`)
   }
 }
 
 /** The JSON Lines section's files for a pino log of `pinoMB` MB, made if needed, with progress on stderr. */
 async function prepareJsonCorpora(pinoMB) {
-  process.stderr.write(`JSON Lines corpora (pino ${pinoMB} MB): `)
+  progress.step(`JSON Lines corpora (pino ${pinoMB} MB)`)
   const started = performance.now()
   const files = await ensureJsonCorpora(pinoMB)
   const sizes = Object.entries(files).map(([name, file]) => `${name} ${fs.statSync(file).size} bytes`)
-  process.stderr.write(`${sizes.join(', ')} (${formatDuration(performance.now() - started)})\n`)
+  progress.log(
+    `JSON Lines corpora (pino ${pinoMB} MB): ${sizes.join(', ')} (${formatDuration(performance.now() - started)})`,
+  )
   return files
 }
 
@@ -835,7 +891,7 @@ async function measureFollow(runtimes, options, results) {
   const { followers, followParts: parts } = options
   results.follow = await runFollowSection({ runtimes, followers, parts, corpus, settings: FOLLOW_SETTINGS, onRows })
   writeResults(results)
-  console.log(formatFollowSection(results.follow))
+  progress.print(formatFollowSection(results.follow))
 }
 
 /** Prints which targets hold; whatever happens here, the exit status stays as it is. */
@@ -850,6 +906,7 @@ function printTargets(results) {
 /** Records the totals, prints the summary; returns the exit status. */
 function finish(results, started, options) {
   results.wallMs = performance.now() - started
+  results.partMs = progress.end()
   const probeRows = results.probes.flatMap((probe) => probe.rows)
   results.failures =
     [...results.rows, ...probeRows].filter(isFailure).length +
@@ -861,8 +918,10 @@ function finish(results, started, options) {
     followFailures(results.follow).length
   writeResults(results)
   printTargets(results)
+  const headline = formatHeadline(results)
+  if (headline !== '') console.log(`\n${headline}\n`)
   const wall = formatDuration(results.wallMs)
-  console.log(`Wall time: ${wall}. Full results: ${output.results}, chart: ${output.chart}`)
+  console.log(`Wall time: ${wall}. Results: ${output.results}, chart: ${output.chart}`)
   const readmeStatus = maybeUpdateReadme(results, options)
   if (results.failures === 0) return readmeStatus
   console.error(`\n✗ ${results.failures} contender(s) failed or saw the wrong lines: see above.`)
@@ -876,30 +935,93 @@ async function main() {
     return 0
   }
   checkReadmeOption(options)
-  setOutput(options.results)
+  setOutput(options)
   warnIfProbeSkipped(options)
   const started = performance.now()
   const host = machine()
   const runtimes = availableRuntimes(options.runtimes)
   const results = newResults(host, runtimes, options)
   console.log(header(host, runtimes))
+  progress.begin(planParts(options, runtimes, earlierResults()))
   for (const corpusName of options.corpora) {
-    const corpus = prepareCorpus(corpusName)
-    results.corpora.push(corpus)
-    for (const runtime of runtimes) {
-      measureContenders(runtime, corpus, options, results)
+    for (const [i, runtime] of runtimes.entries()) {
+      progress.part(corpusPart(corpusName, runtime.name))
+      if (i === 0) results.corpora.push(prepareCorpus(corpusName))
+      const corpus = results.corpora.at(-1)
+      await measureContenders(runtime, corpus, options, results)
       if (options.probe && corpusName === PROBE_CORPUS) {
-        probeContenders(runtime, corpus, options, results)
+        await probeContenders(runtime, corpus, options, results)
       }
     }
   }
-  if (options.search) await measureSearch(runtimes, options, results)
-  if (options.compressed) await measureCompressed(runtimes, options, results)
-  if (options.sources) await measureSources(runtimes, options, results)
-  if (options.cores) await measureCores(runtimes, options, results)
-  if (options.json) await measureJson(runtimes, options, results)
-  if (options.follow) await measureFollow(runtimes, options, results)
+  for (const { key, measure } of SECTIONS) {
+    if (!options[key]) continue
+    progress.part(key)
+    await measure(runtimes, options, results)
+  }
   return finish(results, started, options)
+}
+
+/** The sections, in run order: the option (and results key) that runs each, and what measures it. */
+const SECTIONS = [
+  { key: 'search', measure: measureSearch },
+  { key: 'compressed', measure: measureCompressed },
+  { key: 'sources', measure: measureSources },
+  { key: 'cores', measure: measureCores },
+  { key: 'json', measure: measureJson },
+  { key: 'follow', measure: measureFollow },
+]
+
+/** The progress line's name of a corpus × runtime part. */
+const corpusPart = (corpus, runtime) => `${corpus} · ${runtime}`
+
+/**
+ * The results of an earlier run, to estimate this one's parts from: those this run overwrites,
+ * else the full run's. Empty when there are none.
+ */
+function earlierResults() {
+  for (const file of [output.results, RESULTS]) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'))
+    } catch {
+      // none there, or unreadable: try the next
+    }
+  }
+  return {}
+}
+
+/** A contender on a corpus with no earlier figure: assumed to take this long a run. */
+const UNKNOWN_RUN_MS = 2000
+
+/**
+ * This run's parts for the progress line, in order, each with its estimate: a corpus × runtime's
+ * from the earlier rows of its contenders (at this run's runs, cold runs and probe), a section's
+ * from its earlier time (see progress.mjs).
+ */
+function planParts(options, runtimes, earlier) {
+  const parts = []
+  const runtimeNames = runtimes.map(({ name }) => name)
+  for (const corpus of options.corpora) {
+    for (const runtime of runtimeNames) {
+      const rowOf = (contender) =>
+        (earlier.rows ?? []).find(
+          (row) => row.runtime === runtime && row.corpus === corpus && row.contender === contender,
+        )
+      let estimateMs = 0
+      for (const contender of options.contenders) {
+        const row = rowOf(contender)
+        const median = row?.median ?? UNKNOWN_RUN_MS
+        estimateMs += measurementMs(median, options.runs)
+        if (options.coldRuns > 0 && corpus !== NO_COLD_CORPUS) estimateMs += options.coldRuns * measurementMs(0, 0)
+        if (options.probe && corpus === PROBE_CORPUS) estimateMs += PROBE_RUNS * measurementMs(median, 0)
+      }
+      parts.push({ name: corpusPart(corpus, runtime), estimateMs })
+    }
+  }
+  for (const { key } of SECTIONS.filter(({ key }) => options[key])) {
+    parts.push({ name: key, estimateMs: sectionMs(earlier[key], earlier.partMs?.[key], runtimeNames) })
+  }
+  return parts
 }
 
 try {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
 import { formatAmount, formatCount, formatSize, markdownTable, medianOf } from './report.mjs'
+import { progress } from './progress.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
 const SEARCH_WORKER = fileURLToPath(new URL('./search-worker.mjs', import.meta.url))
@@ -22,6 +23,7 @@ export const SEARCH_QUERY_NAMES = Object.keys(SEARCH_QUERIES)
 
 /** Runs one searcher on one query in a worker: its row, or one with `error`. */
 async function measureSearcher(runtime, corpus, searcher, query, settings) {
+  progress.step(`${runtime.name} · ${query} · ${searcher}`)
   const base = { runtime: runtime.name, version: runtime.version, query, searcher }
   const args = [SEARCH_WORKER, searcher, corpus.path, query, settings.runs, settings.slowRuns, settings.slowMs]
   try {
