@@ -26,12 +26,15 @@ export function measurementMs(median, runs) {
 }
 
 /**
- * What an earlier run's section took on `runtimes`: recorded (`wallMs`), else summed from its
- * rows' medians, else UNKNOWN_PART_MS a runtime.
+ * What an earlier run's section takes on `runtimes`: its recorded time (`recordedMs`), if this run
+ * measures all of it; else summed from the medians of its rows that this run measures again
+ * (`measures(row)`); else UNKNOWN_PART_MS a runtime.
  */
-export function sectionMs(section, recordedMs, runtimes) {
-  if (recordedMs !== undefined) return recordedMs
-  const rows = (section?.rows ?? []).filter((row) => runtimes.includes(row.runtime) && row.median !== undefined)
+export function sectionMs(section, recordedMs, runtimes, measures = undefined) {
+  if (recordedMs !== undefined && measures === undefined) return recordedMs
+  const rows = (section?.rows ?? []).filter(
+    (row) => runtimes.includes(row.runtime) && row.median !== undefined && (measures?.(row) ?? true),
+  )
   const total = rows.reduce((sum, row) => sum + measurementMs(row.median, row.runs ?? 1), 0)
   return total > 0 ? total : UNKNOWN_PART_MS * runtimes.length
 }

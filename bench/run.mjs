@@ -965,10 +965,27 @@ async function main() {
 /** The sections, in run order: the option (and results key) that runs each, and what measures it. */
 const SECTIONS = [
   { key: 'search', measure: measureSearch },
-  { key: 'compressed', measure: measureCompressed },
-  { key: 'sources', measure: measureSources },
-  { key: 'cores', measure: measureCores },
-  { key: 'json', measure: measureJson },
+  {
+    key: 'compressed',
+    measure: measureCompressed,
+    chosen: (o) =>
+      chosenRows('format', [o.compressedFormats, COMPRESSED_FORMAT_NAMES], [o.decompressors, DECOMPRESSOR_NAMES]),
+  },
+  {
+    key: 'sources',
+    measure: measureSources,
+    chosen: (o) => chosenRows('case', [o.sourcesCases, SOURCE_CASE_NAMES], [o.sourceReaders, SOURCE_READER_NAMES]),
+  },
+  {
+    key: 'cores',
+    measure: measureCores,
+    chosen: (o) => chosenRows('case', [o.coresCases, CORE_CASE_NAMES], [o.coresContenders, CORE_CONTENDER_NAMES]),
+  },
+  {
+    key: 'json',
+    measure: measureJson,
+    chosen: (o) => chosenRows('case', [o.jsonCases, JSON_CASE_NAMES], [o.jsonContenders, JSON_READER_NAMES]),
+  },
   { key: 'follow', measure: measureFollow },
 ]
 
@@ -1018,10 +1035,20 @@ function planParts(options, runtimes, earlier) {
       parts.push({ name: corpusPart(corpus, runtime), estimateMs })
     }
   }
-  for (const { key } of SECTIONS.filter(({ key }) => options[key])) {
-    parts.push({ name: key, estimateMs: sectionMs(earlier[key], earlier.partMs?.[key], runtimeNames) })
+  for (const { key, chosen } of SECTIONS.filter(({ key }) => options[key])) {
+    const measures = chosen?.(options)
+    parts.push({ name: key, estimateMs: sectionMs(earlier[key], earlier.partMs?.[key], runtimeNames, measures) })
   }
   return parts
+}
+
+/**
+ * Which of an earlier run's rows a section measures again, when its cases or contenders are a
+ * choice (`rowKey`: the row field its cases are in); undefined when it measures them all.
+ */
+function chosenRows(rowKey, [cases, allCases], [contenders, allContenders]) {
+  if (cases.length === allCases.length && contenders.length === allContenders.length) return undefined
+  return (row) => cases.includes(row[rowKey]) && contenders.includes(row.contender)
 }
 
 try {
