@@ -433,41 +433,11 @@ function commandLine(options) {
     options.sourcesOnly ||
     options.coresOnly ||
     options.jsonOnly
-  /** Every section's choice is written out, so that the command means the same under any preset. */
-  const onOrOff = (runs, name) => {
-    if (!sectionOnly) args.push(runs ? `--${name}` : `--no-${name}`)
+  // Every section's choice is written out, so that the command means the same under any preset.
+  for (const { key, choices } of SECTIONS) {
+    if (!sectionOnly) args.push(options[key] ? `--${key}` : `--no-${key}`)
+    sectionChoices(args, options[key], choices(options))
   }
-  onOrOff(options.search, 'search')
-  sectionChoices(args, options.search, [['--searchers', options.searchers, SEARCHER_NAMES]])
-  onOrOff(options.compressed, 'compressed')
-  sectionChoices(args, options.compressed, [
-    ['--compressed-corpus', options.compressedCorpus, COMPRESSED_CORPUS],
-    ['--compressed-formats', options.compressedFormats, COMPRESSED_FORMAT_NAMES],
-    ['--decompressors', options.decompressors, DECOMPRESSOR_NAMES],
-  ])
-  onOrOff(options.sources, 'sources')
-  sectionChoices(args, options.sources, [
-    ['--sources-corpus', options.sourcesCorpus, SOURCES_CORPUS],
-    ['--sources-cases', options.sourcesCases, SOURCE_CASE_NAMES],
-    ['--source-readers', options.sourceReaders, SOURCE_READER_NAMES],
-  ])
-  onOrOff(options.cores, 'cores')
-  sectionChoices(args, options.cores, [
-    ['--cores-corpus', options.coresCorpus, CORES_CORPUS],
-    ['--cores-cases', options.coresCases, CORE_CASE_NAMES],
-    ['--cores-contenders', options.coresContenders, CORE_CONTENDER_NAMES],
-  ])
-  onOrOff(options.json, 'json')
-  sectionChoices(args, options.json, [
-    ['--json-pino-mb', options.jsonPinoMB, JSON_PINO_MB],
-    ['--json-cases', options.jsonCases, JSON_CASE_NAMES],
-    ['--json-contenders', options.jsonContenders, JSON_READER_NAMES],
-  ])
-  onOrOff(options.follow, 'follow')
-  sectionChoices(args, options.follow, [
-    ['--follow-parts', options.followParts, FOLLOW_PARTS],
-    ['--followers', options.followers, FOLLOWER_NAMES],
-  ])
   const quote = (arg) => (/^[\w.,=/-]+$/.test(arg) ? arg : `'${arg}'`)
   return ['node', 'bench/run.mjs', ...args.map(String)].map(quote).join(' ')
 }
@@ -962,31 +932,66 @@ async function main() {
   return finish(results, started, options)
 }
 
-/** The sections, in run order: the option (and results key) that runs each, and what measures it. */
+/**
+ * The sections, in run order: the option that runs each (`--key`, and its results key), what
+ * measures it, the flags that repeat its choices for the recorded command (see sectionChoices),
+ * and which of an earlier run's rows it measures again (see chosenRows).
+ */
 const SECTIONS = [
-  { key: 'search', measure: measureSearch },
+  {
+    key: 'search',
+    measure: measureSearch,
+    choices: (o) => [['--searchers', o.searchers, SEARCHER_NAMES]],
+  },
   {
     key: 'compressed',
     measure: measureCompressed,
+    choices: (o) => [
+      ['--compressed-corpus', o.compressedCorpus, COMPRESSED_CORPUS],
+      ['--compressed-formats', o.compressedFormats, COMPRESSED_FORMAT_NAMES],
+      ['--decompressors', o.decompressors, DECOMPRESSOR_NAMES],
+    ],
     chosen: (o) =>
       chosenRows('format', [o.compressedFormats, COMPRESSED_FORMAT_NAMES], [o.decompressors, DECOMPRESSOR_NAMES]),
   },
   {
     key: 'sources',
     measure: measureSources,
+    choices: (o) => [
+      ['--sources-corpus', o.sourcesCorpus, SOURCES_CORPUS],
+      ['--sources-cases', o.sourcesCases, SOURCE_CASE_NAMES],
+      ['--source-readers', o.sourceReaders, SOURCE_READER_NAMES],
+    ],
     chosen: (o) => chosenRows('case', [o.sourcesCases, SOURCE_CASE_NAMES], [o.sourceReaders, SOURCE_READER_NAMES]),
   },
   {
     key: 'cores',
     measure: measureCores,
+    choices: (o) => [
+      ['--cores-corpus', o.coresCorpus, CORES_CORPUS],
+      ['--cores-cases', o.coresCases, CORE_CASE_NAMES],
+      ['--cores-contenders', o.coresContenders, CORE_CONTENDER_NAMES],
+    ],
     chosen: (o) => chosenRows('case', [o.coresCases, CORE_CASE_NAMES], [o.coresContenders, CORE_CONTENDER_NAMES]),
   },
   {
     key: 'json',
     measure: measureJson,
+    choices: (o) => [
+      ['--json-pino-mb', o.jsonPinoMB, JSON_PINO_MB],
+      ['--json-cases', o.jsonCases, JSON_CASE_NAMES],
+      ['--json-contenders', o.jsonContenders, JSON_READER_NAMES],
+    ],
     chosen: (o) => chosenRows('case', [o.jsonCases, JSON_CASE_NAMES], [o.jsonContenders, JSON_READER_NAMES]),
   },
-  { key: 'follow', measure: measureFollow },
+  {
+    key: 'follow',
+    measure: measureFollow,
+    choices: (o) => [
+      ['--follow-parts', o.followParts, FOLLOW_PARTS],
+      ['--followers', o.followers, FOLLOWER_NAMES],
+    ],
+  },
 ]
 
 /** The progress line's name of a corpus × runtime part. */
