@@ -385,16 +385,12 @@ test('a FIFO delivers each line as it is written, with no CPU spent waiting (no 
   const { delays, cpuMs, wallMs } = JSON.parse(reader.stdout)
   t.is(delays.length, 8)
   t.true(wallMs >= 1400, `waited ${wallMs} ms`)
-  if (process.versions.deno === undefined) {
-    for (const delay of delays) t.true(delay < 100, `a line arrived ${delay} ms after it was written`)
-  } else {
-    // Deno 2.9 now and then delivers a promise settled from another thread only when its event
-    // loop wakes for something else (README, "Deno", the known stall): one line may come late
-    // there. The lines as a whole must still come as written: a reader that polled would make
-    // most of them late.
-    const median = [...delays].sort((a, b) => a - b)[delays.length >> 1]
-    t.true(median < 100, `half the lines arrived ${median} ms or more after they were written: ${delays}`)
-  }
+  // A line comes within a few ms when the machine is quiet, but one may come late on a loaded one
+  // (103 ms on Node 24 in a CI run) or in Deno's known stall (366 ms; README, "Deno"). A reader
+  // that slept between polls would make half the lines late by half its period or more: the
+  // median is checked.
+  const median = [...delays].sort((a, b) => a - b)[delays.length >> 1]
+  t.true(median < 100, `half the lines arrived ${median} ms or more after they were written: ${delays}`)
   // A reader that polled would burn CPU for the whole wait (1.6 s); one that sleeps in the kernel
   // uses 11-15 ms on Node and Deno, quiet. The bound is 20 times that, as for a hang limit: a
   // CI machine's load has made it 100 ms.
