@@ -11,6 +11,11 @@ use bytes::Bytes;
 /// Buffers kept per reader: the read-ahead in flight, the one JS is copying, the one filling.
 const POOL_CAPACITY: usize = 6;
 
+/// Data handed out in pieces no larger than this is copied out of the buffer rather than lent
+/// with it: a follower woken for each line would otherwise lend a whole chunk per line, and
+/// take another (zeroed when the pool is empty, as it is while JS still holds the last ones).
+const COPIED_OUT_BYTES: usize = 4 * 1024;
+
 /// Buffers grown far past the chunk size (by a very long line) are freed rather than kept.
 const MAX_POOLED_CHUNKS: usize = 4;
 
@@ -140,9 +145,15 @@ impl ReadBuf {
     }
 
     /// Hands out the first `n` bytes without copying them; the data after them (the partial
-    /// last line, usually short) moves to a buffer from the pool.
+    /// last line, usually short) moves to a buffer from the pool. Up to [`COPIED_OUT_BYTES`]
+    /// are copied out instead, and the buffer is kept.
     pub fn split_to(&mut self, n: usize) -> Bytes {
         assert!(n <= self.len(), "split past the data");
+        if n <= COPIED_OUT_BYTES {
+            let handed_out = Bytes::copy_from_slice(&self.buffer[self.start..self.start + n]);
+            self.start += n;
+            return handed_out;
+        }
         let rest = self.start + n..self.filled;
         let mut next = self.pool.take(rest.len() + self.chunk_size);
         next[..rest.len()].copy_from_slice(&self.buffer[rest.clone()]);
