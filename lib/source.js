@@ -205,7 +205,9 @@ class NativeSource {
         .then((item) => {
           this.#lastTurn = performance.now()
           // A step that settles after close() yields nothing, whatever was read meanwhile.
-          return this.#closing === null ? this.#settle(item) : null
+          if (this.#closing !== null) return null
+          // Woken with nothing to take (see src/streams.rs, read): wait again.
+          return item === undefined ? this.#waitForItem() : this.#settle(item)
         })
         .then(resolve, reject)
     })

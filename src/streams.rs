@@ -97,7 +97,7 @@ impl NativeLineStream {
         self.feeder.as_ref().map(FeederEntry::number)
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeError | null>")]
+    #[napi(ts_return_type = "Promise<string | NativeError | null | undefined>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.background
             .read(env, self.last_batch.maker(self.lending))
@@ -199,7 +199,7 @@ impl NativeChunkStream {
         self.feeder.as_ref().map(FeederEntry::number)
     }
 
-    #[napi(ts_return_type = "Promise<Buffer | NativeError | null>")]
+    #[napi(ts_return_type = "Promise<Buffer | NativeError | null | undefined>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.background.read(env, JsChunk)
     }
@@ -275,7 +275,12 @@ impl<T: Send + 'static> Background<T> {
         Ok(Background { stream, _open })
     }
 
-    /// A promise of the next item, made into its JS form by `into_js`.
+    /// A promise of the next item, made into its JS form by `into_js`, for a consumer that
+    /// found none ready. It resolves on the JS thread with what `tryRead()` would give then:
+    /// `undefined` (read again) only when it was woken for a sender that went away while
+    /// others remain. The stream wakes it from the thread that sent the item, with no task in
+    /// between; a fed stream's consumer waits on a task instead, which tells the feed that it
+    /// waits (see `fastlines_core::ReadStream::next`).
     fn read<'env, J>(
         &self,
         env: &'env Env,
@@ -285,7 +290,21 @@ impl<T: Send + 'static> Background<T> {
         J: ToNapiValue + Send + 'static,
     {
         let stream = Arc::clone(&self.stream);
-        spawn_promise(env, async move { step(stream.next().await, into_js) })
+        if stream.is_fed() {
+            return spawn_promise(env, async move { step(stream.next().await, into_js) });
+        }
+        let (deferred, promise) = env.create_deferred()?;
+        // Weak: the wake waits inside the stream until it is called.
+        let weak = Arc::downgrade(&stream);
+        stream.wake_when_ready(Box::new(move || {
+            deferred.resolve(move |_| {
+                Ok(match weak.upgrade() {
+                    Some(stream) => ready(stream.try_next(), into_js),
+                    None => Either3::A(None),
+                })
+            })
+        }));
+        Ok(promise)
     }
 
     /// The next item if it is already read.

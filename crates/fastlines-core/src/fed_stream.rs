@@ -25,10 +25,11 @@ use std::task::{Context, Poll, Waker};
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use crate::channel::{Item, ItemSender};
 use crate::frame::Framer;
 use crate::reader::Reader;
 use crate::source::{FedInput, FedSignal, Source};
-use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, Item, ReadStream, Stop, TryNext};
+use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, ReadStream, Stop, TryNext};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
 /// many on, it waits for the background task. A line or a few cost less to frame than the two
@@ -88,7 +89,7 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
 /// that its input is closed only once the reader is gone.
 struct Trip<F: Framer> {
     reader: Reader<F, FedInput>,
-    items: mpsc::Sender<Item<F::Item>>,
+    items: ItemSender<F::Item>,
     _file_closed: oneshot::Sender<()>,
 }
 

@@ -19,19 +19,22 @@
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
 use tokio::task::spawn_blocking;
 
 use crate::anchor::{Anchor, FileId, Reopened};
+use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
 use crate::source::{ReadOptions, Source};
-use crate::stream::{run_trips, Cancel, Item, Producer, ReadStream, TripEnd, TripReader};
-use crate::watch::Watch;
+use crate::stream::{
+    read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader,
+};
+use crate::watch::{Change, OnChange, Watch};
 
 /// Where a follower starts reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,17 +67,23 @@ impl ReadStream<Batch> {
 /// order: the file is closed before the stream hears that it is.
 pub(crate) struct FollowTrip {
     reader: Reader<LineFramer>,
-    items: mpsc::Sender<Item<Batch>>,
+    items: ItemSender<Batch>,
     /// The followed path, absolute.
     path: PathBuf,
     /// The file found at the path in place of the one being read, opened at once: read from its
     /// start once the old one is read to its end.
     next_file: Option<File>,
+    /// Set by the watcher when a name came or went in the path's directories: the path may
+    /// name another file now.
+    renamed: Arc<AtomicBool>,
+    /// The bytes read when the follower last caught up.
+    caught_up_at: Option<u64>,
     _file_closed: tokio::sync::oneshot::Sender<()>,
 }
 
-/// The background task of a follower: opens the file, watches its path, then reads on the
-/// blocking pool whenever the path changes, until the stream is closed.
+/// The background task of a follower: opens the file, watches its path, then reads whenever
+/// the path changes (on the watcher's thread, or on the blocking pool when that cannot: see
+/// [`read_here`]), until the stream is closed.
 pub(crate) async fn follow(
     producer: Producer<LineFramer, FollowTrip>,
     anchor: Anchor,
@@ -89,16 +98,33 @@ pub(crate) async fn follow(
         file_closed,
         started_at,
     } = producer;
+    let changes = Arc::new(Changes::default());
+    // Set at first: the first catch-up looks at the path.
+    let renamed = Arc::new(AtomicBool::new(true));
+    let on_change: OnChange = {
+        let (stop, changes, renamed) = (
+            Arc::clone(&stop),
+            Arc::clone(&changes),
+            Arc::clone(&renamed),
+        );
+        Arc::new(move |change| {
+            if change == Change::Named {
+                renamed.store(true, Ordering::SeqCst);
+            }
+            read_here(&stop, &changes);
+        })
+    };
     let opened = spawn_blocking(move || {
         let (source, offset) = open_following(&anchor, &options, from, &framer)?;
         let path = anchor.path().to_owned();
-        let watch = Watch::new(&path).map_err(|err| OsError::new(&err, "watch"))?;
+        let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
         Ok::<_, ReadError>((path, source, offset, watch, framer))
     });
-    let (path, source, offset, watch, framer) = match opened.await {
+    // The watch lives in this task: cancelling the stream aborts the task and drops the watch.
+    let (path, source, offset, _watch, framer) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
-            let _ = items.send(Err(err)).await;
+            items.send(Err(err)).await;
             return;
         }
         Err(_) => return, // the runtime is shutting down
@@ -109,10 +135,11 @@ pub(crate) async fn follow(
         items,
         path,
         next_file: None,
+        renamed,
+        caught_up_at: None,
         _file_closed: file_closed,
     };
-    // `watch` lives in this task: cancelling the stream aborts the task and drops the watch.
-    run_trips(trip, stop, Some(&watch)).await;
+    run_trips(trip, stop, Some(&changes)).await;
 }
 
 /// Opens the file to follow (see [`Anchor::reopen`]) and positions it where `from` says, as of
@@ -159,7 +186,7 @@ fn open_following(
 impl TripReader for FollowTrip {
     type Item = Batch;
 
-    fn items(&self) -> &mpsc::Sender<Item<Batch>> {
+    fn items(&self) -> &ItemSender<Batch> {
         &self.items
     }
 
@@ -193,9 +220,12 @@ impl FollowTrip {
             if let Some(batch) = self.reader.next_appended(stopped)? {
                 return Ok(Some(batch));
             }
-            match path_change(&self.path, self.reader.input())
-                .map_err(|err| OsError::new(&err, "stat"))?
-            {
+            let change = match self.what_to_look_at() {
+                Look::Nothing => return Ok(None),
+                Look::Length => truncation(self.reader.input()),
+                Look::Path => path_change(&self.path, self.reader.input()),
+            };
+            match change.map_err(|err| OsError::new(&err, "stat"))? {
                 PathChange::None | PathChange::Gone => return Ok(None),
                 PathChange::Replaced(next_file) => self.next_file = Some(next_file),
                 PathChange::Truncated => {
@@ -210,11 +240,35 @@ impl FollowTrip {
         }
     }
 
+    /// What to look at once caught up: the path when a name came or went in its directories
+    /// (the path may name another file now, or nothing); the file's length when this wake-up
+    /// brought nothing to read (the file may have been truncated below what was read); else
+    /// nothing. Writes alone need no look: a rotation shows as a name event, and looking at the
+    /// path costs three system calls, more than reading the line that woke the follower.
+    fn what_to_look_at(&mut self) -> Look {
+        let read = self.reader.bytes_read();
+        let nothing_new = self.caught_up_at.replace(read) == Some(read);
+        if self.renamed.swap(false, Ordering::SeqCst) {
+            Look::Path
+        } else if nothing_new {
+            Look::Length
+        } else {
+            Look::Nothing
+        }
+    }
+
     /// Reads `file` from its start, as a new input: offsets from 0, nothing carried over.
     fn restart(&mut self, file: File) {
         self.reader.replace_input(file);
         self.reader.framer_mut().restart();
     }
+}
+
+/// What a caught-up follower looks at (see [`FollowTrip::what_to_look_at`]).
+enum Look {
+    Nothing,
+    Length,
+    Path,
 }
 
 /// What became of the followed path, seen after reading `file` (opened from it) to its end.
@@ -229,7 +283,7 @@ enum PathChange {
     Truncated,
 }
 
-fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
+fn path_change(path: &Path, file: &File) -> io::Result<PathChange> {
     let (reading, len) = FileId::of_file(file)?;
     let at_path = match FileId::of_path(path) {
         Ok((at_path, _)) => at_path,
@@ -243,6 +297,16 @@ fn path_change(path: &Path, mut file: &File) -> io::Result<PathChange> {
             Err(err) => Err(err),
         };
     }
+    truncated_below(file, len)
+}
+
+/// Whether `file` is now shorter than what was read of it (`None` or `Truncated`).
+fn truncation(file: &File) -> io::Result<PathChange> {
+    let (_, len) = FileId::of_file(file)?;
+    truncated_below(file, len)
+}
+
+fn truncated_below(mut file: &File, len: u64) -> io::Result<PathChange> {
     let read_to = file.stream_position()?;
     Ok(if len < read_to {
         PathChange::Truncated

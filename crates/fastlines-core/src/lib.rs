@@ -21,7 +21,7 @@
 //! - `count`: counting lines without making them ([`count_lines`]);
 //! - `last_lines`: the last lines of a file, read backward ([`read_last_lines`]);
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
-//!   ([`ReadStream`]); `fed_stream`: the same for a fed source, whose consumer frames what
+//!   ([`ReadStream`]) in a `channel` whose consumer may wait on its own thread ([`Wake`]); `fed_stream`: the same for a fed source, whose consumer frames what
 //!   little is queued on its own thread instead of waiting for the background ([`TryNext`]);
 //! - `follow` and `watch`: a stream that follows a file as it grows and rotates, woken by the
 //!   OS's file notifications ([`ReadStream::follow`]), from where `anchor` fixed it to start
@@ -33,6 +33,7 @@
 
 mod anchor;
 mod buffer;
+mod channel;
 mod count;
 mod decode;
 mod decompress;
@@ -53,6 +54,7 @@ mod transcode;
 mod watch;
 
 pub use anchor::Anchor;
+pub use channel::Wake;
 pub use count::{count_blocking, count_lines, count_lines_async, Threads, MIN_PART_BYTES};
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;

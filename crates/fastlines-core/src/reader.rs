@@ -44,6 +44,10 @@ pub struct Reader<F, I = File> {
     eof: bool,
     /// Why the input broke off: reported once the complete items before it are handed out.
     failed: Option<ReadError>,
+    /// The last read of a growing file ([`Reader::next_appended`]) returned less than it asked
+    /// for, so the file held no more then: once its items are out, the reader has caught up
+    /// without a read that returns 0.
+    drained: bool,
     progress: Progress,
 }
 
@@ -58,6 +62,7 @@ impl<F: Framer, I> Reader<F, I> {
             buf: ReadBuf::new(source.chunk_size),
             framer,
             eof: false,
+            drained: false,
             failed: None,
             progress,
         }
@@ -120,6 +125,11 @@ impl<F, I> Reader<F, I> {
         self.input.source()
     }
 
+    /// Bytes read from the input so far (read-ahead included), counted in its [`Progress`].
+    pub(crate) fn bytes_read(&self) -> u64 {
+        self.progress.bytes()
+    }
+
     pub(crate) fn framer_mut(&mut self) -> &mut F {
         &mut self.framer
     }
@@ -133,6 +143,7 @@ impl<F, I> Reader<F, I> {
 
     /// Drops what was read and not yet framed: the input is read again from elsewhere.
     pub(crate) fn drop_unframed(&mut self) {
+        self.drained = false;
         let unframed = self.buf.len();
         self.buf.advance(unframed);
         self.eof = false;
@@ -152,11 +163,13 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
             if let Some(item) = self.framer.take(&mut self.buf)? {
                 return Ok(Some(item));
             }
-            if stopped() {
+            if stopped() || std::mem::take(&mut self.drained) {
                 return Ok(None);
             }
             let len = self.next_read_len();
             let filled = self.input.read(self.buf.spare(len));
+            // A regular file's read returns less than asked only at its end.
+            self.drained = matches!(filled.produced, Ok(n) if n > 0 && n < len);
             if self.record(filled)? {
                 self.eof = false;
                 return Ok(None);

@@ -9,23 +9,22 @@
 
 use std::fs::File;
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tokio::io::AsyncRead;
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::task::{spawn_blocking, JoinHandle};
 
+use crate::channel::{channel, Item, ItemSender, Waiter, Wake};
 use crate::error::ReadError;
 use crate::fed_stream::FrameHere;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
 use crate::source::{open, ReadOptions, Source};
-use crate::watch::Watch;
-
-pub(crate) type Item<T> = Result<T, ReadError>;
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
@@ -38,6 +37,8 @@ const ITEMS_PER_TRIP: usize = 64;
 #[derive(Debug)]
 pub struct ReadStream<T> {
     items: tokio::sync::Mutex<mpsc::Receiver<Item<T>>>,
+    /// Where a consumer that does not await [`Self::next`] waits (see [`Self::wake_when_ready`]).
+    waiter: Arc<Waiter>,
     producer: JoinHandle<()>,
     /// Completes (with an error: the sender is only ever dropped) once the file is closed.
     file_closed: Mutex<Option<oneshot::Receiver<()>>>,
@@ -134,7 +135,7 @@ impl<T: Send + 'static> ReadStream<T> {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let read_ahead = (READ_AHEAD_BYTES / options.chunk_size.max(1)).clamp(2, 64);
-        let (items_sender, items) = mpsc::channel(read_ahead);
+        let (items_sender, items, waiter) = channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
         let producer = Producer {
@@ -148,6 +149,7 @@ impl<T: Send + 'static> ReadStream<T> {
         let progress = producer.progress.clone();
         ReadStream {
             items: tokio::sync::Mutex::new(items),
+            waiter,
             producer: tokio::spawn(run(producer)),
             file_closed: Mutex::new(Some(file_closed)),
             progress,
@@ -191,6 +193,29 @@ impl<T: Send + 'static> ReadStream<T> {
             Err(TryRecvError::Disconnected) => TryNext::Ready(None),
             Err(TryRecvError::Empty) => TryNext::Wait,
         }
+    }
+
+    /// Has `wake` called, on whichever thread has news, once [`Self::try_next`] may find an
+    /// item or the end: at once if it may now. For a consumer that waits on its own thread
+    /// instead of in a task (see `crate::channel`). Not for a fed stream, whose consumer waits
+    /// with [`Self::next`] (see [`Self::is_fed`]).
+    pub fn wake_when_ready(&self, wake: Wake) {
+        self.waiter.set(wake);
+        // An item sent before `wake` was left found nobody to wake: look once more. The
+        // waiter's lock orders this look after such a send, or the send's wake after the set.
+        let news = self.stop.is_cancelled()
+            || self
+                .items
+                .try_lock()
+                .map_or(true, |items| !items.is_empty() || items.is_closed());
+        if news {
+            self.waiter.wake();
+        }
+    }
+
+    /// Whether this stream reads a fed source: then its consumer waits with [`Self::next`].
+    pub fn is_fed(&self) -> bool {
+        self.here.is_some()
     }
 
     /// [`Self::try_next`] for a consumer that has just fed its source a chunk, which it
@@ -245,6 +270,7 @@ impl<T> ReadStream<T> {
     pub fn cancel(&self) {
         self.stop.cancel();
         self.producer.abort();
+        self.waiter.wake();
     }
 }
 
@@ -347,7 +373,7 @@ impl<R> Drop for ClearOnDrop<R> {
 /// parks between trips to the blocking pool.
 pub(crate) struct Producer<F: Framer, R> {
     pub(crate) framer: F,
-    pub(crate) items: mpsc::Sender<Item<F::Item>>,
+    pub(crate) items: ItemSender<F::Item>,
     pub(crate) progress: Progress,
     pub(crate) stop: Arc<Stop<R>>,
     pub(crate) file_closed: oneshot::Sender<()>,
@@ -358,7 +384,7 @@ pub(crate) struct Producer<F: Framer, R> {
 /// its file is closed only after the reader (and with it the file) is gone.
 struct Trip<F: Framer, I = File> {
     reader: Reader<F, I>,
-    items: mpsc::Sender<Item<F::Item>>,
+    items: ItemSender<F::Item>,
     _file_closed: oneshot::Sender<()>,
 }
 
@@ -372,7 +398,7 @@ where
         let source = match spawn_blocking(move || open(&path, &options)).await {
             Ok(Ok(source)) => source,
             Ok(Err(err)) => {
-                let _ = self.items.send(Err(err.into())).await;
+                self.items.send(Err(err.into())).await;
                 return;
             }
             Err(_) => return, // the runtime is shutting down
@@ -384,7 +410,7 @@ where
             return match pipe {
                 Ok(pipe) => self.read_async(pipe).await,
                 Err(err) => {
-                    let _ = self.items.send(Err(err.into())).await;
+                    self.items.send(Err(err.into())).await;
                 }
             };
         }
@@ -434,40 +460,129 @@ where
 
 /// Reads with `trip` on the blocking pool, filling the channel directly from there until it is
 /// full; only then does the task wait, holding no thread. Between trips the reader is parked
-/// where `cancel` can drop it (see [`Stop`]). A follower that has read all there is for now
-/// ([`TripEnd::CaughtUp`]) waits, holding no thread either, until `watch` sees the file change.
-pub(crate) async fn run_trips<R: TripReader>(trip: R, stop: Arc<Stop<R>>, watch: Option<&Watch>) {
+/// where `cancel` can drop it (see [`Stop`]); while the task waits for room for an item it read,
+/// it holds the reader, so that nothing is sent before that item. A follower that has read all
+/// there is for now ([`TripEnd::CaughtUp`]) waits, holding no thread either, until `changes`
+/// says the file changed while the watcher's thread could not read it there (see
+/// [`read_here`]), or hands the reader back.
+pub(crate) async fn run_trips<R: TripReader>(
+    trip: R,
+    stop: Arc<Stop<R>>,
+    changes: Option<&Changes<R>>,
+) {
     let items = trip.items().clone();
     let _clear = ClearOnDrop(Arc::clone(&stop));
     stop.park(trip);
     loop {
-        let stop = Arc::clone(&stop);
-        let trip = spawn_blocking(move || {
-            // None: cancelled while this trip waited for a thread; the file is already closed.
-            let Some(mut trip) = stop.take() else {
-                return TripEnd::StreamDone;
-            };
-            let end = fill_channel(&mut trip, &*stop);
-            if !matches!(end, TripEnd::StreamDone) {
-                stop.park(trip);
-            }
-            end
-        });
-        let more = match (trip.await, watch) {
-            (Ok(TripEnd::ChannelFull(item)), _) => forward(&items, item.map(Some)).await,
-            (Err(failed), _) if failed.is_panic() => {
-                forward(&items, Err(ReadError::Panicked)).await
-            }
-            (Ok(TripEnd::TripDone), _) => true,
-            (Ok(TripEnd::CaughtUp), Some(watch)) => {
-                watch.changed().await;
-                true
-            }
-            (Ok(TripEnd::StreamDone | TripEnd::CaughtUp) | Err(_), _) => false,
+        let handed_back = changes.and_then(Changes::take_handed_back);
+        let trip = match handed_back {
+            Some(trip) => trip,
+            None => match (trip_on_blocking_pool(&stop).await, changes) {
+                (Some(trip), _) => trip,
+                (None, Some(changes)) if !stop.is_cancelled() => {
+                    // The watcher's thread has the reader: it parks it once caught up, or
+                    // hands it back.
+                    changes.changed.notified().await;
+                    continue;
+                }
+                (None, _) => return,
+            },
         };
-        if !more {
+        let (reader, end) = trip;
+        let caught_up = matches!(end, TripEnd::CaughtUp);
+        let more = match end {
+            TripEnd::ChannelFull(item) => forward(&items, item.map(Some)).await,
+            TripEnd::TripDone | TripEnd::CaughtUp => true,
+            TripEnd::StreamDone => false,
+        };
+        let Some(reader) = reader.filter(|_| more) else {
             return;
+        };
+        stop.park(reader);
+        if caught_up {
+            let Some(changes) = changes else {
+                return;
+            };
+            changes.changed.notified().await;
         }
+    }
+}
+
+/// A reader back from a trip (`None` if the trip panicked), and how the trip ended.
+type TripBack<R> = (Option<R>, TripEnd<<R as TripReader>::Item>);
+
+/// The trip a panic ends: the failure is still to be sent, and there is no reader to go on with.
+fn panicked<R: TripReader>() -> TripBack<R> {
+    (None, TripEnd::ChannelFull(Err(ReadError::Panicked)))
+}
+
+/// One trip with the parked reader on the blocking pool; `None` if there was none to take: the
+/// stream was cancelled (the file is already closed then), or the watcher's thread reads with
+/// it (see [`read_here`]).
+async fn trip_on_blocking_pool<R: TripReader>(stop: &Arc<Stop<R>>) -> Option<TripBack<R>> {
+    let stop = Arc::clone(stop);
+    let trip = spawn_blocking(move || {
+        let mut reader = stop.take()?;
+        let end = fill_channel(&mut reader, &*stop);
+        Some((Some(reader), end))
+    });
+    match trip.await {
+        Ok(trip) => trip,
+        Err(failed) if failed.is_panic() => Some(panicked::<R>()),
+        Err(_) => None,
+    }
+}
+
+/// What a follower's task shares with the watcher's thread (see [`read_here`]).
+pub(crate) struct Changes<R: TripReader> {
+    /// Wakes the task: the file changed while the reader was out, or a reader was handed back.
+    changed: Notify,
+    /// A reader the watcher's thread read with and hands back to the task, with how its trip
+    /// ended (anything but caught up).
+    handed_back: Mutex<Option<TripBack<R>>>,
+}
+
+impl<R: TripReader> Default for Changes<R> {
+    fn default() -> Self {
+        Changes {
+            changed: Notify::new(),
+            handed_back: Mutex::new(None),
+        }
+    }
+}
+
+impl<R: TripReader> Changes<R> {
+    fn take_handed_back(&self) -> Option<TripBack<R>> {
+        self.handed_back
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn hand_back(&self, trip: TripBack<R>) {
+        *self
+            .handed_back
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(trip);
+        self.changed.notify_one();
+    }
+}
+
+/// A follower's file changed: reads what was appended here, on the watcher's thread, when the
+/// reader is parked, which is the usual case. Waking the task to read on the blocking pool
+/// instead cost three hand-offs between threads per change, most of what following a log
+/// written a line at a time cost. Anything but catching up (a full channel, an error, much
+/// more to read) hands the reader back to the task. When the reader is out (the task reads
+/// with it, or waits to send what it read), the task is told to read once more when it is done.
+pub(crate) fn read_here<R: TripReader>(stop: &Stop<R>, changes: &Changes<R>) {
+    let Some(mut reader) = stop.take() else {
+        changes.changed.notify_one();
+        return;
+    };
+    match catch_unwind(AssertUnwindSafe(|| fill_channel(&mut reader, stop))) {
+        Ok(TripEnd::CaughtUp) => stop.park(reader),
+        Ok(end) => changes.hand_back((Some(reader), end)),
+        Err(_) => changes.hand_back(panicked::<R>()),
     }
 }
 
@@ -486,7 +601,7 @@ pub(crate) enum TripEnd<T> {
 pub(crate) trait TripReader: Send + 'static {
     type Item: Send + 'static;
     /// The channel the items go into.
-    fn items(&self) -> &mpsc::Sender<Item<Self::Item>>;
+    fn items(&self) -> &ItemSender<Self::Item>;
     /// The next item; `None` when there is nothing more for now, or once `stop` is cancelled
     /// (checked between reads).
     fn next_item(&mut self, stop: &dyn Cancel) -> Result<Option<Self::Item>, ReadError>;
@@ -502,7 +617,7 @@ where
 {
     type Item = F::Item;
 
-    fn items(&self) -> &mpsc::Sender<Item<F::Item>> {
+    fn items(&self) -> &ItemSender<F::Item> {
         &self.items
     }
 
@@ -535,7 +650,7 @@ fn fill_channel<R: TripReader>(trip: &mut R, stop: &dyn Cancel) -> TripEnd<R::It
 
 /// Puts `item` into the channel without waiting; `None` when it went in and reading goes on,
 /// else how the trip ends (full, or over: an error was sent, or nobody listens).
-fn offer<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> Option<TripEnd<T>> {
+fn offer<T>(items: &ItemSender<T>, item: Item<T>) -> Option<TripEnd<T>> {
     let failed = item.is_err();
     match items.try_send(item) {
         Ok(()) if failed => Some(TripEnd::StreamDone),
@@ -547,11 +662,8 @@ fn offer<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> Option<TripEnd<T>> 
 
 /// Passes one read's outcome on; `false` when the stream is over (end, error, or nobody
 /// listening any more). An item that finds the channel full waits until the consumer has taken
-/// half of what it holds (see [`send_when_drained`]).
-pub(crate) async fn forward<T>(
-    items: &mpsc::Sender<Item<T>>,
-    next: Result<Option<T>, ReadError>,
-) -> bool {
+/// half of what it holds (see [`ItemSender::send_when_drained`]).
+pub(crate) async fn forward<T>(items: &ItemSender<T>, next: Result<Option<T>, ReadError>) -> bool {
     let item = match next {
         Ok(Some(item)) => Ok(item),
         Ok(None) => return false,
@@ -560,27 +672,8 @@ pub(crate) async fn forward<T>(
     let failed = item.is_err();
     match items.try_send(item) {
         Ok(()) => !failed,
-        Err(TrySendError::Full(item)) => send_when_drained(items, item).await && !failed,
+        Err(TrySendError::Full(item)) => items.send_when_drained(item).await && !failed,
         Err(TrySendError::Closed(_)) => false,
-    }
-}
-
-/// Sends `item` once the consumer has taken half of what the channel holds (at least one
-/// item); `false` if nobody listens. The producer then goes on to fill several places at once:
-/// refilling each place as soon as it was taken cost two wake-ups between threads per item, and
-/// a reader whose consumer was the slower side made 100,000 context switches per GB and kept
-/// 1.5 cores busy for the work of one, which left a second reader little of a second core.
-async fn send_when_drained<T>(items: &mpsc::Sender<Item<T>>, item: Item<T>) -> bool {
-    let room = (items.max_capacity() / 2).max(1);
-    match items.reserve_many(room).await {
-        Ok(mut places) => {
-            // Exactly `room` >= 1 places; the others go back to the channel as they drop.
-            if let Some(place) = places.next() {
-                place.send(item);
-            }
-            true
-        }
-        Err(_) => false,
     }
 }
 
@@ -601,7 +694,7 @@ mod tests {
 
     #[test]
     fn an_item_that_finds_the_channel_full_waits_until_half_of_it_is_taken() {
-        let (items, mut taken) = mpsc::channel(4);
+        let (items, mut taken, _waiter) = channel(4);
         for n in 0..4 {
             items.try_send(Ok(n)).expect("room");
         }
@@ -623,7 +716,7 @@ mod tests {
 
     #[test]
     fn an_item_with_room_goes_in_at_once_and_the_end_a_failure_or_no_listener_end_the_stream() {
-        let (items, mut taken) = mpsc::channel(4);
+        let (items, mut taken, _waiter) = channel(4);
         items.try_send(Ok(0)).expect("room");
         assert_eq!(
             poll_once(pin!(forward(&items, Ok(Some(1))))),

@@ -1,0 +1,439 @@
+//! The watcher on Linux: one inotify instance for the process, read by one thread. Each
+//! followed file is watched itself for writes (`IN_MODIFY`, which a truncation raises too), and
+//! its directory only for names coming and going (`IN_CREATE`, `IN_MOVED_FROM`, `IN_MOVED_TO`,
+//! `IN_DELETE`), as GNU `tail -F` does: a write to another file in the directory wakes
+//! nobody, where a directory watch for writes woke the watcher for every one.
+//!
+//! A name event for a followed path looks again at what the path names: the new file there is
+//! watched for writes (a rotated log's new file, or the new target of a re-pointed symbolic
+//! link), and so is the directory of a link's new target, before the follower is called. So a
+//! write to the new file either comes after the watch and raises an event, or before the call
+//! and is read by the follower then.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
+use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+
+use super::{names_of, Calls, Change, OnChange};
+
+/// What a followed file is watched for.
+const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
+
+/// What a followed file's directory is watched for: its names, not its files' contents.
+fn name_events() -> WatchMask {
+    WatchMask::CREATE
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+        | WatchMask::DELETE
+        | WatchMask::ONLYDIR
+}
+
+/// The events read at once: many writes between two reads come in one read, and the followers
+/// they concern are called once each.
+const EVENT_BUFFER_BYTES: usize = 64 * 1024;
+
+/// A follower's place among the listeners, removed when dropped.
+#[derive(Debug)]
+pub(crate) struct Registration {
+    id: u64,
+}
+
+impl Registration {
+    pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Registration> {
+        let mut state = watcher()?;
+        state.next_id += 1;
+        let id = state.next_id;
+        state.listeners.insert(
+            id,
+            Listener {
+                path: path.to_owned(),
+                on_change,
+                names: Vec::new(),
+                file: None,
+            },
+        );
+        // Dropped on failure, removing what was added.
+        let registration = Registration { id };
+        for (dir, name) in names_of(path)? {
+            state.listen_to_name(id, &dir, name)?;
+        }
+        match state.watch_file(id) {
+            // The file may come later: its directory's events will say so.
+            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+            _ => Ok(registration),
+        }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Ok(mut state) = watcher() {
+            if let Some(listener) = state.listeners.remove(&self.id) {
+                state.forget(self.id, listener.names, listener.file);
+            }
+        }
+    }
+}
+
+/// Who listens to what, shared by the followers and the watcher's thread.
+struct State {
+    watches: Watches,
+    next_id: u64,
+    listeners: HashMap<u64, Listener>,
+    /// What each watch descriptor (by its number) watches.
+    watched: HashMap<i32, Watched>,
+    /// The watch descriptor of each directory watched, by its canonical path.
+    dirs: HashMap<PathBuf, i32>,
+}
+
+struct Listener {
+    /// The followed path, as given.
+    path: PathBuf,
+    on_change: OnChange,
+    /// The directories (by watch descriptor) and names it listens to (see [`names_of`]).
+    names: Vec<(i32, OsString)>,
+    /// The watch of the file the path names, if it names one.
+    file: Option<i32>,
+}
+
+struct Watched {
+    wd: WatchDescriptor,
+    what: WatchedKind,
+}
+
+enum WatchedKind {
+    /// A file, and who is called when it is written to (an id once per listening).
+    File(Vec<u64>),
+    /// A directory at this canonical path, and who is called when each name comes or goes.
+    Dir(PathBuf, HashMap<OsString, Vec<u64>>),
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The process's watcher, started (with its thread) on first use.
+fn watcher() -> io::Result<MutexGuard<'static, State>> {
+    static STATE: OnceLock<Result<Arc<Mutex<State>>, io::ErrorKind>> = OnceLock::new();
+    let started = STATE.get_or_init(|| {
+        let inotify = Inotify::init().map_err(|err| err.kind())?;
+        wait_in_reads(&inotify).map_err(|err| err.kind())?;
+        let state = Arc::new(Mutex::new(State {
+            watches: inotify.watches(),
+            next_id: 0,
+            listeners: HashMap::new(),
+            watched: HashMap::new(),
+            dirs: HashMap::new(),
+        }));
+        let shared = Arc::clone(&state);
+        std::thread::Builder::new()
+            .name("fastlines-watch".into())
+            .spawn(move || read_events(inotify, &shared))
+            .map_err(|err| err.kind())?;
+        Ok(state)
+    });
+    match started {
+        Ok(state) => Ok(lock(state)),
+        Err(kind) => Err(io::Error::from(*kind)),
+    }
+}
+
+/// Makes reads of `inotify` wait for events. (The crate's own blocking read sets and clears
+/// `O_NONBLOCK` around each read: four more system calls per wake-up.)
+fn wait_in_reads(inotify: &Inotify) -> io::Result<()> {
+    let flags = fcntl_getfl(inotify)?;
+    fcntl_setfl(inotify, flags - OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+/// The watcher's thread: reads events as they come, and calls each follower they concern once
+/// per read, outside the lock.
+fn read_events(mut inotify: Inotify, state: &Mutex<State>) {
+    let mut buffer = vec![0; EVENT_BUFFER_BYTES];
+    let mut calls = Calls::default();
+    loop {
+        let events = match inotify.read_events(&mut buffer) {
+            Ok(events) => events,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => {
+                // Nothing more will come: let every follower look once, then stop.
+                lock(state).call_everyone(&mut calls);
+                calls.call();
+                return;
+            }
+        };
+        {
+            let mut state = lock(state);
+            for event in events {
+                state.on_event(event.wd, event.mask, event.name, &mut calls);
+            }
+        }
+        calls.call();
+    }
+}
+
+impl State {
+    /// Adds to `calls` who `event` concerns.
+    fn on_event(
+        &mut self,
+        wd: WatchDescriptor,
+        mask: EventMask,
+        name: Option<&OsStr>,
+        calls: &mut Calls,
+    ) {
+        if mask.contains(EventMask::Q_OVERFLOW) {
+            return self.call_everyone(calls);
+        }
+        let wd = wd.get_watch_descriptor_id();
+        if mask.contains(EventMask::IGNORED) {
+            // The kernel dropped the watch: its file or directory is gone.
+            return self.forget_watch(wd);
+        }
+        let (ids, change) = match (self.watched.get(&wd).map(|watched| &watched.what), name) {
+            (Some(WatchedKind::File(ids)), _) => (ids.clone(), Change::Written),
+            (Some(WatchedKind::Dir(_, names)), Some(name)) => {
+                let ids = names.get(name).cloned().unwrap_or_default();
+                for &id in &ids {
+                    self.repoint(id);
+                }
+                (ids, Change::Named)
+            }
+            _ => return,
+        };
+        for id in ids {
+            if let Some(listener) = self.listeners.get(&id) {
+                calls.add(id, change, &listener.on_change);
+            }
+        }
+    }
+
+    fn call_everyone(&self, calls: &mut Calls) {
+        for (&id, listener) in &self.listeners {
+            calls.add(id, Change::Named, &listener.on_change);
+        }
+    }
+
+    /// Has `id` called when `name` in `dir` comes or goes, watching `dir` if nobody did.
+    fn listen_to_name(&mut self, id: u64, dir: &Path, name: OsString) -> io::Result<()> {
+        let wd = match self.dirs.get(dir) {
+            Some(&wd) => wd,
+            None => {
+                let wd = self.watches.add(dir, name_events())?;
+                let number = wd.get_watch_descriptor_id();
+                let what = WatchedKind::Dir(dir.to_owned(), HashMap::new());
+                self.watched.insert(number, Watched { wd, what });
+                self.dirs.insert(dir.to_owned(), number);
+                number
+            }
+        };
+        if let Some(Watched {
+            what: WatchedKind::Dir(_, names),
+            ..
+        }) = self.watched.get_mut(&wd)
+        {
+            names.entry(name.clone()).or_default().push(id);
+        }
+        if let Some(listener) = self.listeners.get_mut(&id) {
+            listener.names.push((wd, name));
+        }
+        Ok(())
+    }
+
+    /// Watches the file `id`'s path names now for writes (through a symbolic link, its target).
+    fn watch_file(&mut self, id: u64) -> io::Result<()> {
+        let Some(listener) = self.listeners.get(&id) else {
+            return Ok(());
+        };
+        let wd = self.watches.add(&listener.path, FILE_EVENTS)?;
+        let number = wd.get_watch_descriptor_id();
+        let watched = self.watched.entry(number).or_insert(Watched {
+            wd,
+            what: WatchedKind::File(Vec::new()),
+        });
+        if let WatchedKind::File(ids) = &mut watched.what {
+            ids.push(id);
+        }
+        if let Some(listener) = self.listeners.get_mut(&id) {
+            listener.file = Some(number);
+        }
+        Ok(())
+    }
+
+    /// Looks again at what `id`'s path names after a name came or went: watches the file
+    /// there now and the directories of its names, then lets go of the ones before. A
+    /// directory that cannot be watched any more keeps its old watch; a file that cannot be
+    /// watched is looked for again at the next name event.
+    fn repoint(&mut self, id: u64) {
+        let Some(listener) = self.listeners.get_mut(&id) else {
+            return;
+        };
+        let old_names = std::mem::take(&mut listener.names);
+        let old_file = listener.file.take();
+        let path = listener.path.clone();
+        let names = names_of(&path).unwrap_or_default();
+        let mut kept = Vec::new();
+        for (dir, name) in names {
+            if self.listen_to_name(id, &dir, name).is_err() {
+                kept.extend(
+                    old_names
+                        .iter()
+                        .filter(|(wd, _)| self.dir_path(*wd) == Some(&*dir))
+                        .cloned(),
+                );
+            }
+        }
+        let _ = self.watch_file(id);
+        let released: Vec<_> = old_names
+            .into_iter()
+            .filter(|name| !kept.contains(name))
+            .collect();
+        if let Some(listener) = self.listeners.get_mut(&id) {
+            listener.names.extend(kept);
+        }
+        self.forget(id, released, old_file);
+    }
+
+    fn dir_path(&self, wd: i32) -> Option<&Path> {
+        match self.watched.get(&wd) {
+            Some(Watched {
+                what: WatchedKind::Dir(path, _),
+                ..
+            }) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Stops `id` listening to `names` and to the writes of `file`, unwatching what nobody
+    /// listens to any more.
+    fn forget(&mut self, id: u64, names: Vec<(i32, OsString)>, file: Option<i32>) {
+        for (wd, name) in names {
+            let Some(Watched {
+                what: WatchedKind::Dir(_, listening),
+                ..
+            }) = self.watched.get_mut(&wd)
+            else {
+                continue;
+            };
+            if let Some(ids) = listening.get_mut(&name) {
+                remove_one(ids, id);
+                if ids.is_empty() {
+                    listening.remove(&name);
+                }
+            }
+            if listening.is_empty() {
+                self.unwatch(wd);
+            }
+        }
+        if let Some(wd) = file {
+            if let Some(Watched {
+                what: WatchedKind::File(ids),
+                ..
+            }) = self.watched.get_mut(&wd)
+            {
+                remove_one(ids, id);
+                if ids.is_empty() {
+                    self.unwatch(wd);
+                }
+            }
+        }
+    }
+
+    fn unwatch(&mut self, wd: i32) {
+        if let Some(watched) = self.forget_watch_entry(wd) {
+            // The file or directory may be gone already, and its watch with it.
+            let _ = self.watches.remove(watched.wd);
+        }
+    }
+
+    /// A watch the kernel dropped: nobody listens there any more.
+    fn forget_watch(&mut self, wd: i32) {
+        if self.forget_watch_entry(wd).is_none() {
+            return;
+        }
+        for listener in self.listeners.values_mut() {
+            listener.names.retain(|(other, _)| *other != wd);
+            if listener.file == Some(wd) {
+                listener.file = None;
+            }
+        }
+    }
+
+    fn forget_watch_entry(&mut self, wd: i32) -> Option<Watched> {
+        let watched = self.watched.remove(&wd)?;
+        if let WatchedKind::Dir(path, _) = &watched.what {
+            self.dirs.remove(path);
+        }
+        Some(watched)
+    }
+}
+
+/// Removes one occurrence of `id` from `ids` (a listener may listen to one name twice: a link
+/// and its target in the same directory under the same name cannot, but a repoint adds before
+/// it removes).
+fn remove_one(ids: &mut Vec<u64>, id: u64) {
+    if let Some(at) = ids.iter().position(|&other| other == id) {
+        ids.swap_remove(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Far past the few milliseconds an event takes: only a lost event waits this long.
+    const HANG: Duration = Duration::from_secs(60);
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fastlines-watch-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    fn append(path: &Path, text: &str) {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("open to append");
+        file.write_all(text.as_bytes()).expect("append");
+    }
+
+    /// Waits for a call with a name change, passing over calls for writes before it.
+    fn until_named(calls: &mpsc::Receiver<Change>) {
+        while calls.recv_timeout(HANG).expect("a call") != Change::Named {}
+    }
+
+    #[test]
+    fn writes_call_written_names_call_named_and_a_new_file_at_the_path_is_watched() {
+        let dir = scratch_dir("kinds");
+        let path = dir.join("app.log");
+        append(&path, "");
+        let (sender, calls) = mpsc::channel();
+        let on_change: OnChange = Arc::new(move |change| drop(sender.send(change)));
+        let _registration = Registration::new(&path, on_change).expect("watched");
+        append(&path, "one\n");
+        assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
+        std::fs::rename(&path, dir.join("app.log.1")).expect("rename");
+        assert_eq!(calls.recv_timeout(HANG), Ok(Change::Named));
+        append(&path, "");
+        until_named(&calls);
+        append(&path, "two\n");
+        assert_eq!(
+            calls.recv_timeout(HANG),
+            Ok(Change::Written),
+            "the file created at the path is watched for writes"
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+}

@@ -1,0 +1,126 @@
+//! Telling followers that their files changed: one OS watcher for the whole process (Linux
+//! allows 128 inotify instances per user, and a process may follow thousands of files), which
+//! calls each follower's [`OnChange`] on the watcher's own thread for every change that may
+//! concern its path: writes to the file, its truncation, and its name being renamed away,
+//! deleted or created again (a symbolic link re-pointed included).
+//!
+//! On Linux, inotify directly (`inotify.rs`): the file itself is watched for writes and its
+//! directory only for names, as GNU `tail -F` does, so writes to other files in the directory
+//! wake nobody. Elsewhere, the `notify` crate (`notify.rs`): FSEvents on macOS (which, unlike
+//! kqueue, reports writes to the files in a watched directory), ReadDirectoryChangesW on
+//! Windows, each watching the directories.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[cfg(target_os = "linux")]
+#[path = "inotify.rs"]
+mod backend;
+#[cfg(not(target_os = "linux"))]
+#[path = "notify.rs"]
+mod backend;
+
+/// What a watch calls when its path may have changed: on the watcher's thread, which it holds
+/// meanwhile (so it does little: reads what was appended, or wakes a task). Calls for one path
+/// never overlap, and several changes may come as one call.
+pub(crate) type OnChange = Arc<dyn Fn(Change) + Send + Sync>;
+
+/// What changed, as far as the watcher knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// The file was written to (or truncated): only its contents changed.
+    Written,
+    /// A name came or went (the path may name another file, or nothing, now), or the OS lost
+    /// count of what happened.
+    Named,
+}
+
+impl Change {
+    /// One change standing for both.
+    fn and(self, other: Change) -> Change {
+        if self == Change::Named || other == Change::Named {
+            Change::Named
+        } else {
+            Change::Written
+        }
+    }
+}
+
+/// The listeners one batch of events calls, each once, with what all those events say: by
+/// listener id, in the order of their first event.
+#[derive(Default)]
+struct Calls {
+    calls: Vec<(Change, OnChange)>,
+    by_id: HashMap<u64, usize>,
+}
+
+impl Calls {
+    fn add(&mut self, id: u64, change: Change, on_change: &OnChange) {
+        match self.by_id.get(&id) {
+            Some(&at) => self.calls[at].0 = self.calls[at].0.and(change),
+            None => {
+                self.by_id.insert(id, self.calls.len());
+                self.calls.push((change, Arc::clone(on_change)));
+            }
+        }
+    }
+
+    /// Makes the calls (outside any lock) and forgets them. A call that panics is one
+    /// follower's bug: the others, which share this thread, are still called.
+    fn call(&mut self) {
+        self.by_id.clear();
+        for (change, on_change) in self.calls.drain(..) {
+            let _ = catch_unwind(AssertUnwindSafe(|| on_change(change)));
+        }
+    }
+}
+
+/// A follower's registration: called while it lives, unregistered when dropped (and each
+/// directory or file unwatched with its last follower).
+#[derive(Debug)]
+pub(crate) struct Watch {
+    _registration: backend::Registration,
+}
+
+impl Watch {
+    /// Starts calling `on_change` on every change to `path` (with a file name).
+    pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Watch> {
+        Ok(Watch {
+            _registration: backend::Registration::new(path, on_change)?,
+        })
+    }
+}
+
+/// The directories (canonical) and names whose changes concern `path`: its own, and, when it
+/// is a symbolic link, its target's too (the target can be renamed or replaced in its own
+/// directory).
+fn names_of(path: &Path) -> io::Result<Vec<(PathBuf, OsString)>> {
+    let mut names = vec![canonical_dir_and_name(path)?];
+    if let Ok(target) = std::fs::canonicalize(path) {
+        let target = canonical_dir_and_name(&target)?;
+        if target != names[0] {
+            names.push(target);
+        }
+    }
+    Ok(names)
+}
+
+/// The canonical form of the directory of `path`, and its name there. Directories are watched
+/// by their canonical path only: the OS watches a directory once however it is named (through
+/// a symbolic link, say), and reports its events under one of those names, which must be the
+/// one listeners are found by.
+fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    Ok((std::fs::canonicalize(dir)?, name.to_owned()))
+}
