@@ -349,6 +349,83 @@ test('a symbolic link to a file in another directory: writes to its target wake 
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the target'), line('through the target'))
 })
 
+test('a symbolic link re-pointed to a file in a third directory while following: read on there, woken by its writes', async (t) => {
+  const [linkDir, firstDir, secondDir] = ['repoint-link', 'repoint-first', 'repoint-second'].map((name) => {
+    const dir = temp.path(name)
+    fs.mkdirSync(dir)
+    return dir
+  })
+  const [first, second] = [path.join(firstDir, 'app.log'), path.join(secondDir, 'app.log')]
+  fs.writeFileSync(first, '')
+  const link = path.join(linkDir, 'current.log')
+  fs.symlinkSync(first, link)
+  const reader = followLines(link)
+  t.teardown(() => reader.close())
+  const step = reader.next()
+  await until(() => reader.position !== undefined, 'the follower to open the link')
+  fs.appendFileSync(first, 'first target\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the first target'), line('first target'))
+  // Re-pointed in one step, as `ln -sfn` does: a new link renamed over the old one.
+  fs.writeFileSync(second, 'second target, before the link\n')
+  fs.symlinkSync(second, path.join(linkDir, 'next.log'))
+  fs.renameSync(path.join(linkDir, 'next.log'), link)
+  t.deepEqual(
+    await within(reader.next(), LINE_QUIET_MS, 'the new target read from its start'),
+    line('second target, before the link'),
+  )
+  fs.appendFileSync(second, 'second target, after\n')
+  t.deepEqual(
+    await within(reader.next(), LINE_QUIET_MS, 'a line written to the new target, in a directory not watched before'),
+    line('second target, after'),
+  )
+})
+
+/** The inotify watches of this process: inode (hex, as fdinfo gives it) and event mask. */
+function inotifyMasks() {
+  const masks = []
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
+      for (const [, ino, mask] of fs
+        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+        .matchAll(/^inotify wd:\S+ ino:(\S+) sdev:\S+ mask:(\S+)/gm)) {
+        masks.push({ ino, mask: Number.parseInt(mask, 16) })
+      }
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return masks
+}
+
+test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
+  const IN_MODIFY = 0x2
+  const IN_CREATE = 0x100
+  const dir = temp.path('neighbours')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, '')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  const step = reader.next()
+  await until(() => reader.position !== undefined, 'the follower to open the file')
+  const watchOf = (target) => {
+    const ino = fs.statSync(target).ino.toString(16)
+    return inotifyMasks().find((watch) => watch.ino === ino)
+  }
+  const [fileWatch, dirWatch] = [watchOf(file), watchOf(dir)]
+  t.truthy(fileWatch, 'the file has a watch')
+  t.truthy(dirWatch, 'the directory has a watch')
+  t.is(fileWatch.mask & IN_MODIFY, IN_MODIFY, 'the file is watched for writes')
+  t.is(dirWatch.mask & IN_MODIFY, 0, 'the directory is not watched for writes to its files')
+  t.is(dirWatch.mask & IN_CREATE, IN_CREATE, 'the directory is watched for names')
+  const neighbour = fs.openSync(path.join(dir, 'other.log'), 'a')
+  for (let i = 0; i < 1000; i++) fs.writeSync(neighbour, `neighbour ${i}\n`)
+  fs.closeSync(neighbour)
+  fs.appendFileSync(file, 'mine\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the followed file'), line('mine'))
+})
+
 test('several followers of one file each get every line', async (t) => {
   const file = temp.file('', 'shared.log')
   const readers = Array.from({ length: 10 }, () => followLines(file, { start: 0 }))
