@@ -56,8 +56,10 @@ export function lastLinesRatio(follow, runtime, n, other) {
 /** Rows that failed (a worker error) or, for the last lines, returned other lines than expected. */
 export function followFailures(follow) {
   if (follow === undefined) return []
-  const { latency, idle, flood, lastLines } = follow
-  return [...latency, ...idle, ...flood, ...lastLines].filter((row) => row.error !== undefined || row.same === false)
+  const { latency, idle, neighbour = [], flood, lastLines } = follow
+  return [...latency, ...idle, ...neighbour, ...flood, ...lastLines].filter(
+    (row) => row.error !== undefined || row.same === false,
+  )
 }
 
 /** Errors and notices the followers reported, one bullet each (first few per row). */
@@ -136,11 +138,49 @@ function idleSection(follow) {
   ].join('\n')
 }
 
+/** CPU per second of neighbour writes, in ms. */
+export const neighbourCpuPerSecond = (row) => row.cpuMs / (row.wallMs / 1000)
+
+function neighbourSection(follow) {
+  const rows = follow.neighbour
+  const body = rows.map((row) => {
+    const head = [row.follower, runtimeLabel(row.runtime)]
+    if (row.error !== undefined) return [...head, 'ERROR', '', '', '']
+    const follows = row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗'
+    const rate = formatCount(Math.round(row.writesPerSecond))
+    return [...head, rate, amount(row.cpuMs), amount(neighbourCpuPerSecond(row)), follows]
+  })
+  const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)}`
+  const { neighbourLines, idleSettleMs } = follow.settings
+  return [
+    `### Follow beside a busy file: ${formatCount(neighbourLines)} writes to another file of the directory`,
+    '',
+    markdownTable(['follower', 'runtime', 'writes a second', 'CPU ms', 'CPU ms a second', 'then sees a line'], body, {
+      left: 2,
+    }),
+    '',
+    bullets([
+      'A writer process appends lines, paced, to `other.log` in the directory of the followed files ' +
+        `(each follower its own), starting ${idleSettleMs / 1000} s after the followers did (as for idle); ` +
+        "CPU ms: `process.cpuUsage()` of the follower's process over the writes; a follower woken by " +
+        'writes it does not follow pays for each.',
+      'then sees a line: one line appended to its own file afterwards arrived.',
+      ...followerNotes(rows),
+      ...failureNotices(rows, label),
+      ...followerNotices(rows, () => 'neighbour'),
+    ]),
+    '',
+  ].join('\n')
+}
+
 function floodSection(follow) {
   const rows = follow.flood
   const body = rows.map((row) => {
     const head = [row.follower, runtimeLabel(row.runtime), FLOOD_PARTS[row.part]]
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '', '', '', '', '', '']
+    if (FOLLOWERS[row.follower].floor) {
+      return [...head, '–', '–', '–', '–', '–', '–', seconds(row.writerMs), seconds(row.cpuMs), '–']
+    }
     const lag = row.gotLast ? amount(row.lagMs) : '–'
     const cells = [row.lost, row.duplicates, row.outOfOrder, row.garbled].map(formatCount)
     const verdict = everyLineOnce(row) ? '✓' : behind(row) ? 'behind' : '✗'
@@ -236,6 +276,7 @@ export function formatFollowSection(follow) {
   ]
   if (follow.latency.length > 0) parts.push(latencySection(follow))
   if (follow.idle.length > 0) parts.push(idleSection(follow))
+  if (follow.neighbour?.length > 0) parts.push(neighbourSection(follow))
   if (follow.flood.length > 0) parts.push(floodSection(follow))
   if (follow.lastLines.length > 0) parts.push(lastLinesSection(follow))
   return parts.join('\n')
@@ -254,6 +295,7 @@ function perRuntime(runtimes, rows, name, extra, cell) {
 
 /** The no-loss cell of one run: `✓ 0.85` (every line, the last one that many ms after the writer) or its faults. */
 function floodCell(row) {
+  if (FOLLOWERS[row.follower].floor) return '–'
   if (everyLineOnce(row)) return `✓ ${amount(row.lagMs)}`
   return lineFaults(row).join(', ')
 }

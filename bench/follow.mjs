@@ -20,8 +20,11 @@ const FOLLOW_WORKER = fileURLToPath(new URL('./follow-worker.mjs', import.meta.u
 const LAST_LINES_WORKER = fileURLToPath(new URL('./last-lines-worker.mjs', import.meta.url))
 const WRITER = fileURLToPath(new URL('./follow-writer.mjs', import.meta.url))
 
-/** The parts of the follow section, in run order; `no-loss`, `rename` and `copytruncate` flood. */
-export const FOLLOW_PARTS = ['latency', 'idle', 'no-loss', 'rename', 'copytruncate', 'last-lines']
+/**
+ * The parts of the follow section, in run order; `no-loss`, `rename` and `copytruncate` flood;
+ * `neighbour` writes to another file in the followed file's directory.
+ */
+export const FOLLOW_PARTS = ['latency', 'idle', 'neighbour', 'no-loss', 'rename', 'copytruncate', 'last-lines']
 /** The rotation each flood part makes halfway through. */
 export const ROTATIONS = { 'no-loss': 'none', rename: 'rename', copytruncate: 'copytruncate' }
 export const FOLLOWER_NAMES = Object.keys(FOLLOWERS)
@@ -37,6 +40,12 @@ export const FOLLOW_SETTINGS = {
    */
   idleMs: 10_000,
   idleSettleMs: 10_000,
+  /**
+   * neighbour: this many lines written to another file of the followed file's directory, one
+   * every neighbourIntervalMs (10,000 a second), after idleSettleMs.
+   */
+  neighbourLines: 50_000,
+  neighbourIntervalMs: 0.1,
   /** no loss: this many lines, as fast as the writer can. */
   floodLines: 1_000_000,
   /** How long after the writer finished a follower is given to catch up before it is stopped. */
@@ -294,6 +303,47 @@ async function measureIdle(runtime, followers, settings) {
   }
 }
 
+/**
+ * Neighbour: every follower at once, each on its own file of one directory, while a writer
+ * appends neighbourLines lines to another file there, paced (after idleSettleMs, as for idle).
+ * What a follower does for writes that are not to its file is its whole cost here.
+ */
+async function measureNeighbour(runtime, followers, settings) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlines-neighbour-'))
+  const neighbour = path.join(dir, 'other.log')
+  const runs = followers.map((follower) => ({ follower, file: path.join(dir, `${follower}.log`) }))
+  try {
+    for (const run of runs) fs.writeFileSync(run.file, '')
+    await eachRun(runs, async (run) => {
+      const count = FOLLOWERS[run.follower].floor ? 0 : 1
+      run.worker = await startFollower(runtime, run.follower, run.file, count, 'idle', settings)
+    })
+    await sleep(settings.idleSettleMs)
+    await eachRun(runs, (run) => command(run.worker, 'mark'))
+    const started = performance.now()
+    const writer = await runWriter(['paced', neighbour, settings.neighbourLines, settings.neighbourIntervalMs])
+    const wallMs = performance.now() - started
+    await eachRun(runs, (run) => command(run.worker, 'done'))
+    for (const run of runs) if (run.error === undefined) fs.appendFileSync(run.file, lineText(0))
+    await eachRun(runs, async (run) => {
+      run.result = await report(run.worker)
+    })
+    const writesPerSecond = settings.neighbourLines / ((writer.endNs - writer.returns[0]) / 1e9)
+    return runs.map(({ follower, result, error }) => {
+      const base = { runtime: runtime.name, version: runtime.version, follower, writes: settings.neighbourLines }
+      if (error !== undefined) return { ...base, error }
+      const stillFollows = FOLLOWERS[follower].floor ? null : result.distinct === 1
+      return { ...base, wallMs, writesPerSecond, cpuMs: result.cpuMs.idle, stillFollows, ...followerErrors(result) }
+    })
+  } finally {
+    for (const run of runs) {
+      run.worker?.kill()
+      await run.worker?.exited
+    }
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 /** No loss: floodLines lines as fast as the writer can, rotated halfway as `part` says. */
 async function measureFlood(runtime, follower, part, settings) {
   const count = settings.floodLines
@@ -396,11 +446,15 @@ async function measureLastLines(runtime, corpus, settings) {
   return rows
 }
 
-/** The followers that run in `scenario` on `runtime`: a native one only once, on `nativeRuntime`. */
-function followersFor(followers, scenario, runtime, nativeRuntime) {
+/**
+ * The followers that run in `scenario` (and flood `part`) on `runtime`: a native one only once, on
+ * `nativeRuntime`.
+ */
+function followersFor(followers, scenario, runtime, nativeRuntime, part) {
   return followers.filter((name) => {
-    const { only, native } = FOLLOWERS[name]
+    const { only, parts, native } = FOLLOWERS[name]
     if (only !== undefined && !only.includes(scenario)) return false
+    if (parts !== undefined && part !== undefined && !parts.includes(part)) return false
     return !native || runtime === nativeRuntime
   })
 }
@@ -408,7 +462,7 @@ function followersFor(followers, scenario, runtime, nativeRuntime) {
 /**
  * Runs the selected parts of the follow section on each runtime, in order; `onRows(kind, rows)`
  * is called after each measurement (to report progress and save the results so far). Returns
- * `{ settings, writer, latency, idle, flood, lastLines }`.
+ * `{ settings, writer, latency, idle, neighbour, flood, lastLines }`.
  */
 export async function runFollowSection({ runtimes, followers, parts, corpus, settings = FOLLOW_SETTINGS, onRows }) {
   const results = {
@@ -418,6 +472,7 @@ export async function runFollowSection({ runtimes, followers, parts, corpus, set
     writer: { runtime: 'node', version: process.versions.node },
     latency: [],
     idle: [],
+    neighbour: [],
     flood: [],
     lastLines: [],
   }
@@ -427,7 +482,7 @@ export async function runFollowSection({ runtimes, followers, parts, corpus, set
   }
   const nativeRuntime = runtimes.find((runtime) => runtime.name === 'node') ?? runtimes[0]
   for (const runtime of runtimes) {
-    const select = (scenario) => followersFor(followers, scenario, runtime, nativeRuntime)
+    const select = (scenario, part) => followersFor(followers, scenario, runtime, nativeRuntime, part)
     const step = (what) => progress.step(`${runtime.name} · ${what}`)
     if (parts.includes('latency')) {
       for (const follower of select('paced')) {
@@ -439,8 +494,12 @@ export async function runFollowSection({ runtimes, followers, parts, corpus, set
       step('idle')
       add('idle', await measureIdle(runtime, select('idle'), settings))
     }
+    if (parts.includes('neighbour') && select('idle').length > 0) {
+      step('neighbour')
+      add('neighbour', await measureNeighbour(runtime, select('idle'), settings))
+    }
     for (const part of Object.keys(ROTATIONS).filter((name) => parts.includes(name))) {
-      for (const follower of select('flood')) {
+      for (const follower of select('flood', part)) {
         step(`${part} · ${follower}`)
         add('flood', [await measureFlood(runtime, follower, part, settings)])
       }

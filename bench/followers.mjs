@@ -122,9 +122,21 @@ function followNothing(path, { onLine }) {
 }
 
 /**
- * In table order. `only` lists the scenarios a follower runs in when not all; `native` marks one
- * that does not depend on the runtime, run once (by Node when it is selected); `floor` one that
- * follows nothing; `note` is shown under the tables.
+ * Is told of every change to the file by the OS and does nothing with it: `fs.watch(p, () => {})`,
+ * which watches the file itself with inotify (libuv on Node, each runtime's own elsewhere) and
+ * wakes the JS thread per event. Reads no line: what being woken per write costs a process of
+ * the runtime, the floor under a follower woken by the OS.
+ */
+function watchNothing(path, { onLine }) {
+  const watcher = fs.watch(path, () => {})
+  setImmediate(() => onLine(HELLO))
+  return { stop: async () => watcher.close() }
+}
+
+/**
+ * In table order. `only` lists the scenarios a follower runs in when not all (and `parts` the
+ * flood parts); `native` marks one that does not depend on the runtime, run once (by Node when it
+ * is selected); `floor` one that reads no line; `note` is shown under the tables.
  */
 export const FOLLOWERS = {
   fastlines: { library: 'fastlines', follow: followFastlines, note: '`for await (const line of followLines(p))`' },
@@ -139,6 +151,13 @@ export const FOLLOWERS = {
     only: ['idle'],
     floor: true,
     note: 'a process of the same runtime that follows nothing: the runtime idling on its own',
+  },
+  'watch-floor': {
+    follow: watchNothing,
+    only: ['flood'],
+    parts: ['no-loss'],
+    floor: true,
+    note: '`fs.watch(p, () => {})`, reading nothing: what being woken by the OS for each write costs the runtime, the floor under a follower woken per write',
   },
   'tail -F': {
     follow: followGnuTail,

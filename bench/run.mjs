@@ -706,6 +706,8 @@ function reportFollowProgress(kind, rows) {
     if (row.error !== undefined) outcome = `ERROR ${row.error}`
     else if (kind === 'latency') outcome = `median ${row.median?.toFixed(2)} ms, p99 ${row.p99?.toFixed(2)} ms`
     else if (kind === 'idle') outcome = `${row.cpuMs.toFixed(1)} ms CPU in ${row.idleMs / 1000} s`
+    else if (kind === 'neighbour')
+      outcome = `${row.cpuMs.toFixed(1)} ms CPU in ${(row.wallMs / 1000).toFixed(1)} s of writes beside it`
     else if (kind === 'flood')
       outcome = `${row.received} lines, ${row.lost} missing, last after ${row.lagMs?.toFixed(0)} ms`
     else outcome = `${row.median.toFixed(3)} ms (median of ${row.runs})${row.same ? '' : ', WRONG LINES'}`
