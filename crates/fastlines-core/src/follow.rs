@@ -6,8 +6,10 @@
 //! by the rules below, as if the follower had been running.
 //!
 //! After each wake-up the follower reads everything there is (one notification can stand for
-//! many writes, and a write can land between the notification and the read), then, having
-//! caught up, looks at the path once:
+//! many writes, and a write can land between the notification and the read), on the watcher's
+//! thread when it can (see [`read_here`]). Having caught up, it looks at the path when a name
+//! came or went in its directories, and at the file's length when the wake-up brought nothing
+//! to read (see [`FollowTrip::what_to_look_at`]), and finds:
 //! - the same file, no shorter than what was read: wait for the next change;
 //! - another file at the path (renamed away and recreated, logrotate's default): read the old
 //!   file to its end, its last line included even without a terminator, then the new one from

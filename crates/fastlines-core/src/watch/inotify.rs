@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
-use super::{names_of, Calls, Change, OnChange};
+use super::{names_of, Calls, Change, Listeners, OnChange};
 
 /// What a followed file is watched for.
 const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
@@ -46,17 +46,12 @@ pub(crate) struct Registration {
 impl Registration {
     pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Registration> {
         let mut state = watcher()?;
-        state.next_id += 1;
-        let id = state.next_id;
-        state.listeners.insert(
-            id,
-            Listener {
-                path: path.to_owned(),
-                on_change,
-                names: Vec::new(),
-                file: None,
-            },
-        );
+        let id = state.listeners.add(Listener {
+            path: path.to_owned(),
+            on_change,
+            names: Vec::new(),
+            file: None,
+        });
         // Dropped on failure, removing what was added.
         let registration = Registration { id };
         for (dir, name) in names_of(path)? {
@@ -83,8 +78,7 @@ impl Drop for Registration {
 /// Who listens to what, shared by the followers and the watcher's thread.
 struct State {
     watches: Watches,
-    next_id: u64,
-    listeners: HashMap<u64, Listener>,
+    listeners: Listeners<Listener>,
     /// What each watch descriptor (by its number) watches.
     watched: HashMap<i32, Watched>,
     /// The watch descriptor of each directory watched, by its canonical path.
@@ -125,8 +119,7 @@ fn watcher() -> io::Result<MutexGuard<'static, State>> {
         wait_in_reads(&inotify).map_err(|err| err.kind())?;
         let state = Arc::new(Mutex::new(State {
             watches: inotify.watches(),
-            next_id: 0,
-            listeners: HashMap::new(),
+            listeners: Listeners::default(),
             watched: HashMap::new(),
             dirs: HashMap::new(),
         }));
@@ -213,7 +206,7 @@ impl State {
     }
 
     fn call_everyone(&self, calls: &mut Calls) {
-        for (&id, listener) in &self.listeners {
+        for (&id, listener) in self.listeners.iter() {
             calls.add(id, Change::Named, &listener.on_change);
         }
     }

@@ -95,6 +95,44 @@ impl Watch {
     }
 }
 
+/// The followers a watcher calls, by the id their registration holds (a map of id to listener).
+struct Listeners<L> {
+    next_id: u64,
+    by_id: HashMap<u64, L>,
+}
+
+impl<L> Default for Listeners<L> {
+    fn default() -> Self {
+        Listeners {
+            next_id: 0,
+            by_id: HashMap::new(),
+        }
+    }
+}
+
+impl<L> Listeners<L> {
+    /// Adds `listener` under a new id, which it returns.
+    fn add(&mut self, listener: L) -> u64 {
+        self.next_id += 1;
+        self.by_id.insert(self.next_id, listener);
+        self.next_id
+    }
+}
+
+impl<L> std::ops::Deref for Listeners<L> {
+    type Target = HashMap<u64, L>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.by_id
+    }
+}
+
+impl<L> std::ops::DerefMut for Listeners<L> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.by_id
+    }
+}
+
 /// The directories (canonical) and names whose changes concern `path`: its own, and, when it
 /// is a symbolic link, its target's too (the target can be renamed or replaced in its own
 /// directory).

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use notify::event::{EventKind, ModifyKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::{names_of, Calls, Change, OnChange};
+use super::{names_of, Calls, Change, Listeners, OnChange};
 
 /// A follower's place among the listeners, removed when dropped.
 #[derive(Debug)]
@@ -25,20 +25,11 @@ impl Registration {
         let names = names_of(path)?;
         let watchers = watchers();
         let mut watcher = lock(&watchers.watcher);
-        let id = {
-            let mut state = lock(&watchers.state);
-            state.next_id += 1;
-            let id = state.next_id;
-            state.listeners.insert(
-                id,
-                Listener {
-                    path: path.to_owned(),
-                    on_change,
-                    names: Vec::new(),
-                },
-            );
-            id
-        };
+        let id = lock(&watchers.state).listeners.add(Listener {
+            path: path.to_owned(),
+            on_change,
+            names: Vec::new(),
+        });
         let registration = Registration { id };
         for (dir, name) in names {
             // One at a time, so that dropping `registration` removes exactly what was added.
@@ -79,8 +70,7 @@ struct Watchers {
 
 #[derive(Default)]
 struct State {
-    next_id: u64,
-    listeners: HashMap<u64, Listener>,
+    listeners: Listeners<Listener>,
     /// Directory → file name → the listeners of that path.
     dirs: HashMap<PathBuf, HashMap<OsString, Vec<u64>>>,
 }
@@ -198,7 +188,7 @@ impl Watchers {
         {
             let state = lock(&self.state);
             let Some(event) = event.filter(|event| !event.need_rescan()) else {
-                for (&id, listener) in &state.listeners {
+                for (&id, listener) in state.listeners.iter() {
                     calls.add(id, Change::Named, &listener.on_change);
                 }
                 drop(state);
