@@ -308,20 +308,39 @@ export function followReadme(follow) {
   const legend = cellLegend(runtimes)
   const { settings } = follow
   const parts = ['### Following']
-  const followers = unique([...follow.latency, ...follow.idle].map((row) => row.follower))
+  const neighbour = follow.neighbour ?? []
+  const followers = unique([...follow.latency, ...follow.idle, ...neighbour].map((row) => row.follower))
   if (followers.length > 0) {
     const body = followers.map((name) => [
       `\`${name}\``,
       perRuntime(runtimes, follow.latency, name, {}, (row) => amount(row.median)),
       perRuntime(runtimes, follow.latency, name, {}, (row) => amount(row.p99)),
       perRuntime(runtimes, follow.idle, name, {}, (row) => amount(row.cpuMs)),
+      ...(neighbour.length > 0
+        ? [perRuntime(runtimes, neighbour, name, {}, (row) => amount(neighbourCpuPerSecond(row)))]
+        : []),
     ])
+    const beside =
+      neighbour.length > 0
+        ? ` Beside a busy file: its CPU a second (ms) while another process appends ${formatCount(
+            Math.round(neighbour[0].writesPerSecond / 1000) * 1000,
+          )} lines a second to another file of its directory.`
+        : ''
     parts.push(
       `A writer process appends a line every ${settings.intervalMs} ms, ${formatCount(settings.pacedLines)} ` +
         "times; latency is from its `write` returning to the line reaching the follower's loop (ms, " +
         `median and p99). Idle CPU: the follower's process over ${settings.idleMs / 1000} s with ` +
-        `nothing written (ms); ${legend}:`,
-      markdownTable(['follower', 'latency median ms', 'latency p99 ms', 'idle CPU ms'], body),
+        `nothing written (ms).${beside} ${legend[0].toUpperCase()}${legend.slice(1)}:`,
+      markdownTable(
+        [
+          'follower',
+          'latency median ms',
+          'latency p99 ms',
+          'idle CPU ms',
+          ...(neighbour.length > 0 ? ['beside a busy file, CPU ms/s'] : []),
+        ],
+        body,
+      ),
     )
   }
   const flooders = unique(follow.flood.map((row) => row.follower))

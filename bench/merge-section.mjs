@@ -24,7 +24,9 @@ const from = JSON.parse(fs.readFileSync(file, 'utf8'))
 const added = from[name]
 if (added === undefined) throw new Error(`${file} has no ${name} section`)
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
-const casesOf = (section) => [...new Set(section.rows.map((row) => row.case))]
+/** The cases a section's run measured: its rows' cases, or for the follow section its parts. */
+const casesOf = (section) =>
+  section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map((row) => row.case))]
 const run = { startedAt: from.startedAt, command: from.command, runtimes: from.runtimes, cases: casesOf(added) }
 const earlier = latest[name]
 if (!values.add || earlier === undefined) {
