@@ -413,7 +413,9 @@ mod tests {
         let path = dir.join("app.log");
         append(&path, "");
         let (sender, calls) = mpsc::channel();
-        let on_change: OnChange = Arc::new(move |change| drop(sender.send(change)));
+        let on_change: OnChange = Arc::new(move |change| {
+            let _ = sender.send(change);
+        });
         let _registration = Registration::new(&path, on_change).expect("watched");
         append(&path, "one\n");
         assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
