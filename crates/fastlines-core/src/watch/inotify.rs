@@ -180,6 +180,11 @@ impl State {
         calls: &mut Calls,
     ) {
         if mask.contains(EventMask::Q_OVERFLOW) {
+            // Events were lost, name events among them maybe: every path is looked at again.
+            let ids: Vec<u64> = self.listeners.keys().copied().collect();
+            for id in ids {
+                self.repoint(id);
+            }
             return self.call_everyone(calls);
         }
         let wd = wd.get_watch_descriptor_id();
