@@ -674,6 +674,46 @@ test('several MB: lines of megabytes across many reads and blocks, and 100,000 s
   c.done(3 * (3 * 4 + ALL_KINDS.length))
 })
 
+test.serial(
+  'per line over a producer bound by decompression keeps pace with batches, run after run in one process',
+  async (t) => {
+    // Issue 25: on Deno, a per-line step waiting on a gzip read now and then stalled for 25-29 s (a
+    // promise settled at once, its continuation run that much later). Every step that finds no
+    // batch ready waits on the decompressing thread, run after run. Serial, so that no sibling test
+    // loads the machine in between; the bound is generous (a loaded machine's first runs took 10x
+    // their batches), a stall is not.
+    const count = 300_000
+    const file = write(gzip(Buffer.from(numberedLines(count))))
+    const timed = async (read) => {
+      const start = performance.now()
+      t.is(await read(), count)
+      return performance.now() - start
+    }
+    const perLine = async () => {
+      let n = 0
+      for await (const _ of readLines(file, { decompress: 'gzip' })) n++
+      return n
+    }
+    const inBatches = async () => {
+      let n = 0
+      for await (const batch of readLines(file, { decompress: 'gzip' }).batches()) n += batch.length
+      return n
+    }
+    const [lineMs, batchMs] = [[], []]
+    for (let run = 0; run < 5; run++) {
+      lineMs.push(await timed(perLine))
+      batchMs.push(await timed(inBatches))
+    }
+    const median = batchMs.toSorted((a, b) => a - b)[2]
+    const bound = 10 * median + 10_000
+    t.log(`per line ${lineMs.map(Math.round).join(', ')} ms; batches ${batchMs.map(Math.round).join(', ')} ms`)
+    t.true(
+      lineMs.every((ms) => ms < bound),
+      `every per-line run under ${Math.round(bound)} ms`,
+    )
+  },
+)
+
 // ---- options that compose ------------------------------------------------------------------------
 
 test('match, invert, ignoreCase, encoding and line numbers compose as on the plain file', async (t) => {
