@@ -34,21 +34,22 @@ const line = (value) => ({ value, done: false })
 /** Inotify instances before this file started any follower (the runtime may hold its own). */
 const inotifyBaseline = inotifyInstances()
 
-/** Watches held by this process's inotify instances, from /proc/self/fdinfo. */
-function inotifyWatches() {
-  let watches = 0
+/** The inotify watches of this process: inode (hex, as fdinfo gives it) and event mask. */
+function inotifyMasks() {
+  const masks = []
   for (const fd of fs.readdirSync('/proc/self/fd')) {
     try {
       if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
-      watches += fs
+      for (const [, ino, mask] of fs
         .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('inotify wd:')).length
+        .matchAll(/^inotify wd:\S+ ino:(\S+) sdev:\S+ mask:(\S+)/gm)) {
+        masks.push({ ino, mask: Number.parseInt(mask, 16) })
+      }
     } catch {
       // closed meanwhile
     }
   }
-  return watches
+  return masks
 }
 
 /** A new empty file and a follower of it from offset 0, closed when the test ends. */
@@ -380,24 +381,6 @@ test('a symbolic link re-pointed to a file in a third directory while following:
   )
 })
 
-/** The inotify watches of this process: inode (hex, as fdinfo gives it) and event mask. */
-function inotifyMasks() {
-  const masks = []
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
-      for (const [, ino, mask] of fs
-        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .matchAll(/^inotify wd:\S+ ino:(\S+) sdev:\S+ mask:(\S+)/gm)) {
-        masks.push({ ino, mask: Number.parseInt(mask, 16) })
-      }
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return masks
-}
-
 test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
   const IN_MODIFY = 0x2
   const IN_CREATE = 0x100
@@ -689,7 +672,7 @@ test('a missing path rejects the first step with ENOENT, as fs does', async (t) 
 test.serial('1,000 followers at once on distinct files: one inotify instance, every line, all closed', async (t) => {
   t.timeout(hangLimit(WRITER_QUIET_MS))
   const count = 1000
-  const watchesBefore = inotifyWatches()
+  const watchesBefore = inotifyMasks().length
   const files = Array.from({ length: count }, (_, i) => temp.file(`first ${i}\n`, `many-${i}.log`))
   const readers = files.map((file, i) => followLines(file, { start: `first ${i}\n`.length }))
   t.teardown(() => Promise.all(readers.map((reader) => reader.close())))
@@ -720,7 +703,7 @@ test.serial('1,000 followers at once on distinct files: one inotify instance, ev
   )
   const stillOpen = new Set(openPaths())
   t.is(files.filter((file) => stillOpen.has(file)).length, 0, 'every file is closed')
-  await until(() => inotifyWatches() <= watchesBefore, `the watches to be dropped (${inotifyWatches()} left)`)
+  await until(() => inotifyMasks().length <= watchesBefore, `the watches to be dropped (${inotifyMasks().length} left)`)
 })
 
 // ---- close, abort and idling -----------------------------------------------------------------

@@ -110,13 +110,15 @@ function latencySection(follow) {
   ].join('\n')
 }
 
+/** Whether a follower still saw a line afterwards: `yes`, `NO ✗`, or `–` for a floor. */
+const followsCell = (row) => (row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗')
+
 function idleSection(follow) {
   const rows = follow.idle
   const body = rows.map((row) => {
     const head = [row.follower, runtimeLabel(row.runtime)]
     if (row.error !== undefined) return [...head, 'ERROR', '']
-    const follows = row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗'
-    return [...head, amount(row.cpuMs), follows]
+    return [...head, amount(row.cpuMs), followsCell(row)]
   })
   const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)}`
   return [
@@ -146,9 +148,8 @@ function neighbourSection(follow) {
   const body = rows.map((row) => {
     const head = [row.follower, runtimeLabel(row.runtime)]
     if (row.error !== undefined) return [...head, 'ERROR', '', '', '']
-    const follows = row.stillFollows === null ? '–' : row.stillFollows ? 'yes' : 'NO ✗'
     const rate = formatCount(Math.round(row.writesPerSecond))
-    return [...head, rate, amount(row.cpuMs), amount(neighbourCpuPerSecond(row)), follows]
+    return [...head, rate, amount(row.cpuMs), amount(neighbourCpuPerSecond(row)), followsCell(row)]
   })
   const label = (row) => `${row.follower} · ${runtimeLabel(row.runtime)}`
   const { neighbourLines, idleSettleMs } = follow.settings
