@@ -197,13 +197,17 @@ function* slices(bytes, size) {
   }
 }
 
-async function* generatorOf(bytes, size) {
-  yield* slices(bytes, size)
+const generatorOf = (bytes, size) => asyncGeneratorOf(slices(bytes, size))
+
+async function* asyncGeneratorOf(items) {
+  yield* items
 }
 
 /** A web ReadableStream handing out the slices, one per `pull`, as a user's underlying source does. */
-function webStreamOf(bytes, size) {
-  const iterator = slices(bytes, size)
+const webStreamOf = (bytes, size) => webStreamOfItems(slices(bytes, size))
+
+function webStreamOfItems(items) {
+  const iterator = items[Symbol.iterator]()
   return new ReadableStream({
     pull(controller) {
       const { value, done } = iterator.next()
@@ -229,9 +233,10 @@ const gunzipped = (file) => pipeline(fs.createReadStream(file), zlib.createGunzi
 /**
  * How each kind of case makes a fresh source per run, in each form a contender may read: `node`
  * (a Node Readable of the bytes, for readline and split2), `chunks` (an async iterable of byte
- * chunks, for the hand split and the floor), `web` (a web ReadableStream) and `fastlines` (what
- * readLines and countLines are given, with their options). `source` is `{ file, prepared,
- * chunkBytes }`.
+ * chunks, for the hand split and the floor), `web` (a web ReadableStream), `texts` (the same
+ * kind of source yielding each chunk's text, decoded before timing, for the split floor) and
+ * `fastlines` (what readLines and countLines are given, with their options). `source` is `{ file,
+ * prepared, chunkBytes }`: `prepared` is prepareCase's, or the reader's `prepare` of it.
  */
 const KINDS = {
   stdin: {
@@ -252,12 +257,14 @@ const KINDS = {
   generator: {
     node: ({ prepared, chunkBytes }) => Readable.from(generatorOf(prepared, chunkBytes)),
     chunks: ({ prepared, chunkBytes }) => generatorOf(prepared, chunkBytes),
+    texts: ({ prepared }) => asyncGeneratorOf(prepared),
     fastlines: ({ prepared, chunkBytes }) => ({ source: generatorOf(prepared, chunkBytes) }),
   },
   'web-stream': {
     node: ({ prepared, chunkBytes }) => Readable.fromWeb(webStreamOf(prepared, chunkBytes)),
     chunks: ({ prepared, chunkBytes }) => webStreamOf(prepared, chunkBytes),
     web: ({ prepared, chunkBytes }) => webStreamOf(prepared, chunkBytes),
+    texts: ({ prepared }) => webStreamOfItems(prepared),
     fastlines: ({ prepared, chunkBytes }) => ({ source: webStreamOf(prepared, chunkBytes) }),
   },
   gzip: {
@@ -299,6 +306,19 @@ function readlineEvents(input) {
 }
 
 /**
+ * Adds the complete lines of `text` to `tally`, `carry` (the partial line before it) first; the
+ * partial line after them, which the caller carries into the next text.
+ */
+function splitInto(tally, carry, text) {
+  if (!text.includes('\n')) return carry + text
+  const parts = text.split('\n')
+  parts[0] = carry + parts[0]
+  const rest = parts.pop()
+  for (const line of parts) tally.add(withoutCR(line))
+  return rest
+}
+
+/**
  * The hand split a user writes over any byte chunks: a StringDecoder (a UTF-8 sequence cut
  * between chunks stays whole), `split('\n')`, the partial last line carried into the next chunk,
  * a trailing `\r` stripped.
@@ -307,20 +327,32 @@ async function handSplit(chunks) {
   const tally = new Tally()
   const decoder = new StringDecoder('utf8')
   let carry = ''
-  for await (const chunk of chunks) {
-    const text = decoder.write(chunk)
-    if (!text.includes('\n')) {
-      carry += text
-      continue
-    }
-    const parts = text.split('\n')
-    parts[0] = carry + parts[0]
-    carry = parts.pop()
-    for (const line of parts) tally.add(withoutCR(line))
-  }
+  for await (const chunk of chunks) carry = splitInto(tally, carry, decoder.write(chunk))
   carry += decoder.end()
   if (carry !== '') tally.add(withoutCR(carry))
   return tally
+}
+
+/**
+ * The hand split's floor: the same source's chunks, already decoded (before timing), split the
+ * same way. What is left is what any reader that hands out line strings does on the JS thread
+ * over a JS-fed source: take each chunk from it, and make a string of each line.
+ */
+async function splitTexts(texts) {
+  const tally = new Tally()
+  let carry = ''
+  for await (const text of texts) carry = splitInto(tally, carry, text)
+  if (carry !== '') tally.add(withoutCR(carry))
+  return tally
+}
+
+/** The text of each `size`-byte chunk of `bytes`, as the hand split's StringDecoder gives it. */
+function chunkTexts(bytes, size) {
+  const decoder = new StringDecoder('utf8')
+  const texts = Array.from(slices(bytes, size), (chunk) => decoder.write(chunk))
+  const end = decoder.end()
+  if (end !== '') texts.push(end)
+  return texts
 }
 
 /** The floor: `for await` over the chunks, counting `\n` bytes (plus a last line without one). */
@@ -380,7 +412,9 @@ async function fastlines(run) {
  * In table order; `readline` is the baseline. `reads` names the form of the source a contender
  * takes (KINDS); `run(input, { lib, options })` reads it all. `cases` and `runtimes`, where given,
  * are the only ones a contender runs in (elsewhere: not in the table, or n/a on that runtime);
- * `perLine`: hands out one line at a time (per-line target). `note` goes under the tables.
+ * `perLine`: hands out one line at a time (per-line target); `prepare(bytes, sourceCase)`, where
+ * given, makes what its runs read from the case's prepared bytes, before timing. `note` goes
+ * under the tables.
  */
 export const SOURCE_READERS = {
   readline: {
@@ -397,6 +431,15 @@ export const SOURCE_READERS = {
     reads: 'chunks',
     run: handSplit,
     note: "`for await` over the chunks, `StringDecoder('utf8')`, `split('\\n')`, the partial line carried over",
+  },
+  'split-floor': {
+    reads: 'texts',
+    prepare: (bytes, { chunkBytes }) => chunkTexts(bytes, chunkBytes),
+    run: splitTexts,
+    note:
+      "the hand split with each chunk's text decoded before timing: the same kind of source yields the texts, " +
+      'split as hand-split does. The JS-thread work no reader that hands out line strings avoids (taking each ' +
+      "chunk from the source, `split('\\n')`): the floor for batches",
   },
   'text-line-stream': {
     reads: 'web',

@@ -35,7 +35,9 @@ async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {
   if (skip !== undefined) throw new NotApplicable(skip)
   if (sourceCase.perProcess) await loadAllLibraries()
   const lib = await loadLibrary(reader)
-  const context = { file: caseFile(caseName, corpusPath), prepared: prepareCase(caseName, corpusPath), lib }
+  const bytes = prepareCase(caseName, corpusPath)
+  const prepared = reader.prepare === undefined ? bytes : reader.prepare(bytes, sourceCase)
+  const context = { file: caseFile(caseName, corpusPath), prepared, lib }
   if (sourceCase.perProcess) {
     const sample = await timeRun(name, caseName, context)
     return { samples: [{ ...sample, maxRssKiB: process.resourceUsage().maxRSS }] }

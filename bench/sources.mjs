@@ -43,6 +43,8 @@ const execFileAsync = promisify(execFile)
 /** The contender every other is measured relative to; the JS-fed cases also against HAND_SPLIT. */
 export const SOURCES_BASELINE = 'readline'
 export const HAND_SPLIT = 'hand-split'
+/** The JS-thread work left to any reader of line strings over JS-fed chunks (source-readers.mjs). */
+export const SPLIT_FLOOR = 'split-floor'
 export { SOURCE_CASE_NAMES, SOURCE_READER_NAMES }
 
 /** The last line a failed process wrote to stderr, or its error's first line. */
