@@ -23,18 +23,19 @@ const END = Symbol('end')
 /** Bytes asked of a FileHandle per read. */
 const FILE_HANDLE_READ_BYTES = 64 * 1024
 /**
- * Chunks smaller than this are gathered and handed over together, at this many bytes or at the
- * end of the event-loop turn, whichever comes first: each hand-over is a native call and wakes
- * the reader, which for 100-byte chunks cost more than the chunks themselves.
- */
-const GATHER_BYTES = 16 * 1024
-/**
- * Chunks smaller than this are handed straight to a reader that waits for one, which frames
- * them on this thread in the same native call (see src/feeding.rs): the native side frames
- * here below this many queued bytes (FRAME_HERE_BYTES in the core crate), and hands larger
- * inputs to its background thread, for which gathering them first costs fewer hand-offs.
+ * Chunks smaller than this are gathered and handed over together, at GATHER_BYTES or at the end
+ * of the event-loop turn, whichever comes first: each hand-over is a native call, which for
+ * 100-byte chunks cost more than the chunks themselves. Larger chunks are pushed as they come:
+ * gathering 8 KiB chunks cost more in `Buffer.concat` than the native calls it saved.
+ *
+ * Chunks smaller than this are also what is handed straight to a reader that waits for one,
+ * which frames them on this thread in the same native call (see src/feeding.rs): the native
+ * side frames here below this many queued bytes (FRAME_HERE_BYTES in the core crate), and hands
+ * larger inputs to its background thread.
  */
 const HAND_OVER_BYTES = 4 * 1024
+/** How many bytes of small chunks are gathered before they are handed over (see above). */
+const GATHER_BYTES = 16 * 1024
 
 /** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
 function isNodeReadable(value) {
@@ -346,11 +347,16 @@ class ByteSource {
   #stopped = false
   /** Resolves the pump's wait for room in the native read-ahead. */
   #roomed = null
-  /** Small chunks not handed over yet (see GATHER_BYTES), and their length in bytes. */
+  /** Small chunks not handed over yet (see HAND_OVER_BYTES), and their length in bytes. */
   #gathered = []
   #gatheredBytes = 0
-  /** The hand-over at the end of this event-loop turn, once scheduled. */
-  #handOver = null
+  /**
+   * What runs at the end of this event-loop turn once something was fed in it, `#endTurn`: it
+   * hands the gathered chunks over and flushes, so that the native reader reads what is queued
+   * however little it is (before that, it is woken only for enough bytes, see FED_WAKE_BYTES in
+   * the core crate).
+   */
+  #turnEnd = null
   /**
    * Set when a chunk was handed straight to the reader, until the JS that runs now is done
    * (a `nextTick`): chunks that follow in the same burst (a source that yields from memory)
@@ -411,7 +417,7 @@ class ByteSource {
   stop() {
     if (this.#stopped) return
     this.#stopped = true
-    if (this.#handOver !== null) clearImmediate(this.#handOver)
+    if (this.#turnEnd !== null) clearImmediate(this.#turnEnd)
     this.#gathered = []
     this.#chunks.cancel()
     this.#wakeReader()
@@ -440,20 +446,19 @@ class ByteSource {
 
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
-    if (chunk instanceof Uint8Array && chunk.byteLength < GATHER_BYTES) {
-      const handOver = this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0
-      if (handOver && chunk.byteLength < HAND_OVER_BYTES) {
+    if (chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES) {
+      if (this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0) {
         this.#inBurst = true
         process.nextTick(this.#burstOver)
         this.#wakeReader(chunk)
         return true
       }
+      this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
       this.#gathered.push(chunk)
       this.#gatheredBytes += chunk.byteLength
-      if (this.#gatheredBytes >= GATHER_BYTES) return this.#handOverGathered(feed)
-      this.#handOver ??= setImmediate(() => this.#handOverGathered(feed))
-      return true
+      return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
     }
+    this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
     if (chunk instanceof Uint8Array) room = feed.push(chunk) && room
     else if (typeof chunk === 'string') room = feed.pushText(chunk) && room
@@ -462,10 +467,15 @@ class ByteSource {
     return room
   }
 
+  /** The end of a turn in which chunks were fed: see #turnEnd. */
+  #endTurn(feed) {
+    this.#turnEnd = null
+    this.#handOverGathered(feed)
+    if (!this.#stopped) feed.flush()
+  }
+
   /** Hands the gathered chunks over as one; whether the feed has room for more. */
   #handOverGathered(feed) {
-    if (this.#handOver !== null) clearImmediate(this.#handOver)
-    this.#handOver = null
     if (this.#gathered.length === 0 || this.#stopped) return true
     const gathered =
       this.#gathered.length === 1 ? this.#gathered[0] : Buffer.concat(this.#gathered, this.#gatheredBytes)

@@ -103,6 +103,14 @@ impl NativeByteSource {
             .is_some_and(|feed| feed.push_owned(text.into_bytes()))
     }
 
+    /// No more chunks for now: the reader reads what is queued, however little.
+    #[napi]
+    pub fn flush(&self) {
+        if let Some(feed) = self.feed() {
+            feed.flush();
+        }
+    }
+
     /// Calls `onRoom` once there is room for more, or the reader is gone.
     #[napi]
     pub fn wait_for_room(&self) -> Result<()> {

@@ -9,9 +9,9 @@
 //! - the consumer, when it has no item to take and less than [`FRAME_HERE_BYTES`] is queued:
 //!   it frames what is there on its own thread, or learns that it must feed more first
 //!   ([`TryNext::Starved`]);
-//! - the background task, woken once [`FED_WAKE_BYTES`] are queued, at the end, or when the
-//!   consumer waits on it ([`ReadStream::next`]): it frames everything queued into the channel,
-//!   in parallel with the consumer, as for files.
+//! - the background task, woken once [`FED_WAKE_BYTES`] are queued, at the end, when the
+//!   feeder flushes, or when the consumer waits on it ([`ReadStream::next`]): it frames
+//!   everything queued into the channel, in parallel with the consumer, as for files.
 //!
 //! Only the side holding the reader puts items into the channel. So a consumer that has taken
 //! the reader and finds the channel empty knows no item is on its way: the one it frames comes
@@ -37,10 +37,11 @@ use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, ReadStream, Stop, Try
 /// consumer (8 KiB chunks took the same time either way, within the bench's noise).
 pub const FRAME_HERE_BYTES: usize = 4 * 1024;
 
-/// The bytes queued that wake the background task while the consumer does not wait on it: the
-/// feed's `wake_bytes` (see [`crate::fed`]). A wake costs the feeding thread a system call, so
-/// small chunks are woken for in bunches.
-pub const FED_WAKE_BYTES: usize = 16 * 1024;
+/// The bytes queued that wake the background task before the feeder flushes: the feed's
+/// `wake_bytes` (see [`crate::fed`]). A wake costs the feeding thread a system call, so chunks
+/// are woken for in bunches: at 16 KiB, a source of 8 KiB chunks in memory spent a tenth of its
+/// JS thread's time waking the reader, which, faster than the feeder, was always waiting.
+pub const FED_WAKE_BYTES: usize = 64 * 1024;
 
 impl<T: Send + 'static> ReadStream<T> {
     /// Starts a stream of `source`, a fed source (see [`crate::fed`], made with `wake_bytes`
@@ -81,8 +82,8 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
     /// The same step right after the consumer fed a chunk (see [`ReadStream::try_next_fed`]).
     fn try_next_fed(&self, items: &mut mpsc::Receiver<Item<T>>) -> FedNext<T>;
 
-    /// Whether the consumer waits on the background task: then any chunk pushed wakes it.
-    fn demand(&self, waits: bool);
+    /// The consumer waits on the background task: it reads what is queued, however little.
+    fn demand(&self);
 }
 
 /// A fed source's reader with the channel it fills. Fields drop in order: the stream learns
@@ -220,8 +221,8 @@ where
         next
     }
 
-    fn demand(&self, waits: bool) {
-        self.signal.demand(waits);
+    fn demand(&self) {
+        self.signal.demand();
     }
 }
 

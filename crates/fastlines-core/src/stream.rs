@@ -165,10 +165,8 @@ impl<T: Send + 'static> ReadStream<T> {
         let item = match &self.here {
             None => items.recv().await,
             Some(here) => {
-                here.demand(true);
-                let item = items.recv().await;
-                here.demand(false);
-                item
+                here.demand();
+                items.recv().await
             }
         };
         item.filter(|_| !self.stop.is_cancelled())

@@ -12,10 +12,12 @@
 //! the reader waits on a waker, and the feeder on a notification that a read (or the reader
 //! going away) sends.
 //!
-//! The reader is not woken for every chunk: waking a thread costs more than a one-line chunk
-//! costs to read. It is woken once `wake_bytes` are queued, at the end or a failure, or, when
-//! its consumer waits on it ([`FedSignal::demand`]), by any push. A consumer on the feeder's
-//! own thread reads what little is queued meanwhile itself (see `fed_stream.rs`).
+//! The reader is not woken for every chunk: waking a thread costs the feeder a system call,
+//! more than an 8 KiB chunk costs to copy in. It is woken once `wake_bytes` are queued, at the
+//! end or a failure, or by a flush, for whatever is queued: the feeder flushes once it has no
+//! more chunks for now (at the end of its event-loop turn), and a consumer that waits on the
+//! reader flushes too ([`FedSignal::demand`]). A consumer on the feeder's own thread reads what
+//! little is queued meanwhile itself (see `fed_stream.rs`).
 
 use std::collections::VecDeque;
 use std::io;
@@ -31,7 +33,7 @@ use crate::error::SourceFailed;
 /// A fed source: the feeder's half ([`Feed`]) and the reader's ([`FedInput`]). At most
 /// `limit` bytes wait in the queue before the feeder is told to wait (plus the chunk that
 /// crossed the limit: chunks are never cut); a reader waiting for bytes is woken once
-/// `wake_bytes` are queued (at most `limit`), or the source ends.
+/// `wake_bytes` are queued (at most `limit`), by a flush, or when the source ends.
 pub fn fed(limit: usize, wake_bytes: usize) -> (Feed, FedInput) {
     let limit = limit.max(1);
     let shared = Arc::new(Shared {
@@ -86,17 +88,18 @@ struct State {
     ending: Option<Ending>,
     /// The reader, waiting for a chunk or the end.
     reader: Option<Waker>,
-    /// The reader's consumer waits on it: any chunk is worth waking it for.
-    demanded: bool,
+    /// Set by a flush, cleared by the next read: what is queued is worth reading, however
+    /// little it is.
+    flushed: bool,
     /// The reader was dropped: nothing pushed will be read.
     unread: bool,
 }
 
 impl State {
-    /// Whether the reader has reason to read now: enough is queued, the source is over, or its
-    /// consumer waits and anything is queued.
+    /// Whether the reader has reason to read now: enough is queued, the source is over, or
+    /// anything is queued since a flush.
     fn wakes(&self, wake_bytes: usize) -> bool {
-        self.queued >= wake_bytes || self.ending.is_some() || (self.demanded && self.queued > 0)
+        self.queued >= wake_bytes || self.ending.is_some() || (self.flushed && self.queued > 0)
     }
 }
 
@@ -187,6 +190,11 @@ impl Feed {
         }
     }
 
+    /// The feeder has no more chunks for now: the reader reads what is queued, however little.
+    pub fn flush(&self) {
+        self.0.flush();
+    }
+
     /// The source ended: the reader reads the end after the queued chunks.
     pub fn end(&self) {
         self.finish(Ending::Ended);
@@ -210,6 +218,13 @@ impl Feed {
 }
 
 impl Shared {
+    /// Marks what is queued worth reading, and wakes the reader for it.
+    fn flush(&self) {
+        let mut state = self.state();
+        state.flushed = true;
+        self.wake_if_due(&mut state);
+    }
+
     /// Wakes the reader, waiting or parked, if it has reason to read now.
     fn wake_if_due(&self, state: &mut State) {
         if !state.wakes(self.wake_bytes) {
@@ -249,13 +264,9 @@ impl FedSignal {
         }
     }
 
-    /// Whether the reader's consumer waits on it (then any push wakes it) or not.
-    pub fn demand(&self, waits: bool) {
-        let mut state = self.0.state();
-        state.demanded = waits;
-        if waits {
-            self.0.wake_if_due(&mut state);
-        }
+    /// The reader's consumer waits on it: a flush, so that it reads what is queued.
+    pub fn demand(&self) {
+        self.0.flush();
     }
 }
 
@@ -279,6 +290,7 @@ impl AsyncRead for FedInput {
             };
         }
         let was_full = !shared.has_room(&state);
+        state.flushed = false;
         while buf.remaining() > 0 {
             let Some(front) = state.chunks.front_mut() else {
                 break;
@@ -375,6 +387,57 @@ mod tests {
             feed.room().await; // 4 bytes left queued: room again
             assert!(feed.push(b"x"));
         });
+    }
+
+    /// Counts the wakes of the reader it is the waker of.
+    #[derive(Default)]
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    impl Wakes {
+        fn count(&self) -> usize {
+            self.0.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    /// Polls `input` once for a read with `wakes` as its waker: whether it read anything.
+    fn poll_once(input: &mut FedInput, wakes: &Arc<Wakes>) -> bool {
+        let waker = Waker::from(Arc::clone(wakes));
+        let mut read = [0; 64];
+        let mut buf = ReadBuf::new(&mut read);
+        let poll = Pin::new(input).poll_read(&mut Context::from_waker(&waker), &mut buf);
+        matches!(poll, Poll::Ready(Ok(()))) && !buf.filled().is_empty()
+    }
+
+    #[test]
+    fn a_waiting_reader_is_woken_for_wake_bytes_or_by_a_flush_not_by_every_push() {
+        let (feed, mut input) = super::fed(1024, 8);
+        let wakes = Arc::new(Wakes::default());
+        assert!(!poll_once(&mut input, &wakes), "nothing queued yet");
+        feed.push(b"abc");
+        assert_eq!(wakes.count(), 0, "3 of 8 bytes: not worth a wake");
+        feed.flush();
+        assert_eq!(wakes.count(), 1, "a flush: whatever is queued");
+        assert!(poll_once(&mut input, &wakes));
+        assert!(!poll_once(&mut input, &wakes), "read all; waits again");
+        feed.push(b"de");
+        assert_eq!(wakes.count(), 1, "the read cleared the flush");
+        feed.push(b"fghijk");
+        assert_eq!(wakes.count(), 2, "8 bytes queued");
+        assert!(poll_once(&mut input, &wakes));
+        assert!(!poll_once(&mut input, &wakes));
+        input.signal().demand();
+        feed.push(b"l");
+        assert_eq!(wakes.count(), 3, "a consumer waits: the next push is worth a wake");
+        assert!(poll_once(&mut input, &wakes));
+        assert!(!poll_once(&mut input, &wakes));
+        feed.end();
+        assert_eq!(wakes.count(), 4, "the end");
     }
 
     #[test]
