@@ -28,6 +28,8 @@ export declare class NativeByteSource {
   push(chunk: Uint8Array): boolean
   /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
   pushText(text: string): boolean
+  /** No more chunks for now: the reader reads what is queued, however little. */
+  flush(): void
   /** Calls `onRoom` once there is room for more, or the reader is gone. */
   waitForRoom(): void
   /** Whether the reader is gone: nothing more needs pulling. */
