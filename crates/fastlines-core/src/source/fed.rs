@@ -433,7 +433,11 @@ mod tests {
         assert!(!poll_once(&mut input, &wakes));
         input.signal().demand();
         feed.push(b"l");
-        assert_eq!(wakes.count(), 3, "a consumer waits: the next push is worth a wake");
+        assert_eq!(
+            wakes.count(),
+            3,
+            "a consumer waits: the next push is worth a wake"
+        );
         assert!(poll_once(&mut input, &wakes));
         assert!(!poll_once(&mut input, &wakes));
         feed.end();
