@@ -307,6 +307,43 @@ test("onError: 'skip' goes on past every bad line and counts them", async (t) =>
   t.is(sync.skipped, 2)
 })
 
+/** What a mutated line may gain: a bracket, a comma, a quote, an escape, a token, a space. */
+const FRAGMENTS = ['[', ']', '{', '}', ',', ':', '"', '\\', '\\"', ' ', '\t', '1', 'null', '"x"', '"]"', '"{,"']
+
+/** `text` with a random fragment put in at a random place, or a random stretch of it cut out. */
+function mutated(random, text) {
+  const at = Math.floor(random() * (text.length + 1))
+  if (random() < 0.5) return text.slice(0, at) + FRAGMENTS[Math.floor(random() * FRAGMENTS.length)] + text.slice(at)
+  return text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 4))
+}
+
+test("onError: 'skip' gives JSON.parse's value of every line that parses, whatever the line's shape", async (t) => {
+  // Lines the native side finds not shaped like one JSON text are skipped without JSON.parse:
+  // none of them may be JSON. Mutated values make every shape, valid and not, in every batch.
+  const random = seededRandom(31)
+  const lines = []
+  for (let i = 0; i < 3000; i++) {
+    let text = VALUE_TEXTS[Math.floor(random() * VALUE_TEXTS.length)]
+    for (let k = Math.floor(random() * 3); k > 0; k--) text = mutated(random, text)
+    lines.push(text)
+  }
+  const bytes = Buffer.from(`${lines.join('\n')}\n`)
+  const path = temp.file(bytes)
+  const reference = referenceValues(bytes)
+  const expected = reference.filter((entry) => 'value' in entry).map(({ lineNumber, value }) => [lineNumber, value])
+  const bad = reference.length - expected.length
+  t.true(expected.length > 1000 && bad > 1000, `${expected.length} values, ${bad} bad lines`)
+  for (const [name, read] of Object.entries(READERS)) {
+    t.deepEqual(await read(path, { onError: 'skip' }), expected, name)
+  }
+  const reader = readJsonLines(path, { onError: 'skip' })
+  await collect(reader)
+  t.is(reader.skipped, bad)
+  const sync = readJsonLinesSync(path, { onError: 'skip' })
+  t.is([...sync].length, expected.length)
+  t.is(sync.skipped, bad)
+})
+
 test('onError as a function replaces a line, skips it on undefined, and ends reading with what it throws', async (t) => {
   const path = temp.file('1\n{bad\n2\nworse\n3\n')
   const calls = []

@@ -9,8 +9,9 @@
 //! that closes what it did not open, leaves open what it opened, or holds a comma outside
 //! brackets. Lines free of those (and not blank) are one JSON text each exactly when their array
 //! parses, and then each element is `JSON.parse` of its line. Whether their tokens are valid
-//! JSON is the parse's to say: JS parses the lines one by one where the array does not parse,
-//! and the lines listed here always.
+//! JSON is the parse's to say: JS parses the lines one by one where the array does not parse.
+//! A line listed here is blank or not JSON at all (each reason to list it breaks the grammar),
+//! so JS skips those it is told to skip without parsing them, and parses the others alone.
 
 use memchr::{memchr2, memchr_iter};
 
