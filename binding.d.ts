@@ -12,9 +12,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /**
  * A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
  *
- * Fed: `push()` each chunk, and when it returns false, call `waitForRoom()` and push again once
- * `onRoom` is called; then `end()`, or `fail()` (JS keeps the source's error). On a descriptor
- * these do nothing: fastlines reads it itself.
+ * Fed: push each chunk (`push(source.feeder, chunk)`, see `feeding.rs`, or `pushText()`), and
+ * when that returns false, call `waitForRoom()` and push again once `onRoom` is called; then
+ * `end()`, or `fail()` (JS keeps the source's error). On a descriptor these do nothing:
+ * fastlines reads it itself.
  */
 export declare class NativeByteSource {
   /** A source JS feeds; `onRoom` is called once per `waitForRoom()`, when there is room again. */
@@ -24,8 +25,8 @@ export declare class NativeByteSource {
    * where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
    */
   static descriptor(fd: number): NativeByteSource
-  /** Copies a chunk of bytes in; false when the read-ahead is full. */
-  push(chunk: Uint8Array): boolean
+  /** The number `push()` takes for this source; undefined for a descriptor. */
+  get feeder(): number | null
   /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
   pushText(text: string): boolean
   /** No more chunks for now: the reader reads what is queued, however little. */
@@ -316,3 +317,9 @@ export interface NativeShare {
   count: number
   size?: number
 }
+
+/**
+ * Queues `chunk` in the fed source numbered `feeder` (its `feeder`, see `byte_source.rs`),
+ * copied; false when the read-ahead is full (see `Feed::push`).
+ */
+export declare function push(feeder: number, chunk: Uint8Array): boolean

@@ -847,3 +847,4 @@ module.exports.NativeDecompress = nativeBinding.NativeDecompress
 module.exports.NativeEncoding = nativeBinding.NativeEncoding
 module.exports.NativeErrorKind = nativeBinding.NativeErrorKind
 module.exports.NativeMeasure = nativeBinding.NativeMeasure
+module.exports.push = nativeBinding.push

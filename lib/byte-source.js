@@ -345,6 +345,8 @@ class FileHandleChunks {
 class ByteSource {
   #chunks
   #stopped = false
+  /** The number `push()` takes for the native source (see src/feeding.rs), once it is fed. */
+  #feeder = null
   /** Resolves the pump's wait for room in the native read-ahead. */
   #roomed = null
   /** Small chunks not handed over yet (see HAND_OVER_BYTES), and their length in bytes. */
@@ -393,6 +395,7 @@ class ByteSource {
       if (native !== undefined) return open(native)
     }
     const feed = binding.NativeByteSource.fed(() => this.#resumePump())
+    this.#feeder = feed.feeder
     const native = open(feed)
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
@@ -460,7 +463,7 @@ class ByteSource {
     }
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
-    if (chunk instanceof Uint8Array) room = feed.push(chunk) && room
+    if (chunk instanceof Uint8Array) room = binding.push(this.#feeder, chunk) && room
     else if (typeof chunk === 'string') room = feed.pushText(chunk) && room
     else throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
     this.#wakeReader()
@@ -481,7 +484,7 @@ class ByteSource {
       this.#gathered.length === 1 ? this.#gathered[0] : Buffer.concat(this.#gathered, this.#gatheredBytes)
     this.#gathered = []
     this.#gatheredBytes = 0
-    const room = feed.push(gathered)
+    const room = binding.push(this.#feeder, gathered)
     this.#wakeReader()
     return room
   }

@@ -16,6 +16,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Error, Status};
 use napi_derive::napi;
 
+use crate::feeding::{Feeder, FeederEntry};
 use crate::input::NativeReadOptions;
 use crate::runtime::runtime;
 
@@ -25,9 +26,10 @@ type RoomCallback = ThreadsafeFunction<(), (), (), Status, false, true>;
 
 /// A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
 ///
-/// Fed: `push()` each chunk, and when it returns false, call `waitForRoom()` and push again once
-/// `onRoom` is called; then `end()`, or `fail()` (JS keeps the source's error). On a descriptor
-/// these do nothing: fastlines reads it itself.
+/// Fed: push each chunk (`push(source.feeder, chunk)`, see `feeding.rs`, or `pushText()`), and
+/// when that returns false, call `waitForRoom()` and push again once `onRoom` is called; then
+/// `end()`, or `fail()` (JS keeps the source's error). On a descriptor these do nothing:
+/// fastlines reads it itself.
 #[napi]
 pub struct NativeByteSource {
     /// What JS feeds through; `None` for a descriptor.
@@ -36,10 +38,12 @@ pub struct NativeByteSource {
     unopened: Mutex<Option<Unopened>>,
 }
 
-/// A fed source's queue, and how JS is told there is room in it.
+/// A fed source's queue, how JS is told there is room in it, and its place in the table of
+/// feeders, where `push()` finds it.
 struct Feeding {
     feed: Arc<Feed>,
     on_room: Arc<RoomCallback>,
+    entry: FeederEntry,
 }
 
 /// A source's input before a reader takes it.
@@ -70,9 +74,11 @@ impl NativeByteSource {
             .weak::<true>()
             .build()?;
         let (feed, input) = fed(READ_AHEAD_BYTES, FED_WAKE_BYTES);
+        let feed = Arc::new(feed);
         Ok(NativeByteSource {
             feeding: Some(Feeding {
-                feed: Arc::new(feed),
+                entry: FeederEntry::enter(Feeder::Source(Arc::clone(&feed))),
+                feed,
                 on_room: Arc::new(on_room),
             }),
             unopened: Mutex::new(Some(Unopened::Fed(input))),
@@ -90,10 +96,10 @@ impl NativeByteSource {
         })
     }
 
-    /// Copies a chunk of bytes in; false when the read-ahead is full.
-    #[napi]
-    pub fn push(&self, chunk: &[u8]) -> bool {
-        self.feed().is_some_and(|feed| feed.push(chunk))
+    /// The number `push()` takes for this source; undefined for a descriptor.
+    #[napi(getter)]
+    pub fn feeder(&self) -> Option<u32> {
+        self.feeding.as_ref().map(|feeding| feeding.entry.number())
     }
 
     /// Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full.
@@ -114,7 +120,7 @@ impl NativeByteSource {
     /// Calls `onRoom` once there is room for more, or the reader is gone.
     #[napi]
     pub fn wait_for_room(&self) -> Result<()> {
-        let Some(Feeding { feed, on_room }) = &self.feeding else {
+        let Some(Feeding { feed, on_room, .. }) = &self.feeding else {
             return Ok(());
         };
         let (feed, on_room) = (Arc::clone(feed), Arc::clone(on_room));

@@ -1,12 +1,14 @@
-//! JS's per-chunk call into the reader of a fed byte source: `feed(feeder, chunk)`, which pushes
-//! a small chunk and takes what it completes (see `lib/source.js`).
+//! JS's per-chunk calls into a fed byte source: `push(feeder, chunk)`, which queues a chunk in
+//! the source (see `lib/byte-source.js`), and `feed(feeder, chunk)`, which pushes a small chunk
+//! into the source of a reader and takes what it completes (see `lib/source.js`).
 //!
-//! It is a plain function given a number, not a method: napi-rs 3.16 wraps every method call
+//! They are plain functions given a number, not methods: napi-rs 3.16 wraps every method call
 //! in checks on its receiver (an unwrap, a type-tag check, a borrow recorded in a global map),
 //! which measured 0.4-0.8 us a call here, more than pushing and framing a one-line chunk costs
 //! (about 0.5 us), against 0.05 us for a plain function. A producer that flushes a line per
-//! chunk pays it per line. So each such reader is entered, at its creation on the JS thread,
-//! in that thread's table of feeders, under the number JS passes, and leaves it when dropped.
+//! chunk pays it per line, and a source of 8 KiB chunks per 8 KiB. So each fed source and each
+//! reader of one is entered, at its creation on the JS thread, in that thread's table of
+//! feeders, under the number JS passes, and leaves it when dropped.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -25,8 +27,10 @@ use crate::text::{JsChunk, Lending};
 /// What `feed()` gives JS: see `output::fed`.
 type Fed = Either3<Step<Either<JsBatch, JsChunk>>, Undefined, bool>;
 
-/// A reader of a fed source, as `feed()` reaches it.
+/// A fed source, or a reader of one, as `push()` and `feed()` reach it.
 pub enum Feeder {
+    /// A fed source (`byte_source.rs`): `push()` queues chunks in it.
+    Source(Arc<Feed>),
     /// A line reader: its batches become strings that record their place in `last_batch`.
     Lines {
         feed: Arc<Feed>,
@@ -104,9 +108,21 @@ pub fn feed(feeder: u32, chunk: &[u8]) -> Result<Fed> {
                 Either::B(JsChunk(chunk))
             }))
         }
-        None => Err(Error::new(
-            Status::InvalidArg,
-            format!("no reader is fed as {feeder}"),
-        )),
+        Some(Feeder::Source(_)) | None => Err(no_such(feeder, "reader")),
     })
+}
+
+/// Queues `chunk` in the fed source numbered `feeder` (its `feeder`, see `byte_source.rs`),
+/// copied; false when the read-ahead is full (see `Feed::push`).
+#[napi]
+pub fn push(feeder: u32, chunk: &[u8]) -> Result<bool> {
+    FEEDERS.with_borrow(|feeders| match feeders.by_number.get(&feeder) {
+        Some(Feeder::Source(feed)) => Ok(feed.push(chunk)),
+        _ => Err(no_such(feeder, "source")),
+    })
+}
+
+/// The error of a call with a number that names no such feeder on this thread.
+fn no_such(feeder: u32, what: &str) -> Error {
+    Error::new(Status::InvalidArg, format!("no {what} is fed as {feeder}"))
 }

@@ -30,7 +30,7 @@ mod text;
 
 pub use byte_source::NativeByteSource;
 pub use count::NativeLineCount;
-pub use feeding::feed;
+pub use feeding::{feed, push};
 pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;
