@@ -449,19 +449,19 @@ class ByteSource {
 
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
-    if (chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES) {
-      if (this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0) {
-        this.#inBurst = true
-        process.nextTick(this.#burstOver)
-        this.#wakeReader(chunk)
-        return true
-      }
-      this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
+    const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
+    if (small && this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0) {
+      this.#inBurst = true
+      process.nextTick(this.#burstOver)
+      this.#wakeReader(chunk)
+      return true
+    }
+    this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
+    if (small) {
       this.#gathered.push(chunk)
       this.#gatheredBytes += chunk.byteLength
       return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
     }
-    this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
     if (chunk instanceof Uint8Array) room = binding.push(this.#feeder, chunk) && room
     else if (typeof chunk === 'string') room = feed.pushText(chunk) && room

@@ -329,6 +329,8 @@ impl Drop for FedInput {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
     use tokio::io::AsyncReadExt;
 
     /// A fed source whose reader is woken by every push, as the tests below read it.
@@ -391,17 +393,17 @@ mod tests {
 
     /// Counts the wakes of the reader it is the waker of.
     #[derive(Default)]
-    struct Wakes(std::sync::atomic::AtomicUsize);
+    struct Wakes(AtomicUsize);
 
-    impl std::task::Wake for Wakes {
+    impl Wake for Wakes {
         fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
 
     impl Wakes {
         fn count(&self) -> usize {
-            self.0.load(std::sync::atomic::Ordering::SeqCst)
+            self.0.load(Ordering::SeqCst)
         }
     }
 
