@@ -98,13 +98,13 @@ pub fn feed(feeder: u32, chunk: &[u8]) -> Result<Fed> {
             last_batch,
             lending,
         }) => {
-            feed.push(chunk);
             let maker = last_batch.maker(*lending);
-            Ok(fed(stream.try_next_fed(), |batch| Either::A(maker(batch))))
+            Ok(fed(stream.try_next_fed(feed, chunk), |batch| {
+                Either::A(maker(batch))
+            }))
         }
         Some(Feeder::Chunks { feed, stream }) => {
-            feed.push(chunk);
-            Ok(fed(stream.try_next_fed(), |chunk| {
+            Ok(fed(stream.try_next_fed(feed, chunk), |chunk| {
                 Either::B(JsChunk(chunk))
             }))
         }

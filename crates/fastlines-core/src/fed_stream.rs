@@ -26,9 +26,10 @@ use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::channel::{Item, ItemSender};
+use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::Reader;
-use crate::source::{FedInput, FedSignal, Source};
+use crate::source::{FedInput, FedSignal, Feed, Source};
 use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, ReadStream, Stop, TryNext};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
@@ -79,8 +80,13 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
     /// The consumer's step that does not wait (see [`ReadStream::try_next`]).
     fn try_next(&self, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T>;
 
-    /// The same step right after the consumer fed a chunk (see [`ReadStream::try_next_fed`]).
-    fn try_next_fed(&self, items: &mut mpsc::Receiver<Item<T>>) -> FedNext<T>;
+    /// Feeds `chunk` through `feed` and takes the same step (see [`ReadStream::try_next_fed`]).
+    fn try_next_fed(
+        &self,
+        feed: &Feed,
+        chunk: &[u8],
+        items: &mut mpsc::Receiver<Item<T>>,
+    ) -> FedNext<T>;
 
     /// The consumer waits on the background task: it reads what is queued, however little.
     fn demand(&self);
@@ -202,19 +208,30 @@ where
         next
     }
 
-    fn try_next_fed(&self, items: &mut mpsc::Receiver<Item<F::Item>>) -> FedNext<F::Item> {
+    fn try_next_fed(
+        &self,
+        feed: &Feed,
+        chunk: &[u8],
+        items: &mut mpsc::Receiver<Item<F::Item>>,
+    ) -> FedNext<F::Item> {
         let Some(mut trip) = self.stop.take() else {
+            feed.push(chunk);
             return FedNext::Elsewhere;
         };
-        // Looked at only once the reader is taken: nothing is sent meanwhile.
-        let next = if !items.is_empty() || trip.reader.input().queued() >= FRAME_HERE_BYTES {
+        // Looked at only once the reader is taken: nothing is sent or read meanwhile, and only
+        // this thread feeds.
+        let next = if !items.is_empty() {
+            feed.push(chunk);
             FedNext::Elsewhere
+        } else if let Some(next) = take_given(&mut trip, chunk) {
+            next
         } else {
-            match poll_once(trip.reader.next_async()) {
-                Poll::Pending => FedNext::Starved,
-                Poll::Ready(Ok(Some(item))) => drained_or_sent(&mut trip, item),
-                Poll::Ready(Ok(None)) => FedNext::Over(None),
-                Poll::Ready(Err(err)) => FedNext::Over(Some(err)),
+            feed.push(chunk);
+            if trip.reader.input().queued() >= FRAME_HERE_BYTES {
+                FedNext::Elsewhere
+            } else {
+                let next = poll_once(trip.reader.next_async());
+                drained_or_sent(&mut trip, next, |trip| poll_once(trip.reader.next_async()))
             }
         };
         self.park(trip);
@@ -226,11 +243,44 @@ where
     }
 }
 
-/// `item`, just framed here with the channel empty: `Drained` if framing on finds nothing more
-/// now (the usual case: a small chunk's lines all come in one item). Otherwise the item and
-/// what came after it go into the channel, in order, for the consumer to take as usual.
-fn drained_or_sent<F: Framer>(trip: &mut Trip<F>, item: F::Item) -> FedNext<F::Item> {
-    let after = match poll_once(trip.reader.next_async()) {
+/// What a chunk given to a reader with nothing queued completes, framed into its buffer
+/// without going through the queue (see [`Reader::take_given`]); `None` when it must be queued.
+fn take_given<F: Framer>(trip: &mut Trip<F>, chunk: &[u8]) -> Option<FedNext<F::Item>> {
+    if trip.reader.input().queued() > 0 {
+        return None;
+    }
+    let next = given_poll(trip.reader.take_given(chunk)?);
+    // Nothing more is read: what the chunk completes after that item is already buffered.
+    Some(drained_or_sent(trip, next, |trip| {
+        given_poll(trip.reader.take_given(&[]).unwrap_or(Ok(None)))
+    }))
+}
+
+/// What [`Reader::take_given`] gave, as a poll of the reader would give it: nothing complete
+/// yet is pending (the input has not ended).
+fn given_poll<T>(given: Result<Option<T>, ReadError>) -> Poll<Result<Option<T>, ReadError>> {
+    match given {
+        Ok(None) => Poll::Pending,
+        given => Poll::Ready(given),
+    }
+}
+
+/// What the consumer finds in `next`, framed here with the channel empty: `Drained` with an
+/// item if framing on (`after`) finds nothing more now (the usual case: a small chunk's lines
+/// all come in one item). Otherwise the item and what came after it go into the channel, in
+/// order, for the consumer to take as usual.
+fn drained_or_sent<F: Framer>(
+    trip: &mut Trip<F>,
+    next: Poll<Result<Option<F::Item>, ReadError>>,
+    after: impl FnOnce(&mut Trip<F>) -> Poll<Result<Option<F::Item>, ReadError>>,
+) -> FedNext<F::Item> {
+    let item = match next {
+        Poll::Pending => return FedNext::Starved,
+        Poll::Ready(Ok(Some(item))) => item,
+        Poll::Ready(Ok(None)) => return FedNext::Over(None),
+        Poll::Ready(Err(err)) => return FedNext::Over(Some(err)),
+    };
+    let after = match after(trip) {
         Poll::Pending => return FedNext::Drained(item),
         Poll::Ready(after) => after,
     };

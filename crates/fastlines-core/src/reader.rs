@@ -118,6 +118,26 @@ impl<F: Framer, I> Reader<F, I> {
             self.break_off(err);
         }
     }
+
+    /// Takes `bytes` as the input's next bytes, without a read, and gives the next item: for
+    /// the consumer of a fed source that holds the reader while nothing is queued (see
+    /// `fed_stream.rs`), so that a small chunk is copied once, into the buffer, rather than
+    /// into the queue and out of it again. `None`, taking nothing, when the input is not read
+    /// as it is (decompressed bytes come out of the decompressor, which reads the queue) or
+    /// has ended. `Ok(None)`: nothing complete yet.
+    pub(crate) fn take_given(
+        &mut self,
+        bytes: &[u8],
+    ) -> Option<Result<Option<F::Item>, ReadError>> {
+        if !matches!(self.input, Input::Plain(_)) || self.eof {
+            return None;
+        }
+        if !bytes.is_empty() {
+            self.buf.spare(bytes.len()).copy_from_slice(bytes);
+            self.record_or_break_off(Filled::plain(Ok(bytes.len())));
+        }
+        Some(self.take_ready())
+    }
 }
 
 impl<F, I> Reader<F, I> {

@@ -24,7 +24,7 @@ use crate::error::ReadError;
 use crate::fed_stream::FrameHere;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open, ReadOptions, Source};
+use crate::source::{open, Feed, ReadOptions, Source};
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
@@ -216,17 +216,21 @@ impl<T: Send + 'static> ReadStream<T> {
         self.here.is_some()
     }
 
-    /// [`Self::try_next`] for a consumer that has just fed its source a chunk, which it
-    /// usually frames on its own thread: then it learns whether anything more is framed before
-    /// the next chunk, and so whether to ask again before feeding one. `Elsewhere` for a stream
-    /// that is not fed.
-    pub fn try_next_fed(&self) -> FedNext<T> {
+    /// Feeds `chunk` to this stream's source through `feed`, its feeder's half, and takes
+    /// [`Self::try_next`]'s step: for a consumer that waits for its next chunk, which it
+    /// usually frames on its own thread (straight into the reader's buffer when nothing is
+    /// queued). It learns whether anything more is framed before the next chunk, and so
+    /// whether to ask again before feeding one. `Elsewhere` for a stream that is not fed.
+    pub fn try_next_fed(&self, feed: &Feed, chunk: &[u8]) -> FedNext<T> {
         if self.stop.is_cancelled() {
             return FedNext::Over(None);
         }
         match (&self.here, self.items.try_lock()) {
-            (Some(here), Ok(mut items)) => here.try_next_fed(&mut items),
-            _ => FedNext::Elsewhere,
+            (Some(here), Ok(mut items)) => here.try_next_fed(feed, chunk, &mut items),
+            _ => {
+                feed.push(chunk);
+                FedNext::Elsewhere
+            }
         }
     }
 

@@ -914,11 +914,7 @@ fn fed_and_framed_output(
                 {
                     waiting.set(false);
                     feeds.set(feeds.get() + 1);
-                    assert!(
-                        feed.push(chunk),
-                        "a starved reader's feed has room for a small chunk"
-                    );
-                    fed.send(Some((stream.try_next_fed(), feeds.get())))
+                    fed.send(Some((stream.try_next_fed(&feed, chunk), feeds.get())))
                         .expect("a consumer");
                     stepped.notified().await;
                 } else {

@@ -269,7 +269,7 @@ impl Filled {
     }
 
     /// A read of the source itself: what it gave is what it took.
-    fn plain(read: Result<usize, ReadError>) -> Self {
+    pub(crate) fn plain(read: Result<usize, ReadError>) -> Self {
         Filled {
             consumed: *read.as_ref().unwrap_or(&0),
             produced: read,
