@@ -360,13 +360,15 @@ class ByteSource {
    */
   #turnEnd = null
   /**
-   * Set when a chunk was handed straight to the reader, until the JS that runs now is done
-   * (a `nextTick`): chunks that follow in the same burst (a source that yields from memory)
-   * are gathered, so that they cost a native call per 16 KiB rather than per chunk.
+   * Set when a chunk was handed straight to the reader, until the event loop next runs its
+   * immediates: chunks that follow before that (from a source that yields from memory, or
+   * several in one turn) are gathered, so that they cost a native call per 16 KiB rather than
+   * per chunk. An immediate rather than a `nextTick`: for a producer that sends a line per
+   * turn, the tick cost 0.3 us a line, the immediate 0.1 us.
    */
-  #inBurst = false
+  #burst = null
   #burstOver = () => {
-    this.#inBurst = false
+    this.#burst = null
   }
   /** What the reader waiting for the next push calls then (see onFed()). */
   #onFed = null
@@ -421,6 +423,7 @@ class ByteSource {
     if (this.#stopped) return
     this.#stopped = true
     if (this.#turnEnd !== null) clearImmediate(this.#turnEnd)
+    if (this.#burst !== null) clearImmediate(this.#burst)
     this.#gathered = []
     this.#chunks.cancel()
     this.#wakeReader()
@@ -450,9 +453,8 @@ class ByteSource {
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
-    if (small && this.#onFed !== null && !this.#inBurst && this.#gathered.length === 0) {
-      this.#inBurst = true
-      process.nextTick(this.#burstOver)
+    if (small && this.#onFed !== null && this.#burst === null && this.#gathered.length === 0) {
+      this.#burst = setImmediate(this.#burstOver)
       this.#wakeReader(chunk)
       return true
     }

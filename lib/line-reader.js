@@ -106,13 +106,13 @@ class LineReader extends ClosingAsyncIterator {
   }
 
   /** Loads the next native batch into the cursor if it has no line left, and takes from it. */
-  async #fillAndTake(take) {
-    if (!this.#cursor.hasLine) {
-      const joined = await this.#source.next()
+  #fillAndTake(take) {
+    if (this.#cursor.hasLine) return Promise.resolve({ value: take(), done: false })
+    return this.#source.next((joined) => {
       if (joined === null) return done()
       this.#cursor.load(joined)
-    }
-    return { value: take(), done: false }
+      return { value: take(), done: false }
+    })
   }
 
   /** Loads a batch that is already read into the cursor, if there is one (see takeReady). */

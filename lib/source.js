@@ -109,10 +109,19 @@ class NativeSource {
   }
 
   /**
-   * The next native item (a string of lines, or a Buffer), or null at the end. An item already
-   * read is taken at once; only when there is none does this wait for the native side.
+   * `use(item)` of the next native item (a string of lines, or a Buffer, or null at the end),
+   * as a promise. An item already read is taken at once; only when there is none does this
+   * wait for the native side, or, for a byte source whose native side framed all it was fed,
+   * for the source's next chunk: then what that chunk completes is given to `use` in the same
+   * callback that fed it, so that a producer that sends a line at a time costs its consumer one
+   * promise per line, as it costs readline's.
    */
-  async next() {
+  next(use = identity) {
+    if (this.#waitsForFeed()) return this.#waitForFeed(use)
+    return this.#nextItem().then(use)
+  }
+
+  async #nextItem() {
     if (!this.#started()) return null
     if (this.#overdue()) {
       await setImmediate()
@@ -120,24 +129,16 @@ class NativeSource {
       // The turn may have closed or aborted the reader.
       if (!this.#started()) return null
     }
-    for (;;) {
-      const now = this.takeReady()
-      if (now !== undefined) return now
-      if (this.#final !== undefined) {
-        const final = this.#final
-        this.#final = undefined
-        return this.#settle(final)
-      }
-      if (!this.#starved) return this.#waitForItem()
-      this.#starved = false
-      const fed = await this.#waitForFeed()
-      // Paced by the source, not ahead of it: what it waits on had its turn.
-      this.#lastTurn = performance.now()
-      if (this.#closing !== null) return null
-      if (fed === undefined || fed === false) continue
-      if (fed !== null && !isNativeFailure(fed)) return fed
-      this.#final = fed
+    const now = this.takeReady()
+    if (now !== undefined) return now
+    if (this.#final !== undefined) {
+      const final = this.#final
+      this.#final = undefined
+      return this.#settle(final)
     }
+    if (!this.#starved) return this.#waitForItem()
+    this.#starved = false
+    return this.#waitForFeed(identity)
   }
 
   /**
@@ -175,14 +176,41 @@ class NativeSource {
   }
 
   /**
-   * Waits for the byte source's next push: the native side framed all it was fed. A small
-   * chunk comes here instead (see ByteSource.onFed), and is fed and framed at once, in one
-   * native call: resolves with what that gave (see src/feeding.rs), or undefined.
+   * Whether the next item is what the byte source's next feed completes, with nothing to ask
+   * the native side before: it framed all it was fed, and the reader is open and on time.
    */
-  #waitForFeed() {
-    return new Promise((resolve, reject) => {
-      this.#rejectStep = reject
-      this.#source.onFed((chunk) => resolve(chunk === undefined ? undefined : this.#feed(chunk)))
+  #waitsForFeed() {
+    return (
+      this.#source?.feeds === this.#starvedAt &&
+      this.#native !== null &&
+      this.#closing === null &&
+      this.#final === undefined &&
+      !(this.#signal !== undefined && this.#signal.aborted) &&
+      !this.#overdue()
+    )
+  }
+
+  /** `use()` of what the byte source's next feed completes (see #onFed), as a promise. */
+  #waitForFeed(use) {
+    return new Promise((resolve, reject) => this.#onFed(resolve, reject, use))
+  }
+
+  /**
+   * Waits for the byte source's next feed: the native side framed all it was fed. A small
+   * chunk comes here instead (see ByteSource.onFed), and is fed and framed at once, in one
+   * native call: an item that gives is settled as `use(item)` at once; anything else (a chunk
+   * that completes no line, a large chunk, the end, a failure, a close) with what #nextItem()
+   * gives then, or `use(null)` once closed.
+   */
+  #onFed(resolve, reject, use) {
+    this.#rejectStep = reject
+    this.#source.onFed((chunk) => {
+      const fed = chunk === undefined || this.#closing !== null ? undefined : this.#feed(chunk)
+      if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
+      if (fed !== undefined && fed !== false) this.#final = fed
+      // Looked at once what called this is done: close() stops the source, then marks itself.
+      const next = Promise.resolve().then(() => (this.#closing === null ? this.#nextItem() : null))
+      resolve(next.then(use))
     })
   }
 
@@ -258,6 +286,17 @@ class NativeSource {
 function startsAtStart({ start, share }) {
   // A share starts at its first line, known once the file is open.
   return share === undefined ? { start, end: start } : null
+}
+
+const identity = (item) => item
+
+/** Settles a step with `use(item)`, or with what `use` throws. */
+function settleWith(resolve, reject, use, item) {
+  try {
+    resolve(use(item))
+  } catch (error) {
+    reject(error)
+  }
 }
 
 module.exports = { NativeSource }
