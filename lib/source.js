@@ -205,6 +205,8 @@ class NativeSource {
   #onFed(resolve, reject, use) {
     this.#rejectStep = reject
     this.#source.onFed((chunk) => {
+      // Paced by the source, not ahead of it: what it waits on had its turn.
+      this.#lastTurn = performance.now()
       const fed = chunk === undefined || this.#closing !== null ? undefined : this.#feed(chunk)
       if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
       if (fed !== undefined && fed !== false) this.#final = fed
