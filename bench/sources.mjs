@@ -45,6 +45,8 @@ export const SOURCES_BASELINE = 'readline'
 export const HAND_SPLIT = 'hand-split'
 /** The JS-thread work left to any reader of line strings over JS-fed chunks (source-readers.mjs). */
 export const SPLIT_FLOOR = 'split-floor'
+/** The chunks of a source taken in JS, with no line made: what every reader fed from JS pays. */
+export const RAW_CHUNKS = 'raw-chunks'
 export { SOURCE_CASE_NAMES, SOURCE_READER_NAMES }
 
 /** The last line a failed process wrote to stderr, or its error's first line. */
