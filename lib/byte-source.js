@@ -387,18 +387,18 @@ class ByteSource {
   }
 
   /**
-   * Makes a native reader with `open(nativeSource)`: of the source's descriptor, if it has one
-   * fastlines may read, else of what is fed to it from here on.
+   * Makes a native reader with `open(nativeSource, fed)`: of the source's descriptor, if it has
+   * one fastlines may read, else of what is fed to it from here on (then `fed` is true).
    */
   open(open) {
     const fd = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
     if (fd !== undefined) {
       const native = descriptorSource(fd)
-      if (native !== undefined) return open(native)
+      if (native !== undefined) return open(native, false)
     }
     const feed = binding.NativeByteSource.fed(() => this.#resumePump())
     this.#feeder = feed.feeder
-    const native = open(feed)
+    const native = open(feed, true)
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native

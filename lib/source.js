@@ -11,7 +11,7 @@ const { feed } = require('./native')
 const { byteSource, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
-const { normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
+const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
 /**
  * How long a reader may hand out batches that were already read without letting the event loop
@@ -83,7 +83,8 @@ class NativeSource {
       refuseFileOptions(options)
       const { read, lines, signal } = normalizeOptions(options)
       this.#source = source
-      this.#open = () => source.open((native) => kind.source(native, { read, lines }))
+      this.#open = () =>
+        source.open((native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }))
       this.#firstPlace = () => startsAtStart(read)
       this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
       this.#signal = signal
