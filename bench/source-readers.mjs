@@ -243,6 +243,7 @@ const KINDS = {
     node: () => process.stdin,
     chunks: () => process.stdin,
     fastlines: () => ({ source: process.stdin }),
+    file: ({ file }) => file,
   },
   child: {
     node: ({ file }) => catStdout(file),
@@ -291,6 +292,12 @@ function withoutCR(line) {
 async function tallyLines(lines) {
   const tally = new Tally()
   for await (const line of lines) tally.add(line)
+  return tally
+}
+
+async function tallyBatches(reader) {
+  const tally = new Tally()
+  for await (const batch of reader.batches()) for (const line of batch) tally.add(line)
   return tally
 }
 
@@ -474,12 +481,7 @@ export const SOURCE_READERS = {
   'fastlines-batches': {
     reads: 'fastlines',
     library: 'fastlines',
-    run: ({ source, options }, { lib }) =>
-      fastlines(async () => {
-        const tally = new Tally()
-        for await (const batch of lib.readLines(source, options).batches()) for (const line of batch) tally.add(line)
-        return tally
-      }),
+    run: ({ source, options }, { lib }) => fastlines(() => tallyBatches(lib.readLines(source, options))),
     note: '`for await (const batch of readLines(source).batches())`',
   },
   'fastlines-count': {
@@ -487,6 +489,22 @@ export const SOURCE_READERS = {
     library: 'fastlines',
     run: ({ source, options }, { lib }) => fastlines(async () => ({ lines: await lib.countLines(source, options) })),
     note: '`await countLines(source)`',
+  },
+  'file-lines': {
+    reads: 'file',
+    library: 'fastlines',
+    cases: ['stdin'],
+    run: (path, { lib }) => tallyLines(lib.readLines(path)),
+    note:
+      'stdin only: `readLines(p)` per line on the file that `cat` pipes in (the pipe is drained after timing): ' +
+      "the floor of stdin's per-line read, whose bytes pass through `cat` and a pipe first",
+  },
+  'file-batches': {
+    reads: 'file',
+    library: 'fastlines',
+    cases: ['stdin'],
+    run: (path, { lib }) => tallyBatches(lib.readLines(path)),
+    note: "stdin only: the same with `batches()`: the floor of stdin's batches",
   },
 }
 
