@@ -25,7 +25,7 @@ export declare class NativeByteSource {
    * where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
    */
   static descriptor(fd: number): NativeByteSource
-  /** The number `push()` takes for this source; undefined for a descriptor. */
+  /** The number `push()` takes for this source; null for a descriptor. */
   get feeder(): number | null
   /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
   pushText(text: string): boolean

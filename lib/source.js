@@ -49,11 +49,9 @@ class NativeSource {
   /** The end or a failure that takeReady() took from the native side, for next() to report. */
   #final = undefined
   /**
-   * The last takeReady() found that the native side framed all the byte source was fed: next()
-   * then waits for the next push, not for the native side.
+   * The byte source's `feeds` when the native side last said that it framed all it was fed:
+   * until it changes, it would say so again (see #starved()).
    */
-  #starved = false
-  /** The byte source's `feeds` when the native side last said so: until it changes, it would again. */
   #starvedAt = -1
 
   /**
@@ -137,9 +135,7 @@ class NativeSource {
       this.#final = undefined
       return this.#settle(final)
     }
-    if (!this.#starved) return this.#waitForItem()
-    this.#starved = false
-    return this.#waitForFeed(identity)
+    return this.#starved() ? this.#waitForFeed(identity) : this.#waitForItem()
   }
 
   /**
@@ -149,19 +145,10 @@ class NativeSource {
    * next(), which reports it once the file is closed.
    */
   takeReady() {
-    this.#starved = false
-    if (this.#native === null || this.#closing !== null || this.#final !== undefined) return undefined
-    if (this.#signal !== undefined && this.#signal.aborted) return undefined
-    if (this.#source?.feeds === this.#starvedAt) {
-      // Nothing was fed since the native side framed all it was: nothing to ask it.
-      this.#starved = true
-      return undefined
-    }
-    if (this.#overdue()) return undefined
+    if (!this.#mayTake() || this.#starved() || this.#overdue()) return undefined
     const item = this.#native.tryRead()
     if (item === false) {
       this.#starvedAt = this.#source.feeds
-      this.#starved = true
       return undefined
     }
     if (item === null || (item !== undefined && isNativeFailure(item))) {
@@ -169,6 +156,24 @@ class NativeSource {
       return undefined
     }
     return item
+  }
+
+  /** Reading has started and is not over: not closed, aborted, ended or failed. */
+  #mayTake() {
+    return (
+      this.#native !== null &&
+      this.#closing === null &&
+      this.#final === undefined &&
+      !(this.#signal !== undefined && this.#signal.aborted)
+    )
+  }
+
+  /**
+   * The native side framed all the byte source was fed, and nothing was fed since: there is
+   * nothing to ask it before the next feed.
+   */
+  #starved() {
+    return this.#source?.feeds === this.#starvedAt
   }
 
   /** The event loop has not turned for longer than MAX_MS_WITHOUT_A_TURN. */
@@ -181,14 +186,7 @@ class NativeSource {
    * the native side before: it framed all it was fed, and the reader is open and on time.
    */
   #waitsForFeed() {
-    return (
-      this.#source?.feeds === this.#starvedAt &&
-      this.#native !== null &&
-      this.#closing === null &&
-      this.#final === undefined &&
-      !(this.#signal !== undefined && this.#signal.aborted) &&
-      !this.#overdue()
-    )
+    return this.#mayTake() && this.#starved() && !this.#overdue()
   }
 
   /** `use()` of what the byte source's next feed completes (see #onFed), as a promise. */

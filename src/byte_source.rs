@@ -96,7 +96,7 @@ impl NativeByteSource {
         })
     }
 
-    /// The number `push()` takes for this source; undefined for a descriptor.
+    /// The number `push()` takes for this source; null for a descriptor.
     #[napi(getter)]
     pub fn feeder(&self) -> Option<u32> {
         self.feeding.as_ref().map(|feeding| feeding.entry.number())

@@ -252,7 +252,7 @@ fn take_given<F: Framer>(trip: &mut Trip<F>, chunk: &[u8]) -> Option<FedNext<F::
     let next = given_poll(trip.reader.take_given(chunk)?);
     // Nothing more is read: what the chunk completes after that item is already buffered.
     Some(drained_or_sent(trip, next, |trip| {
-        given_poll(trip.reader.take_given(&[]).unwrap_or(Ok(None)))
+        given_poll(trip.reader.take_ready())
     }))
 }
 

@@ -70,7 +70,7 @@ impl<F: Framer, I> Reader<F, I> {
 
     /// The next item from what is buffered; at the end, the last one, and then why the input
     /// broke off, if it did.
-    fn take_ready(&mut self) -> Result<Option<F::Item>, ReadError> {
+    pub(crate) fn take_ready(&mut self) -> Result<Option<F::Item>, ReadError> {
         match self.framer.take(&mut self.buf)? {
             None if self.eof => match self.framer.finish(&mut self.buf)? {
                 None => self.failed.take().map_or(Ok(None), Err),
