@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use memchr::{memchr, memchr2_iter, memchr_iter};
+use memchr::{memchr, memchr2_iter};
 use tokio::io::AsyncRead;
 
 use crate::buffer::ReadBuf;
@@ -19,7 +19,7 @@ use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
 use crate::share::{FileRange, Share};
 use crate::source::{open, ReadOptions, Source};
-use crate::split::LineSplitter;
+use crate::split::{count_newlines, LineSplitter};
 
 /// Counts the lines `path` holds (with `options` applied, decompressed if they say so), or
 /// those `filter` keeps, without decoding any of them; `None` once `cancelled` is set: it is
@@ -335,7 +335,7 @@ impl LineCounter {
 /// Counts `\n`s, plus each `\r` that is not the first half of a `\r\n` in `chunk`.
 fn count_terminators(chunk: &[u8]) -> u64 {
     if memchr(b'\r', chunk).is_none() {
-        return memchr_iter(b'\n', chunk).count() as u64;
+        return count_newlines(chunk);
     }
     memchr2_iter(b'\n', b'\r', chunk)
         .filter(|&i| chunk[i] == b'\n' || chunk.get(i + 1) != Some(&b'\n'))

@@ -18,6 +18,7 @@ use memchr::memmem;
 use memchr::{memchr, memchr_iter, memrchr};
 
 use crate::decode::Encoding;
+use crate::split::count_newlines;
 
 /// What a filter looks for, as JS gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,11 +153,7 @@ impl LineFilter {
             if self.invert && at < start {
                 // The lines before the matching one are kept, the matching one is not.
                 let first = counter.index_at(run, at);
-                on_kept(
-                    at..start,
-                    first,
-                    memchr_iter(b'\n', &run[at..start]).count() as u64,
-                );
+                on_kept(at..start, first, count_newlines(&run[at..start]));
             } else if !self.invert && start < end {
                 on_kept(start..end, counter.index_at(run, start), 1);
             }
@@ -259,7 +256,7 @@ impl LineCounter {
         if self.numbering == Numbering::Off {
             return 0;
         }
-        self.index += memchr_iter(b'\n', &run[self.offset..offset]).count() as u64;
+        self.index += count_newlines(&run[self.offset..offset]);
         self.offset = offset;
         self.index
     }

@@ -3,14 +3,15 @@
 //! [`ChunkFramer`] raw chunks; both run inside a [`Reader`](crate::Reader).
 
 use bytes::Bytes;
-use memchr::memchr_iter;
 
 use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
 use crate::json::lines_not_one_text;
-use crate::split::{first_line_longer_than, without_final_terminator, LineSplitter, Run};
+use crate::split::{
+    count_newlines, first_line_longer_than, without_final_terminator, LineSplitter, Run,
+};
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
 pub trait Framer {
@@ -81,7 +82,7 @@ impl LineLayout {
         if exact && run.crlf_at.is_empty() {
             return LineLayout::Uniform { terminator_len: 1 };
         }
-        if exact && memchr_iter(b'\n', &run.lines).count() == run.crlf_at.len() {
+        if exact && count_newlines(&run.lines) == run.crlf_at.len() as u64 {
             return LineLayout::Uniform { terminator_len: 2 };
         }
         LineLayout::Ends(run.raw_line_ends())

@@ -79,6 +79,6 @@ pub mod internals {
     pub use crate::buffer::ReadBuf;
     pub use crate::count::LineCounter;
     pub use crate::decode::decode;
-    pub use crate::split::{without_final_terminator, LineSplitter};
+    pub use crate::split::{count_newlines, without_final_terminator, LineSplitter};
     pub use crate::transcode::{is_ascii, utf8_to_utf16};
 }

@@ -27,6 +27,7 @@
 //! 7. Shares of a real file, opened by `open` and read in order, give the reference lines for
 //!    every number of shares (and the same failure at the same line); `count_lines` in parts
 //!    (within every `start`/`end` range, with and without a filter) is the one-pass count.
+//! 8. [`count_newlines`] (SIMD where the target has it) counts the `\n` bytes of every slice.
 //!
 //! That nothing panics, whatever the input and the reads, is checked along the way. Elsewhere
 //! `start` is modelled by handing the reader the input from `start` on, as `open`'s seek does,
@@ -37,7 +38,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::AtomicBool;
 
 use bytes::Bytes;
-use fastlines_core::internals::{decode, is_ascii, utf8_to_utf16, LineCounter};
+use fastlines_core::internals::{count_newlines, decode, is_ascii, utf8_to_utf16, LineCounter};
 use fastlines_core::{
     count_lines, Batch, Decompress, Encoding, LineFilter, LineFramer, LineLayout, Match, Progress,
     ReadError, ReadOptions, Reader, Share, Source, Text, Threads,
@@ -550,6 +551,16 @@ proptest! {
         prop_assert_eq!(utf8_to_utf16(bytes), expected);
         let ascii_run: Vec<u8> = bytes.iter().map(|&byte| byte & 0x7f).collect();
         prop_assert!(is_ascii(&ascii_run));
+    }
+
+    /// Property 8: the SIMD newline count is the number of `\n` bytes, in every slice (every
+    /// alignment and length, across the counter's blocks).
+    #[test]
+    fn newline_count_matches_a_byte_by_byte_count(bytes in long_input_bytes(), cut in any::<Index>(), end in any::<Index>()) {
+        let bytes = &bytes[cut.index(bytes.len() + 1)..];
+        let bytes = &bytes[..end.index(bytes.len() + 1)];
+        let expected = bytes.iter().filter(|&&byte| byte == b'\n').count() as u64;
+        prop_assert_eq!(count_newlines(bytes), expected);
     }
 }
 
