@@ -111,4 +111,11 @@ export const SEARCHERS = {
     library: 'fastlines',
     run: async (path, strings, { lib }) => ({ lines: await lib.countLines(path, { match: strings }) }),
   },
+  'fastlines-count-1-thread': {
+    library: 'fastlines',
+    run: async (path, strings, { lib }) => ({ lines: await lib.countLines(path, { match: strings, threads: 1 }) }),
+    note:
+      "the same count on one thread: what the readers' one reading thread does (read, search, number the lines " +
+      'between matches) with no batch framed and no string made, the floor of per line and batches',
+  },
 }
