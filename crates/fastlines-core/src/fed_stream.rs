@@ -30,7 +30,7 @@ use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::Reader;
 use crate::source::{FedInput, FedSignal, Feed, Source};
-use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, ReadStream, Stop, TryNext};
+use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, FrameHere, ReadStream, Stop, TryNext};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
 /// many on, it waits for the background task. A line or a few cost less to frame than the two
@@ -73,23 +73,6 @@ impl<T: Send + 'static> ReadStream<T> {
         stream.here = here.map(|fed| fed as Arc<dyn FrameHere<T>>);
         stream
     }
-}
-
-/// What a consumer does with a fed stream's reader: frame here, or say that it waits.
-pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
-    /// The consumer's step that does not wait (see [`ReadStream::try_next`]).
-    fn try_next(&self, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T>;
-
-    /// Feeds `chunk` through `feed` and takes the same step (see [`ReadStream::try_next_fed`]).
-    fn try_next_fed(
-        &self,
-        feed: &Feed,
-        chunk: &[u8],
-        items: &mut mpsc::Receiver<Item<T>>,
-    ) -> FedNext<T>;
-
-    /// The consumer waits on the background task: it reads what is queued, however little.
-    fn demand(&self);
 }
 
 /// A fed source's reader with the channel it fills. Fields drop in order: the stream learns

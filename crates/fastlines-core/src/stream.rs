@@ -21,7 +21,6 @@ use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::channel::{channel, Item, ItemSender, Waiter, Wake};
 use crate::error::ReadError;
-use crate::fed_stream::FrameHere;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
 use crate::source::{open, Feed, ReadOptions, Source};
@@ -50,6 +49,24 @@ pub struct ReadStream<T> {
     /// A fed source's reader, which the consumer may take to frame on its own thread (see
     /// `fed_stream.rs`); `None` for every other input.
     pub(crate) here: Option<Arc<dyn FrameHere<T>>>,
+}
+
+/// What a consumer does with a fed stream's reader (see `fed_stream.rs`, which implements it):
+/// frame here, or say that it waits.
+pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
+    /// The consumer's step that does not wait (see [`ReadStream::try_next`]).
+    fn try_next(&self, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T>;
+
+    /// Feeds `chunk` through `feed` and takes the same step (see [`ReadStream::try_next_fed`]).
+    fn try_next_fed(
+        &self,
+        feed: &Feed,
+        chunk: &[u8],
+        items: &mut mpsc::Receiver<Item<T>>,
+    ) -> FedNext<T>;
+
+    /// The consumer waits on the background task: it reads what is queued, however little.
+    fn demand(&self);
 }
 
 /// What a consumer that does not wait finds (see [`ReadStream::try_next`]).
