@@ -152,6 +152,16 @@ export function splitStream(path, add) {
  * section), decoded as UTF-8 by `setEncoding`.
  */
 export async function splitReadable(stream, add) {
+  for await (const lines of lineRuns(stream)) for (const line of lines) add(withoutCR(line))
+}
+
+/** The same hand split as an async iterator of lines: a `for await` step per line, as a user writes it for one. */
+export async function* splitReadableLines(stream) {
+  for await (const lines of lineRuns(stream)) for (const line of lines) yield withoutCR(line)
+}
+
+/** The hand split's complete lines (`\r` not yet cut), an array per text chunk of `stream` that completes any, then the last line. */
+async function* lineRuns(stream) {
   stream.setEncoding('utf8')
   let carry = ''
   for await (const chunk of stream) {
@@ -162,9 +172,9 @@ export async function splitReadable(stream, add) {
     const parts = chunk.split('\n')
     parts[0] = carry + parts[0]
     carry = parts.pop()
-    for (const line of parts) add(withoutCR(line))
+    yield parts
   }
-  if (carry !== '') add(withoutCR(carry))
+  if (carry !== '') yield [carry]
 }
 
 async function streamSplit(path, { onFirst }) {
