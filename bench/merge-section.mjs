@@ -4,7 +4,8 @@
 // then `node bench/update-readme.mjs`. With `--add`, the run's cases join the section's instead of
 // replacing it: their rows (and what the section records per case or runtime) replace those of the
 // same cases, the other cases' rows stay, and the run is listed after the section's earlier ones
-// (of which those whose every case a later run replaced are dropped).
+// (of which those whose every case a later run replaced are dropped). The follow section, which
+// keeps its results per part, has its parts replaced the same way.
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -40,9 +41,23 @@ if (!values.add || earlier === undefined) {
   latest[name] = {
     ...earlier,
     ...Object.fromEntries(records),
-    rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows],
+    ...(earlier.rows === undefined
+      ? partLists(earlier, added, replaced)
+      : { rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows] }),
     runs: stillShown([...(earlier.runs ?? []), run]),
   }
+}
+
+/**
+ * The follow section's lists of results, which it keeps per part rather than as rows: each list
+ * the added run measured (its part among `replaced`) replaces the earlier one; the flood's rows,
+ * which name their part, are replaced part by part; `parts` lists every part measured.
+ */
+function partLists(earlier, added, replaced) {
+  const partOf = { latency: 'latency', idle: 'idle', neighbour: 'neighbour', lastLines: 'last-lines' }
+  const lists = Object.entries(partOf).map(([key, part]) => [key, replaced.has(part) ? added[key] : earlier[key]])
+  const flood = [...earlier.flood.filter((row) => !replaced.has(row.part)), ...added.flood]
+  return { ...Object.fromEntries(lists), flood, parts: [...new Set([...earlier.parts, ...replaced])] }
 }
 
 /** The runs (oldest first) that some row still comes from: a run whose every case a later one replaced is gone. */
