@@ -34,18 +34,23 @@ if (!values.add || earlier === undefined) {
   latest[name] = { ...added, runs: [run] }
 } else {
   const replaced = new Set(run.cases)
-  /** The section's per-case or per-runtime records it has (`cases`, `idle`), the added run's winning. */
+  latest[name] = {
+    ...earlier,
+    ...(earlier.rows === undefined ? partLists(earlier, added, replaced) : caseRows(earlier, added, replaced)),
+    runs: stillShown([...(earlier.runs ?? []), run]),
+  }
+}
+
+/**
+ * A section kept as rows: the added run's rows replace those of its cases, and the records the
+ * section keeps per case or runtime (`cases`, `idle`) are merged, the added run's winning.
+ */
+function caseRows(earlier, added, replaced) {
   const records = ['cases', 'idle']
     .filter((key) => earlier[key] !== undefined || added[key] !== undefined)
     .map((key) => [key, { ...earlier[key], ...added[key] }])
-  latest[name] = {
-    ...earlier,
-    ...Object.fromEntries(records),
-    ...(earlier.rows === undefined
-      ? partLists(earlier, added, replaced)
-      : { rows: [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows] }),
-    runs: stillShown([...(earlier.runs ?? []), run]),
-  }
+  const rows = [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows]
+  return { ...Object.fromEntries(records), rows }
 }
 
 /**
