@@ -152,8 +152,8 @@ impl LineFilter {
             };
             if self.invert && at < start {
                 // The lines before the matching one are kept, the matching one is not.
-                let first = counter.index_at(run, at);
-                on_kept(at..start, first, count_newlines(&run[at..start]));
+                let (first, count) = counter.stretch(run, at, start);
+                on_kept(at..start, first, count);
             } else if !self.invert && start < end {
                 on_kept(start..end, counter.index_at(run, start), 1);
             }
@@ -259,5 +259,15 @@ impl LineCounter {
         self.index += count_newlines(&run[self.offset..offset]);
         self.offset = offset;
         self.index
+    }
+
+    /// The index of the line starting at `from` (0 without numbering) and how many lines
+    /// `from..to` holds: counted once, as the numbering moves on to `to`.
+    fn stretch(&mut self, run: &[u8], from: usize, to: usize) -> (u64, u64) {
+        if self.numbering == Numbering::Off {
+            return (0, count_newlines(&run[from..to]));
+        }
+        let first = self.index_at(run, from);
+        (first, self.index_at(run, to) - first)
     }
 }
