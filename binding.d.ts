@@ -22,9 +22,12 @@ export declare class NativeByteSource {
   static fed(onRoom: () => void): NativeByteSource
   /**
    * The open file descriptor `fd`, which its owner keeps open during this call, read from
-   * where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
+   * where it stands, after `taken`: the bytes the runtime read from it and did not use (only
+   * for a pipe or a socket). Throws if it cannot be duplicated, or has bytes taken and is
+   * neither (then JS feeds the source instead). A pipe or socket is registered with
+   * fastlines' runtime here.
    */
-  static descriptor(fd: number): NativeByteSource
+  static descriptor(fd: number, taken?: Uint8Array | undefined | null): NativeByteSource
   /** The number `push()` takes for this source; null for a descriptor. */
   get feeder(): number | null
   /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */

@@ -383,8 +383,9 @@ export function readLines(path: PathLike, options?: LineReadOptions | ReadOption
  * cancel a web stream and call an iterator's `return()`. A web stream is locked at the call (an
  * already locked one throws `ERR_INVALID_STATE`).
  *
- * A `FileHandle`, and a `process.stdin` that nothing has read from yet (a file or a pipe, not a
- * terminal), are read natively through their descriptor, with no chunk passing through JS.
+ * A `FileHandle`, a file stream that has read nothing, a `process.stdin` that nothing has read
+ * from yet (a file or a pipe, not a terminal), and on Node a child's stdout (any pipe stream
+ * nobody reads) are read natively through their descriptor, with no chunk passing through JS.
  *
  * @example
  * for await (const line of readLines(process.stdin)) console.log(line)

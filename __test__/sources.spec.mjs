@@ -509,6 +509,55 @@ test("a child's stdout is a source: spawn('cat', [file]).stdout", async (t) => {
   t.true(Buffer.concat(chunks).equals(BIG_BYTES), 'readChunks gives every byte')
 })
 
+/** Whether a child's stdout is read through its descriptor here (see takeablePipe, lib/byte-source.js). */
+const STDOUT_READ_NATIVELY = process.versions.bun === undefined && process.versions.deno === undefined
+
+/** The ways a reader takes a stream to its end, and what each gives, summarized to compare. */
+const READ_TO_END = {
+  lines: async (stream) => summarize(await collect(readLines(stream))),
+  batches: async (stream) => summarize((await collect(readLines(stream).batches())).flat()),
+  countLines: (stream) => countLines(stream),
+  readChunks: async (stream) => summarize(referenceLines(Buffer.concat(await collect(readChunks(stream))))),
+}
+
+test("a child's stdout, taken at once or after it buffered, ends and closes as if read; on Node, its bytes mostly pass no JS", async (t) => {
+  for (const when of ['at once', 'after it buffered']) {
+    for (const [way, read] of Object.entries(READ_TO_END)) {
+      const what = `${way}, ${when}`
+      const child = spawn('cat', [BIG_FILE], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const { stdout } = child
+      let ended = false
+      stdout.once('end', () => (ended = true))
+      const closed = once(child, 'close')
+      if (when === 'after it buffered') {
+        await guardBig(once(stdout, 'readable'), `${what}: the first bytes`)
+        t.true(stdout.readableLength > 0, `${what}: the stream holds bytes already`)
+      }
+      const expected = way === 'countLines' ? BIG_SUMMARY.count : BIG_SUMMARY
+      t.deepEqual(await guardBig(read(stdout), what), expected, what)
+      t.deepEqual(await guardBig(closed, `${what}: the child's 'close'`), [0, null], what)
+      t.true(ended, `${what}: the stream emitted 'end'`)
+      if (STDOUT_READ_NATIVELY) {
+        // Node counts what it read from the pipe itself: at most what it had read before the first step.
+        t.true(stdout.bytesRead < BIG_BYTES.length / 2, `${what}: Node read ${stdout.bytesRead} bytes itself`)
+      }
+    }
+  }
+})
+
+test("stopping early on a child's endless stdout lets the child go: the pipe closes and it exits", async (t) => {
+  for (const [stop, run] of Object.entries(STOPS)) {
+    const child = spawn('yes', ['line'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const closed = once(child, 'close')
+    await guard(run(readLines(child.stdout)), stop)
+    t.true(child.stdout.destroyed, `${stop}: the stream is destroyed`)
+    // yes writes until its pipe has no reader left: then its write fails (EPIPE, or SIGPIPE
+    // where the signal is not ignored) and it exits.
+    const [status, signal] = await guardBig(closed, `${stop}: the child's exit`)
+    t.true(status === 1 || signal === 'SIGPIPE', `${stop}: exit status ${status}, signal ${signal}`)
+  }
+})
+
 // ---- fetch() and http ---------------------------------------------------------------------------
 
 /** A block of numbered lines that endless sources and responses repeat: 64 KiB. */

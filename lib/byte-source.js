@@ -37,6 +37,14 @@ const HAND_OVER_BYTES = 4 * 1024
 /** How many bytes of small chunks are gathered before they are handed over (see above). */
 const GATHER_BYTES = 16 * 1024
 
+/**
+ * Whether the runtime's pipe streams stop reading their descriptor when told to, at once: Node's
+ * (libuv reads only on the JS thread, in the event loop's poll phase, so once `readStop()` has
+ * returned nothing more is read). Deno's pipe wrap keeps a read in flight after `readStop()`,
+ * whose bytes would arrive after the hand-over; Bun's streams have no handle.
+ */
+const PIPES_STOP_AT_ONCE = process.versions.bun === undefined && process.versions.deno === undefined
+
 /** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
 function isNodeReadable(value) {
   return typeof value.pipe === 'function' && typeof value.on === 'function' && typeof value.read === 'function'
@@ -125,6 +133,30 @@ function isByteSource(value) {
 }
 
 /**
+ * A Node pipe stream that may be taken over: on Node, a `net.Socket` on a pipe (a child's stdout,
+ * a socket pair), that nobody reads, listens to for data or decodes. Node reads such a stream's
+ * descriptor as soon as it is made, so some of its bytes may already be buffered in the stream:
+ * those are taken with it.
+ */
+function takeablePipe(stream) {
+  const handle = stream._handle
+  return (
+    PIPES_STOP_AT_ONCE &&
+    handle?.constructor?.name === 'Pipe' &&
+    typeof handle.fd === 'number' &&
+    handle.fd >= 0 &&
+    typeof handle.readStop === 'function' &&
+    typeof handle.readStart === 'function' &&
+    stream.readableDidRead === false &&
+    stream.readableFlowing === null &&
+    stream.readableEncoding === null &&
+    stream.readableObjectMode === false &&
+    !stream.destroyed &&
+    !stream.readableEnded
+  )
+}
+
+/**
  * A Node Readable, read in paused mode: `read()` takes what it has buffered (and has it read
  * more, up to its highWaterMark), and 'readable' says when there is more. So it reads only as
  * fast as it is pulled, and ending early destroys it, as leaving a `for await` over it does.
@@ -134,6 +166,10 @@ class ReadableChunks {
   #error = undefined
   #ended = false
   #wake = null
+  /** The pipe handle whose reading was stopped to read its descriptor natively (see descriptor()). */
+  #stopped = null
+  /** The bytes the stream had buffered when it was taken over: fed first if it is fed after all. */
+  #taken = null
   #onReadable = () => this.#woken()
   #onEnd = () => {
     this.#ended = true
@@ -157,16 +193,29 @@ class ReadableChunks {
   }
 
   /**
-   * The descriptor to read natively, with no chunk passing through JS: process.stdin's, if
-   * nothing has read from it yet and it is not a terminal, and an open whole-file stream's (see
-   * isWholeFileStream), which has read nothing, so its offset is the file's start. Any other
-   * stream may already be reading its descriptor (a child's stdout, a socket) or have its own
-   * idea of it (a file stream's `start` or `end`), and is fed.
+   * The descriptor to read natively, with no chunk passing through JS, as `{ fd, taken }`:
+   * - process.stdin's, if nothing has read from it yet and it is not a terminal;
+   * - an open whole-file stream's (see isWholeFileStream), which has read nothing, so its
+   *   offset is the file's start;
+   * - on Node, a pipe stream's that nobody reads (see takeablePipe): its reading is stopped,
+   *   and what it had read is `taken`, read first.
+   * Any other stream may be reading its descriptor where it cannot be stopped (a child's stdout
+   * on Bun and Deno), or have its own idea of it (a file stream's `start` or `end`), and is fed.
    */
   descriptor() {
     const stream = this.#stream
-    if (stream === process.stdin && stream.fd === 0) return stream.isTTY !== true && isUntouched(stream) ? 0 : undefined
-    return typeof stream.fd === 'number' && isWholeFileStream(stream) ? stream.fd : undefined
+    if (stream === process.stdin && stream.fd === 0) {
+      return stream.isTTY !== true && isUntouched(stream) ? { fd: 0 } : undefined
+    }
+    if (typeof stream.fd === 'number' && isWholeFileStream(stream)) return { fd: stream.fd }
+    if (!takeablePipe(stream)) return undefined
+    const handle = stream._handle
+    // All it buffered, in one Buffer; its read() may start the handle again, so stop it after.
+    this.#taken = stream.readableLength > 0 ? stream.read() : null
+    handle.reading = false
+    handle.readStop()
+    this.#stopped = handle
+    return { fd: handle.fd, taken: this.#taken ?? undefined }
   }
 
   /** Where errors say the bytes came from: a file stream's path. */
@@ -183,10 +232,17 @@ class ReadableChunks {
     if (stream.errored) this.#error = stream.errored
     else if (stream.readableEnded) this.#ended = true
     else if (stream.destroyed) this.#onClose()
+    // Taken over, but its descriptor could not be read natively after all: it reads again.
+    this.#restart()
   }
 
   pull() {
     if (this.#error !== undefined) throw this.#error
+    if (this.#taken !== null) {
+      const taken = this.#taken
+      this.#taken = null
+      return taken
+    }
     const chunk = this.#stream.read()
     if (chunk !== null) return chunk
     return this.#ended ? END : WAIT
@@ -202,6 +258,17 @@ class ReadableChunks {
     return this.pull()
   }
 
+  /**
+   * Its bytes were all read natively, to their end: a stream taken over reads again and flows,
+   * so that it sees that end itself and ends as it would have ('end', then 'close', and a
+   * child's 'close' after). Any other stream is let go as cancel() does.
+   */
+  finish() {
+    if (this.#stopped === null) return this.cancel()
+    this.#restart()
+    this.#stream.resume()
+  }
+
   cancel() {
     const stream = this.#stream
     stream.off('readable', this.#onReadable)
@@ -210,6 +277,15 @@ class ReadableChunks {
     // A late 'error' after destroy() must not go unhandled: keep listening.
     stream.destroy()
     this.#woken()
+  }
+
+  /** Starts the reading of a pipe handle that descriptor() stopped again, as Node's own read would. */
+  #restart() {
+    const handle = this.#stopped
+    this.#stopped = null
+    if (handle === null || this.#stream._handle !== handle || handle.reading) return
+    handle.reading = true
+    if (handle.readStart() !== 0) this.#stream.destroy()
   }
 
   #woken() {
@@ -312,7 +388,7 @@ class FileHandleChunks {
 
   /** The handle's descriptor: read natively, from the handle's current offset. */
   descriptor() {
-    return this.#handle.fd >= 0 ? this.#handle.fd : undefined
+    return this.#handle.fd >= 0 ? { fd: this.#handle.fd } : undefined
   }
 
   start() {
@@ -391,9 +467,9 @@ class ByteSource {
    * one fastlines may read, else of what is fed to it from here on (then `fed` is true).
    */
   open(open) {
-    const fd = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
-    if (fd !== undefined) {
-      const native = descriptorSource(fd)
+    const descriptor = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
+    if (descriptor !== undefined) {
+      const native = descriptorSource(descriptor)
       if (native !== undefined) return open(native, false)
     }
     const feed = binding.NativeByteSource.fed(() => this.#resumePump())
@@ -416,6 +492,18 @@ class ByteSource {
   onFed(callback) {
     this.#onFed = callback
     this.#resumePump()
+  }
+
+  /**
+   * The native reader read the source to its end: lets it go as it ended (a stream whose
+   * descriptor was read natively ends as it would have, see ReadableChunks#finish). Idempotent,
+   * with stop().
+   */
+  finish() {
+    if (this.#stopped) return
+    if (this.#chunks.finish === undefined) return this.stop()
+    this.#stopped = true
+    this.#chunks.finish()
   }
 
   /** Stops pulling and lets the source go: destroyed, cancelled or returned. Idempotent. */
@@ -520,12 +608,12 @@ class ByteSource {
 }
 
 /**
- * The native source of a duplicate of `fd`; undefined if it cannot be duplicated (out of
- * descriptors, say), and then the source is fed instead.
+ * The native source of a duplicate of `fd`, read after `taken`; undefined if it cannot be
+ * duplicated (out of descriptors, say), and then the source is fed instead.
  */
-function descriptorSource(fd) {
+function descriptorSource({ fd, taken }) {
   try {
-    return binding.NativeByteSource.descriptor(fd)
+    return binding.NativeByteSource.descriptor(fd, taken)
   } catch {
     return undefined
   }

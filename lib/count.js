@@ -67,6 +67,7 @@ async function countSource(source, options, site) {
     if (isNativeFailure(result)) {
       throw withCallSite(result.kind === 'source' ? source.error : nativeError(result, source.display), site)
     }
+    source.finish()
     return result
   } finally {
     source.stop()

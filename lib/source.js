@@ -271,6 +271,7 @@ class NativeSource {
   /** An item passes; the end or a failure shows only once the file is closed. */
   #settle(item) {
     if (item !== null && !isNativeFailure(item)) return item
+    if (item === null) this.#source?.finish()
     return this.close().then(() => {
       if (item !== null) throw withCallSite(this.#errorOf(item), this.#callSite)
       return null

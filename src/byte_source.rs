@@ -7,6 +7,8 @@
 use std::fs::File;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use bytes::Bytes;
+
 use fastlines_core::{
     descriptor, fed, Descriptor, FedInput, Feed, ReadOptions, ReadyInput, Source, FED_WAKE_BYTES,
     READ_AHEAD_BYTES,
@@ -50,7 +52,7 @@ struct Feeding {
 enum Unopened {
     Fed(FedInput),
     /// A duplicate of the descriptor JS handed over: fastlines closes it, the owner keeps its own.
-    Descriptor(File),
+    Descriptor(Descriptor),
 }
 
 /// A source's input, ready for a reader: by how it is read.
@@ -86,13 +88,20 @@ impl NativeByteSource {
     }
 
     /// The open file descriptor `fd`, which its owner keeps open during this call, read from
-    /// where it stands. Throws if it cannot be duplicated (then JS feeds the source instead).
+    /// where it stands, after `taken`: the bytes the runtime read from it and did not use (only
+    /// for a pipe or a socket). Throws if it cannot be duplicated, or has bytes taken and is
+    /// neither (then JS feeds the source instead). A pipe or socket is registered with
+    /// fastlines' runtime here.
     #[napi(factory)]
-    pub fn descriptor(fd: i32) -> Result<Self> {
+    pub fn descriptor(fd: i32, taken: Option<&[u8]>) -> Result<Self> {
         let file = duplicate(fd).map_err(|err| Error::from_reason(format!("dup({fd}): {err}")))?;
+        let taken = Bytes::copy_from_slice(taken.unwrap_or_default());
+        let _runtime = runtime()?.enter();
+        let descriptor = descriptor(file, taken)
+            .map_err(|err| Error::from_reason(format!("fastlines: {err}")))?;
         Ok(NativeByteSource {
             feeding: None,
-            unopened: Mutex::new(Some(Unopened::Descriptor(file))),
+            unopened: Mutex::new(Some(Unopened::Descriptor(descriptor))),
         })
     }
 
@@ -166,10 +175,9 @@ impl NativeByteSource {
     }
 
     /// The input a reader reads, in `options.chunk_size` reads, decompressed as `options` say.
-    /// One reader per source. A pipe or socket is registered with fastlines' runtime here.
+    /// One reader per source.
     pub fn open(&self, options: &NativeReadOptions) -> Result<Opened> {
         let options = ReadOptions::from(options);
-        let _runtime = runtime()?.enter();
         let unopened = self
             .unopened
             .lock()
@@ -178,12 +186,12 @@ impl NativeByteSource {
             .ok_or_else(|| Error::new(Status::InvalidArg, "this source already has a reader"))?;
         Ok(match unopened {
             Unopened::Fed(input) => Opened::Fed(source(input, &options)),
-            Unopened::Descriptor(file) => match descriptor(file)
-                .map_err(|err| Error::from_reason(format!("fastlines: {err}")))?
-            {
-                Descriptor::Blocking(file) => Opened::Blocking(source(file, &options)),
-                Descriptor::Ready(input) => Opened::Ready(source(input, &options)),
-            },
+            Unopened::Descriptor(Descriptor::Blocking(file)) => {
+                Opened::Blocking(source(file, &options))
+            }
+            Unopened::Descriptor(Descriptor::Ready(input)) => {
+                Opened::Ready(source(input, &options))
+            }
         })
     }
 }

@@ -9,30 +9,33 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, RawFd};
 
+use bytes::Bytes;
 use tokio::net::unix::pipe;
 use tokio::net::UnixStream;
 
-use super::{Descriptor, ReadyInput};
+use super::{Descriptor, ReadyInput, ReadyStream};
 
-/// How to read `file`, a descriptor of our own (see [`duplicate`]). Must be called inside a
-/// Tokio runtime: a pipe or socket is registered with its reactor.
-pub fn descriptor(file: File) -> io::Result<Descriptor> {
+/// How to read `file`, a descriptor of our own (see [`duplicate`]), after `taken`: the bytes its
+/// previous reader read from it and did not use. Only a pipe or a socket can be handed over
+/// with bytes taken (a file is read from an offset instead): for anything else `taken` must be
+/// empty, or this fails with `InvalidInput`. Must be called inside a Tokio runtime: a pipe or
+/// socket is registered with its reactor.
+pub fn descriptor(file: File, taken: Bytes) -> io::Result<Descriptor> {
     let kind = file.metadata()?.file_type();
     use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
+    let stream = if kind.is_fifo() {
         super::widen_pipe(&file);
-        return Ok(Descriptor::Ready(ReadyInput::Pipe(
-            pipe::Receiver::from_file(file)?,
-        )));
-    }
-    if kind.is_socket() {
+        ReadyStream::Pipe(pipe::Receiver::from_file(file)?)
+    } else if kind.is_socket() {
         let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
         socket.set_nonblocking(true)?;
-        return Ok(Descriptor::Ready(ReadyInput::Socket(UnixStream::from_std(
-            socket,
-        )?)));
-    }
-    Ok(Descriptor::Blocking(file))
+        ReadyStream::Socket(UnixStream::from_std(socket)?)
+    } else if taken.is_empty() {
+        return Ok(Descriptor::Blocking(file));
+    } else {
+        return Err(io::ErrorKind::InvalidInput.into());
+    };
+    Ok(Descriptor::Ready(ReadyInput { taken, stream }))
 }
 
 /// A descriptor of our own for the open file `fd` names: `dup(2)`, close-on-exec. `fd` must

@@ -8,6 +8,8 @@ use std::io::{self, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
 
+use bytes::Bytes;
+
 #[cfg(unix)]
 mod descriptor;
 mod fed;
@@ -26,15 +28,28 @@ pub enum Descriptor {
 
 /// How to read `file`: where descriptors are not handed over, with blocking reads.
 #[cfg(not(unix))]
-pub fn descriptor(file: File) -> io::Result<Descriptor> {
+pub fn descriptor(file: File, taken: Bytes) -> io::Result<Descriptor> {
+    if !taken.is_empty() {
+        return Err(io::ErrorKind::InvalidInput.into());
+    }
     Ok(Descriptor::Blocking(file))
 }
 pub use fed::{fed, FedInput, FedSignal, Feed};
 
 /// An input read as it becomes ready, through the Tokio reactor: a pipe or a socket handed over
-/// as a descriptor. (A fed source is read as it is fed, see [`crate::ReadStream::fed`].)
+/// as a descriptor, after the bytes its previous reader took from it and did not use. (A fed
+/// source is read as it is fed, see [`crate::ReadStream::fed`].)
 #[derive(Debug)]
-pub enum ReadyInput {
+pub struct ReadyInput {
+    /// What the descriptor's previous reader (the runtime) read from it before handing it over
+    /// and did not use: read first, then the descriptor. Shrinks from the front as it is read.
+    taken: Bytes,
+    stream: ReadyStream,
+}
+
+/// What a [`ReadyInput`] reads once its taken bytes are read.
+#[derive(Debug)]
+enum ReadyStream {
     #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Receiver),
     #[cfg(unix)]
@@ -50,13 +65,19 @@ impl tokio::io::AsyncRead for ReadyInput {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<()>> {
-        match self.get_mut() {
+        let input = self.get_mut();
+        if !input.taken.is_empty() {
+            let len = input.taken.len().min(buf.remaining());
+            buf.put_slice(&input.taken.split_to(len));
+            return std::task::Poll::Ready(Ok(()));
+        }
+        match &mut input.stream {
             #[cfg(unix)]
-            ReadyInput::Pipe(pipe) => std::pin::Pin::new(pipe).poll_read(cx, buf),
+            ReadyStream::Pipe(pipe) => std::pin::Pin::new(pipe).poll_read(cx, buf),
             #[cfg(unix)]
-            ReadyInput::Socket(socket) => std::pin::Pin::new(socket).poll_read(cx, buf),
+            ReadyStream::Socket(socket) => std::pin::Pin::new(socket).poll_read(cx, buf),
             #[cfg(not(unix))]
-            ReadyInput::None(never) => {
+            ReadyStream::None(never) => {
                 let _ = (cx, buf);
                 match *never {}
             }
@@ -275,11 +296,51 @@ mod tests {
             .build()
             .unwrap();
         let _entered = runtime.enter();
-        let descriptor = descriptor(File::from(std::os::fd::OwnedFd::from(reader))).unwrap();
-        assert!(matches!(descriptor, Descriptor::Ready(ReadyInput::Pipe(_))));
+        let descriptor =
+            descriptor(File::from(std::os::fd::OwnedFd::from(reader)), Bytes::new()).unwrap();
+        assert!(matches!(
+            descriptor,
+            Descriptor::Ready(ReadyInput {
+                stream: ReadyStream::Pipe(_),
+                ..
+            })
+        ));
         assert_eq!(fcntl_getpipe_size(&writer).unwrap(), PIPE_CAPACITY);
         // The writer may now run that far ahead of a reader that has not read yet.
         writer.write_all(&vec![b'\n'; PIPE_CAPACITY]).unwrap();
+    }
+
+    #[test]
+    fn a_descriptor_handed_over_with_bytes_taken_reads_them_first() {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .unwrap();
+        let _entered = runtime.enter();
+        let taken = Bytes::from_static(b"taken by the runtime\nand a part");
+        let Descriptor::Ready(mut input) = descriptor(
+            File::from(std::os::fd::OwnedFd::from(reader)),
+            taken.clone(),
+        )
+        .unwrap() else {
+            panic!("a pipe is read as it is ready");
+        };
+        writer.write_all(b"ial line\nthe rest\n").unwrap();
+        drop(writer);
+        let mut read = Vec::new();
+        runtime
+            .block_on(tokio::io::AsyncReadExt::read_to_end(&mut input, &mut read))
+            .unwrap();
+        assert_eq!(
+            read,
+            b"taken by the runtime\nand a partial line\nthe rest\n"
+        );
+
+        // A regular file is read from an offset, never after bytes taken from it.
+        let file = File::open(std::env::current_exe().unwrap()).unwrap();
+        let refused = descriptor(file, taken).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]
