@@ -16,6 +16,7 @@ import {
   formatCount,
   formatSize,
   markdownTable,
+  measuredApart,
   measureRows,
   sectionRows,
 } from './report.mjs'
@@ -210,7 +211,7 @@ export function compressedReadme(section) {
   const agreed = compressedFailures(section).length === 0 ? ' Every contender saw the same lines.' : ''
   return [
     '### Compressed',
-    `Reading the lines of ${section.corpus} (${formatSize(section.bytes)}) compressed with ${fileLegend(section)}: ` +
+    `${measuredApart(section)}Reading the lines of ${section.corpus} (${formatSize(section.bytes)}) compressed with ${fileLegend(section)}: ` +
       `median ms (lower is faster; \`n/a\` where the runtime has no zstd decompressor in \`node:zlib\`); ` +
       `${cellLegend(runtimes)}.${agreed} \`fastlines-batches\` relative to \`${COMPRESSED_BASELINE}\` ` +
       `(its median / ours): ${batches.join('; ')}.`,

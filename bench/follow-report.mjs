@@ -1,7 +1,7 @@
 // Turns the follow section's results (follow.mjs) into markdown: the tables printed after a run,
 // the compact "Following" part of the README summary, and the figures the targets check.
 import { FOLLOWERS, LAST_LINES } from './followers.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable } from './report.mjs'
+import { formatAmount, formatCount, formatSize, markdownTable, measuredApart } from './report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 
 /** The flood parts, as the tables name them. */
@@ -309,6 +309,8 @@ export function followReadme(follow) {
   const legend = cellLegend(runtimes)
   const { settings } = follow
   const parts = ['### Following']
+  const apart = measuredApart(follow)
+  if (apart !== '') parts.push(apart.trimEnd())
   const neighbour = follow.neighbour ?? []
   const followers = unique([...follow.latency, ...follow.idle, ...neighbour].map((row) => row.follower))
   if (followers.length > 0) {

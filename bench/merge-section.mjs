@@ -5,12 +5,26 @@
 // replacing it: their rows (and what the section records per case or runtime) replace those of the
 // same cases, the other cases' rows stay, and the run is listed after the section's earlier ones
 // (of which those whose every case a later run replaced are dropped). The follow section, which
-// keeps its results per part, has its parts replaced the same way.
+// keeps its results per part, has its parts replaced the same way. `headline` puts a run's corpora
+// (their rows, cold reads and probes, and when and how that run was measured) in place of the
+// full run's; each section that came from the full run is then said to, in its own `runs`.
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 const SECTIONS = ['search', 'compressed', 'sources', 'cores', 'json', 'follow']
+/** What the headline of a run is: its corpora's results and the run itself. */
+const HEADLINE_KEYS = [
+  'startedAt',
+  'command',
+  'machine',
+  'runtimes',
+  'settings',
+  'corpora',
+  'rows',
+  'probes',
+  'failures',
+]
 const LATEST = fileURLToPath(new URL('./results/latest.json', import.meta.url))
 
 const { values, positionals } = parseArgs({
@@ -18,19 +32,34 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 })
 const [name, file] = positionals
-if (!SECTIONS.includes(name) || file === undefined) {
-  throw new Error(`usage: node bench/merge-section.mjs <${SECTIONS.join('|')}> <results.json> [--add]`)
+if (![...SECTIONS, 'headline'].includes(name) || file === undefined) {
+  throw new Error(`usage: node bench/merge-section.mjs <${SECTIONS.join('|')}|headline> <results.json> [--add]`)
 }
 const from = JSON.parse(fs.readFileSync(file, 'utf8'))
-const added = from[name]
-if (added === undefined) throw new Error(`${file} has no ${name} section`)
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
 /** The cases a section's run measured: its rows' cases, or for the follow section its parts. */
 const casesOf = (section) =>
   section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map((row) => row.case))]
-const run = { startedAt: from.startedAt, command: from.command, runtimes: from.runtimes, cases: casesOf(added) }
+/** What a section records of the run it came from, for `results`'s run. */
+const runOf = (results, section) => ({
+  startedAt: results.startedAt,
+  command: results.command,
+  runtimes: results.runtimes,
+  cases: casesOf(section),
+})
+const added = name === 'headline' ? undefined : from[name]
+if (name !== 'headline' && added === undefined) throw new Error(`${file} has no ${name} section`)
+const run = added === undefined ? undefined : runOf(from, added)
 const earlier = latest[name]
-if (!values.add || earlier === undefined) {
+if (name === 'headline') {
+  if (from.rows === undefined || from.rows.length === 0) throw new Error(`${file} has no corpora measured`)
+  for (const section of SECTIONS) {
+    if (latest[section] !== undefined && latest[section].runs === undefined) {
+      latest[section].runs = [runOf(latest, latest[section])]
+    }
+  }
+  for (const key of HEADLINE_KEYS) latest[key] = from[key]
+} else if (!values.add || earlier === undefined) {
   latest[name] = { ...added, runs: [run] }
 } else {
   const replaced = new Set(run.cases)
@@ -77,4 +106,6 @@ function stillShown(runs) {
 }
 fs.writeFileSync(`${LATEST}.tmp`, `${JSON.stringify(latest, null, 2)}\n`)
 fs.renameSync(`${LATEST}.tmp`, LATEST)
-console.log(`${LATEST}: ${name} from ${file} (${from.startedAt})${values.add ? `, cases ${run.cases.join(', ')}` : ''}`)
+console.log(
+  `${LATEST}: ${name} from ${file} (${from.startedAt})${values.add && run ? `, cases ${run.cases.join(', ')}` : ''}`,
+)

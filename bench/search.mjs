@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable, medianOf } from './report.mjs'
+import { formatAmount, formatCount, formatSize, markdownTable, measuredApart, medianOf } from './report.mjs'
 import { progress } from './progress.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
@@ -186,7 +186,7 @@ export function searchReadme(search) {
   const agreed = searchFailures(search).length === 0 ? ' Every searcher found the same lines.' : ''
   return [
     '### Search',
-    `Finding the lines of ${search.corpus} (${formatSize(search.bytes)}) that contain a literal (${queryLegend(search)}): ` +
+    `${measuredApart(search)}Finding the lines of ${search.corpus} (${formatSize(search.bytes)}) that contain a literal (${queryLegend(search)}): ` +
       `speed relative to the same runtime's \`${SEARCH_BASELINE}\` (median of the measured runs, higher is ` +
       `faster); ${legend}. Lines found: ${found.join(', ')}.${agreed}`,
     markdownTable(['searcher', ...queries], body),
