@@ -545,6 +545,19 @@ test("a child's stdout, taken at once or after it buffered, ends and closes as i
   }
 })
 
+test("a child's stdout whose descriptor cannot be duplicated (EMFILE) is fed instead, the bytes already taken first", async (t) => {
+  // A shell lowers the fixture's descriptor limit, so that using them all up is quick.
+  const fixture = shellCommand(process.execPath, ...scriptArgs(fixturePath('stdout-no-descriptors.mjs'), BIG_FILE))
+  const run = await runChild('sh', ['-c', `ulimit -n 256 && exec ${fixture}`], { stdin: 'ignore' }).result
+  const output = fixtureOutput(t, run, 'with no descriptor left')
+  if (output === undefined) return
+  t.like(output, { ...BIG_SUMMARY, ended: true, closed: true })
+  t.true(output.held > 0, 'every descriptor was in use when it read')
+  if (typeof output.bytesRead === 'number') {
+    t.is(output.bytesRead, BIG_BYTES.length, 'the runtime read the whole pipe itself: it was fed')
+  }
+})
+
 test("stopping early on a child's endless stdout lets the child go: the pipe closes and it exits", async (t) => {
   for (const [stop, run] of Object.entries(STOPS)) {
     const child = spawn('yes', ['line'], { stdio: ['ignore', 'pipe', 'ignore'] })
