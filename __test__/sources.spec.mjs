@@ -545,6 +545,21 @@ test("a child's stdout, taken at once or after it buffered, ends and closes as i
   }
 })
 
+test('a child that exits while its stdout is still being read: every line once, though Node resumes an unused stdout then', async (t) => {
+  // 96 KiB: more than the stream buffers, little enough for the pipe to hold the rest once cat exits.
+  const bytes = Buffer.from(numberedLines(1536, 64))
+  const file = temp.file(bytes, 'exits-early.txt')
+  const child = spawn('cat', [file], { stdio: ['ignore', 'pipe', 'ignore'] })
+  const exited = once(child, 'exit')
+  const reader = readLines(child.stdout)
+  const lines = [(await guard(reader.next(), 'the first line')).value]
+  await guardBig(exited, "cat's exit")
+  // Node resumes a child's unused stdio streams on a later turn of the event loop after its exit.
+  for (let turn = 0; turn < 5; turn++) await nextTurn()
+  for await (const line of reader) lines.push(line)
+  t.deepEqual(lines, referenceLines(bytes))
+})
+
 test("a child's stdout whose descriptor cannot be duplicated (EMFILE) is fed instead, the bytes already taken first", async (t) => {
   // A shell lowers the fixture's descriptor limit, so that using them all up is quick.
   const fixture = shellCommand(process.execPath, ...scriptArgs(fixturePath('stdout-no-descriptors.mjs'), BIG_FILE))

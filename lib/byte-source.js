@@ -212,8 +212,10 @@ class ReadableChunks {
     const handle = stream._handle
     // All it buffered, in one Buffer; its read() may start the handle again, so stop it after.
     this.#taken = stream.readableLength > 0 ? stream.read() : null
-    handle.reading = false
     handle.readStop()
+    // Still marked as reading, so that the stream's own _read does not start it again behind
+    // fastlines' back: a ChildProcess resumes a stdout nobody used once the child exits.
+    handle.reading = true
     this.#stopped = handle
     return { fd: handle.fd, taken: this.#taken ?? undefined }
   }
@@ -283,8 +285,7 @@ class ReadableChunks {
   #restart() {
     const handle = this.#stopped
     this.#stopped = null
-    if (handle === null || this.#stream._handle !== handle || handle.reading) return
-    handle.reading = true
+    if (handle === null || this.#stream._handle !== handle) return
     if (handle.readStart() !== 0) this.#stream.destroy()
   }
 
