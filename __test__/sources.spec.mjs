@@ -545,6 +545,39 @@ test("a child's stdout, taken at once or after it buffered, ends and closes as i
   }
 })
 
+/** Readers of a stream made now and read to their end later, by `collect` (see READ_TO_END). */
+const READ_LATER = {
+  lines: (stream) => {
+    const reader = readLines(stream)
+    return async () => summarize(await collect(reader))
+  },
+  batches: (stream) => {
+    const reader = readLines(stream)
+    return async () => summarize((await collect(reader.batches())).flat())
+  },
+  readChunks: (stream) => {
+    const reader = readChunks(stream)
+    return async () => summarize(referenceLines(Buffer.concat(await collect(reader))))
+  },
+}
+
+test("a reader made before a child exits and stepped after: every line, though the child drops an unused stdout's bytes at its exit", async (t) => {
+  const bytes = Buffer.from('first\nsecond\r\nlast')
+  const file = temp.file(bytes, 'stepped-late.txt')
+  for (const [way, make] of Object.entries(READ_LATER)) {
+    const child = spawn('cat', [file], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const exited = once(child, 'exit')
+    const closed = once(child, 'close')
+    const readToEnd = make(child.stdout)
+    // The first step comes once the child exited and the runtime had its turns to resume the
+    // stream, as it resumes a stdout nothing has used.
+    await guardBig(exited, `${way}: cat's exit`)
+    for (let turn = 0; turn < 5; turn++) await nextTurn()
+    t.deepEqual(await guard(readToEnd(), way), summarize(referenceLines(bytes)), way)
+    await guard(closed, `${way}: the child's 'close'`)
+  }
+})
+
 test('a child that exits while its stdout is still being read: every line once, though Node resumes an unused stdout then', async (t) => {
   // 96 KiB: more than the stream buffers, little enough for the pipe to hold the rest once cat exits.
   const bytes = Buffer.from(numberedLines(1536, 64))

@@ -157,6 +157,23 @@ function takeablePipe(stream) {
 }
 
 /**
+ * Makes `stream` ignore resume() until the returned `release()` (the reader's first step, or its
+ * close): from the call, the stream is the reader's. A ChildProcess resumes its stdout and
+ * stderr when the child exits if nothing has used them, and their bytes are then dropped (Node,
+ * Bun and Deno alike), so a reader made before the exit and stepped after it would find none.
+ * Nothing is read meanwhile. A stream with a `resume` of its own is left as it is.
+ */
+function ignoreResume(stream) {
+  if (Object.hasOwn(stream, 'resume')) return () => {}
+  stream.resume = function resumeIgnored() {
+    return this
+  }
+  return () => {
+    delete stream.resume
+  }
+}
+
+/**
  * A Node Readable, read in paused mode: `read()` takes what it has buffered (and has it read
  * more, up to its highWaterMark), and 'readable' says when there is more. So it reads only as
  * fast as it is pulled, and ending early destroys it, as leaving a `for await` over it does.
@@ -186,10 +203,17 @@ class ReadableChunks {
     this.#woken()
   }
 
-  /** Listens for errors at once: one before the first step (a failed open) is its error. */
+  /** Gives the stream its resume() back (see ignoreResume). */
+  #release
+
+  /**
+   * Listens for errors at once: one before the first step (a failed open) is its error. Until
+   * then, the stream ignores resume() (see ignoreResume).
+   */
   constructor(stream) {
     this.#stream = stream
     stream.on('error', this.#onError)
+    this.#release = ignoreResume(stream)
   }
 
   /**
@@ -203,6 +227,7 @@ class ReadableChunks {
    * on Bun and Deno), or have its own idea of it (a file stream's `start` or `end`), and is fed.
    */
   descriptor() {
+    this.#release()
     const stream = this.#stream
     if (stream === process.stdin && stream.fd === 0) {
       return stream.isTTY !== true && isUntouched(stream) ? { fd: 0 } : undefined
@@ -227,6 +252,7 @@ class ReadableChunks {
   }
 
   start() {
+    this.#release()
     const stream = this.#stream
     stream.on('readable', this.#onReadable)
     stream.on('end', this.#onEnd)
@@ -272,6 +298,7 @@ class ReadableChunks {
   }
 
   cancel() {
+    this.#release()
     const stream = this.#stream
     stream.off('readable', this.#onReadable)
     stream.off('end', this.#onEnd)
