@@ -925,17 +925,22 @@ test('start, end and highWaterMark mean nothing for a source: refused at the cal
     for (const [kind, make] of Object.entries(SOURCES)) {
       const options = { [option]: value }
       const what = `${option} with ${kind}`
+      const source = make([Buffer.from('a\n')])
       assertRefused(
-        t.throws(() => readLines(make([Buffer.from('a\n')]), options)),
+        t.throws(() => readLines(source, options)),
         option,
         `readLines, ${what}`,
       )
       assertRefused(
-        t.throws(() => readChunks(make([Buffer.from('a\n')]), options)),
+        t.throws(() => readChunks(source, options)),
         option,
         `readChunks, ${what}`,
       )
-      assertRefused(await t.throwsAsync(countLines(make([Buffer.from('a\n')]), options)), option, `countLines, ${what}`)
+      assertRefused(await t.throwsAsync(countLines(source, options)), option, `countLines, ${what}`)
+      // The refused calls left the source as it was: its one reader reads it all.
+      t.false(Object.hasOwn(source, 'resume'), `${what}: a stream's own resume() is its own again`)
+      t.false(source.locked === true, `${what}: a web stream is not locked`)
+      t.deepEqual(await guard(collect(readLines(source)), what), ['a'], what)
     }
   }
 })

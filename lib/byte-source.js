@@ -56,21 +56,26 @@ function isFileHandle(value) {
 }
 
 /**
- * The chunks of `value`, if it is a byte source, read by one of the classes below; undefined if
- * it is not one (a path, or something else). A web stream is locked here, at the call, so that
- * nothing else reads it meanwhile; an already locked one is refused, as Node refuses it.
+ * How to read `value`, if it is a byte source: a function that makes the reader of its chunks
+ * (one of the classes below), which takes hold of the source; undefined if it is not one (a
+ * path, or something else). Nothing is done to the source before that function is called, so
+ * that a call refused for its options leaves it alone. A web stream is locked then, at the
+ * call, so that nothing else reads it meanwhile; an already locked one is refused, as Node
+ * refuses it.
  */
 function chunksOf(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
   if (value instanceof Uint8Array || value instanceof URL) return undefined
-  if (isFileHandle(value)) return new FileHandleChunks(value)
-  if (isNodeReadable(value)) return new ReadableChunks(value)
+  if (isFileHandle(value)) return () => new FileHandleChunks(value)
+  if (isNodeReadable(value)) return () => new ReadableChunks(value)
   if (typeof value.getReader === 'function') {
-    if (value.locked) throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
-    return new WebStreamChunks(value.getReader())
+    return () => {
+      if (value.locked) throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
+      return new WebStreamChunks(value.getReader())
+    }
   }
-  if (typeof value[Symbol.asyncIterator] === 'function') return new IteratorChunks(value, Symbol.asyncIterator)
-  if (typeof value[Symbol.iterator] === 'function') return new IteratorChunks(value, Symbol.iterator)
+  if (typeof value[Symbol.asyncIterator] === 'function') return () => new IteratorChunks(value, Symbol.asyncIterator)
+  if (typeof value[Symbol.iterator] === 'function') return () => new IteratorChunks(value, Symbol.iterator)
   return undefined
 }
 
@@ -122,14 +127,7 @@ function fileStreamPath(value) {
 
 /** Whether `value` is a byte source (for the readers that take paths only, to say so). */
 function isByteSource(value) {
-  if (value === null || typeof value !== 'object' || value instanceof Uint8Array || value instanceof URL) return false
-  return (
-    isFileHandle(value) ||
-    isNodeReadable(value) ||
-    typeof value.getReader === 'function' ||
-    typeof value[Symbol.asyncIterator] === 'function' ||
-    typeof value[Symbol.iterator] === 'function'
-  )
+  return chunksOf(value) !== undefined
 }
 
 /**
@@ -647,10 +645,14 @@ function descriptorSource({ fd, taken }) {
   }
 }
 
-/** The source `value` is, ready to feed a reader; undefined if it is not one. */
-function byteSource(value) {
+/**
+ * If `value` is a byte source, a function that takes hold of it and gives it ready to feed a
+ * reader (see chunksOf), to call once the call's options are accepted; undefined if it is not
+ * one.
+ */
+function byteSourceOf(value) {
   const chunks = chunksOf(value)
-  return chunks === undefined ? undefined : new ByteSource(chunks)
+  return chunks === undefined ? undefined : () => new ByteSource(chunks())
 }
 
-module.exports = { byteSource, fileStreamPath, isByteSource }
+module.exports = { byteSourceOf, fileStreamPath, isByteSource }

@@ -6,7 +6,7 @@
 const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
-const { byteSource, fileStreamPath } = require('./byte-source')
+const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { checkOptionNames } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
@@ -23,8 +23,8 @@ async function countLines(input, options) {
     refuseFileOptions(options)
     return countFile(file.path, options, site, file.release)
   }
-  const source = byteSource(input)
-  return source === undefined ? countFile(input, options, site) : countSource(source, options, site)
+  const takeSource = byteSourceOf(input)
+  return takeSource === undefined ? countFile(input, options, site) : countSource(takeSource, options, site)
 }
 
 /**
@@ -57,10 +57,12 @@ function normalizeThreads(options) {
   return threads
 }
 
-async function countSource(source, options, site) {
+/** Counts the byte source `takeSource()` takes hold of, once the options are accepted. */
+async function countSource(takeSource, options, site) {
   refuseFileOptions(options)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
+  const source = takeSource()
   const count = source.open((native) => binding.NativeLineCount.fromSource(native, read, lines))
   try {
     const result = await untilNativeDone(count, count.count(), signal)

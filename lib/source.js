@@ -8,7 +8,7 @@ const { setImmediate } = require('node:timers/promises')
 
 const { abortError, addAbortListener } = require('./abort')
 const { feed } = require('./native')
-const { byteSource, fileStreamPath } = require('./byte-source')
+const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
 const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
@@ -66,8 +66,8 @@ class NativeSource {
    */
   constructor(kind, input, options, onAbort = () => {}) {
     const file = kind.source === undefined ? undefined : fileStreamPath(input)
-    const source = kind.source === undefined || file !== undefined ? undefined : byteSource(input)
-    if (source === undefined) {
+    const takeSource = kind.source === undefined || file !== undefined ? undefined : byteSourceOf(input)
+    if (takeSource === undefined) {
       if (file !== undefined) refuseFileOptions(options)
       const { bytes, display } = normalizePath(file === undefined ? input : file.path)
       const { read, lines, signal } = normalizeOptions(options)
@@ -80,6 +80,7 @@ class NativeSource {
     } else {
       refuseFileOptions(options)
       const { read, lines, signal } = normalizeOptions(options)
+      const source = takeSource()
       this.#source = source
       this.#open = () =>
         source.open((native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }))
