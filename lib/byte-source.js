@@ -163,9 +163,14 @@ function takeablePipe(stream) {
  */
 function ignoreResume(stream) {
   if (Object.hasOwn(stream, 'resume')) return () => {}
-  stream.resume = function resumeIgnored() {
-    return this
-  }
+  Object.defineProperty(stream, 'resume', {
+    value: function resumeIgnored() {
+      return this
+    },
+    configurable: true,
+    writable: true,
+    enumerable: false,
+  })
   return () => {
     delete stream.resume
   }
