@@ -37,21 +37,27 @@ if (![...SECTIONS, 'headline'].includes(name) || file === undefined) {
 }
 const from = JSON.parse(fs.readFileSync(file, 'utf8'))
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
-/** The cases a section's run measured: its rows' cases, or for the follow section its parts. */
+/**
+ * The cases a section's run measured: its rows' cases (the compressed section's formats), or for
+ * the follow section its parts.
+ */
 const casesOf = (section) =>
-  section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map((row) => row.case))]
-/** What a section records of the run it came from, for `results`'s run. */
+  section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map((row) => row.case ?? row.format))]
+/** What a section records of the run it came from, `results`'s. */
 const runOf = (results, section) => ({
   startedAt: results.startedAt,
   command: results.command,
   runtimes: results.runtimes,
   cases: casesOf(section),
 })
-const added = name === 'headline' ? undefined : from[name]
-if (name !== 'headline' && added === undefined) throw new Error(`${file} has no ${name} section`)
-const run = added === undefined ? undefined : runOf(from, added)
-const earlier = latest[name]
-if (name === 'headline') {
+
+const merged = name === 'headline' ? mergeHeadline() : mergeSection()
+
+/**
+ * The run's corpora replace the full run's; each section that came from the full run (no `runs`
+ * of its own) is first given that run's date and command. What the log line says of it.
+ */
+function mergeHeadline() {
   if (from.rows === undefined || from.rows.length === 0) throw new Error(`${file} has no corpora measured`)
   for (const section of SECTIONS) {
     if (latest[section] !== undefined && latest[section].runs === undefined) {
@@ -59,15 +65,26 @@ if (name === 'headline') {
     }
   }
   for (const key of HEADLINE_KEYS) latest[key] = from[key]
-} else if (!values.add || earlier === undefined) {
-  latest[name] = { ...added, runs: [run] }
-} else {
+  return ''
+}
+
+/** The run's section replaces the section, or with `--add` joins it case by case. What the log line says of it. */
+function mergeSection() {
+  const added = from[name]
+  if (added === undefined) throw new Error(`${file} has no ${name} section`)
+  const run = runOf(from, added)
+  const earlier = latest[name]
+  if (!values.add || earlier === undefined) {
+    latest[name] = { ...added, runs: [run] }
+    return ''
+  }
   const replaced = new Set(run.cases)
   latest[name] = {
     ...earlier,
     ...(earlier.rows === undefined ? partLists(earlier, added, replaced) : caseRows(earlier, added, replaced)),
     runs: stillShown([...(earlier.runs ?? []), run]),
   }
+  return `, cases ${run.cases.join(', ')}`
 }
 
 /**
@@ -106,6 +123,4 @@ function stillShown(runs) {
 }
 fs.writeFileSync(`${LATEST}.tmp`, `${JSON.stringify(latest, null, 2)}\n`)
 fs.renameSync(`${LATEST}.tmp`, LATEST)
-console.log(
-  `${LATEST}: ${name} from ${file} (${from.startedAt})${values.add && run ? `, cases ${run.cases.join(', ')}` : ''}`,
-)
+console.log(`${LATEST}: ${name} from ${file} (${from.startedAt})${merged}`)
