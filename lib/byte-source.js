@@ -188,8 +188,6 @@ class ReadableChunks {
   #wake = null
   /** The pipe handle whose reading was stopped to read its descriptor natively (see descriptor()). */
   #stopped = null
-  /** The bytes the stream had buffered when it was taken over: fed first if it is fed after all. */
-  #taken = null
   #onReadable = () => this.#woken()
   #onEnd = () => {
     this.#ended = true
@@ -225,7 +223,8 @@ class ReadableChunks {
    * - an open whole-file stream's (see isWholeFileStream), which has read nothing, so its
    *   offset is the file's start;
    * - on Node, a pipe stream's that nobody reads (see takeablePipe): its reading is stopped,
-   *   and what it had read is `taken`, read first.
+   *   and what it had read is `taken`, read first (and fed first, if the descriptor cannot be
+   *   read after all).
    * Any other stream may be reading its descriptor where it cannot be stopped (a child's stdout
    * on Bun and Deno), or have its own idea of it (a file stream's `start` or `end`), and is fed.
    */
@@ -239,13 +238,13 @@ class ReadableChunks {
     if (!takeablePipe(stream)) return undefined
     const handle = stream._handle
     // All it buffered, in one Buffer; its read() may start the handle again, so stop it after.
-    this.#taken = stream.readableLength > 0 ? stream.read() : null
+    const taken = stream.readableLength > 0 ? stream.read() : undefined
     handle.readStop()
     // Still marked as reading, so that the stream's own _read does not start it again behind
     // fastlines' back: a ChildProcess resumes a stdout nobody used once the child exits.
     handle.reading = true
     this.#stopped = handle
-    return { fd: handle.fd, taken: this.#taken ?? undefined }
+    return { fd: handle.fd, taken }
   }
 
   /** Where errors say the bytes came from: a file stream's path. */
@@ -269,11 +268,6 @@ class ReadableChunks {
 
   pull() {
     if (this.#error !== undefined) throw this.#error
-    if (this.#taken !== null) {
-      const taken = this.#taken
-      this.#taken = null
-      return taken
-    }
     const chunk = this.#stream.read()
     if (chunk !== null) return chunk
     return this.#ended ? END : WAIT
@@ -290,14 +284,16 @@ class ReadableChunks {
   }
 
   /**
-   * Its bytes were all read natively, to their end: a stream taken over reads again and flows,
-   * so that it sees that end itself and ends as it would have ('end', then 'close', and a
-   * child's 'close' after). Any other stream is let go as cancel() does.
+   * Its bytes were all read natively, to their end: a stream taken over (see descriptor()) reads
+   * again and flows, so that it sees that end itself and ends as it would have ('end', then
+   * 'close', and a child's 'close' after). False for any other stream, which is let go as
+   * cancel() lets it go.
    */
-  finish() {
-    if (this.#stopped === null) return this.cancel()
+  handBack() {
+    if (this.#stopped === null) return false
     this.#restart()
     this.#stream.resume()
+    return true
   }
 
   cancel() {
@@ -506,6 +502,8 @@ class ByteSource {
     const feed = binding.NativeByteSource.fed(() => this.#resumePump())
     this.#feeder = feed.feeder
     const native = open(feed, true)
+    // Bytes taken with a descriptor that could not be read after all come before any chunk.
+    if (descriptor?.taken !== undefined) this.#push(feed, descriptor.taken)
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native
@@ -527,14 +525,13 @@ class ByteSource {
 
   /**
    * The native reader read the source to its end: lets it go as it ended (a stream whose
-   * descriptor was read natively ends as it would have, see ReadableChunks#finish). Idempotent,
-   * with stop().
+   * descriptor was read natively ends as it would have, see ReadableChunks#handBack), or else
+   * as stop() does. Idempotent, with stop().
    */
   finish() {
     if (this.#stopped) return
-    if (this.#chunks.finish === undefined) return this.stop()
-    this.#stopped = true
-    this.#chunks.finish()
+    if (this.#chunks.handBack?.()) this.#stopped = true
+    else this.stop()
   }
 
   /** Stops pulling and lets the source go: destroyed, cancelled or returned. Idempotent. */
