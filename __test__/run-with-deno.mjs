@@ -13,7 +13,9 @@ if (typeof Deno === 'undefined') throw new Error('run this file with deno: deno 
 
 // Deno checks for a newer release in the background of every process it starts (ava's workers
 // and the fixtures' children too), over HTTPS: it reads the CA certificates, about 220 KB here,
-// which /proc/self/io then counts among the bytes a test measures (last-lines.spec.mjs).
+// which /proc/self/io then counts among the bytes a test measures (last-lines.spec.mjs). Without
+// network that check also waits about 30 s, during which Deno now and then leaves a settled step
+// unresumed (README, Deno).
 process.env.DENO_NO_UPDATE_CHECK = '1'
 
 v8.takeCoverage = () => {}

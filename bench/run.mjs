@@ -65,6 +65,12 @@ import {
 } from './report.mjs'
 
 const execFileAsync = promisify(execFile)
+
+// Every Deno process checks for a newer Deno in the background; without network that check waits
+// about 30 s, and while it does Deno now and then leaves a step that fastlines settled
+// unresumed until it gives up (README, Deno). The benchmark measures fastlines, not that check:
+// every process the driver starts inherits this.
+process.env.DENO_NO_UPDATE_CHECK = '1'
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url))
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url))
 const COLD = fileURLToPath(new URL('./cold.mjs', import.meta.url))
