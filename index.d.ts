@@ -384,8 +384,9 @@ export function readLines(path: PathLike, options?: LineReadOptions | ReadOption
  * already locked one throws `ERR_INVALID_STATE`).
  *
  * A `FileHandle`, a file stream that has read nothing, a `process.stdin` that nothing has read
- * from yet (a file or a pipe, not a terminal), and on Node a child's stdout (any pipe stream
- * nobody reads) are read natively through their descriptor, with no chunk passing through JS.
+ * from yet (a file or a pipe, not a terminal), and on Node and Deno a child's stdout (on Node
+ * any pipe stream) that nobody reads are read natively through their descriptor, with no chunk
+ * passing through JS.
  *
  * @example
  * for await (const line of readLines(process.stdin)) console.log(line)

@@ -38,12 +38,16 @@ const HAND_OVER_BYTES = 4 * 1024
 const GATHER_BYTES = 16 * 1024
 
 /**
- * Whether the runtime's pipe streams stop reading their descriptor when told to, at once: Node's
- * (libuv reads only on the JS thread, in the event loop's poll phase, so once `readStop()` has
- * returned nothing more is read). Deno's pipe wrap keeps a read in flight after `readStop()`,
- * whose bytes would arrive after the hand-over; Bun's streams have no handle.
+ * The class of the pipe handles whose reading stops at once when told to, on this runtime, or
+ * undefined where none does. Node's `Pipe`: libuv reads only on the JS thread, in the event
+ * loop's poll phase, so once `readStop()` has returned nothing more is read. Deno's `PipeWrap`
+ * (Deno 2.9's libuv-compatible pipe, a child's stdio) polls its descriptor in the event loop on
+ * the JS thread in the same way; Deno's older TypeScript `Pipe` kept a read in flight after
+ * `readStop()`, whose bytes would arrive after the hand-over, so it is not one. Bun's streams
+ * have no handle.
  */
-const PIPES_STOP_AT_ONCE = process.versions.bun === undefined && process.versions.deno === undefined
+const PIPE_THAT_STOPS_AT_ONCE =
+  process.versions.bun !== undefined ? undefined : process.versions.deno !== undefined ? 'PipeWrap' : 'Pipe'
 
 /** Whether `value` has the interface of a Node Readable (as Node's own `isReadable` checks). */
 function isNodeReadable(value) {
@@ -131,16 +135,16 @@ function isByteSource(value) {
 }
 
 /**
- * A Node pipe stream that may be taken over: on Node, a `net.Socket` on a pipe (a child's stdout,
- * a socket pair), that nobody reads, listens to for data or decodes. Node reads such a stream's
- * descriptor as soon as it is made, so some of its bytes may already be buffered in the stream:
- * those are taken with it.
+ * A Node pipe stream that may be taken over: on Node and Deno, a `net.Socket` on a pipe handle
+ * that stops at once (a child's stdout; on Node a socket pair too), that nobody reads, listens to
+ * for data or decodes. The runtime reads such a stream's descriptor as soon as it is made, so some
+ * of its bytes may already be buffered in the stream: those are taken with it.
  */
 function takeablePipe(stream) {
   const handle = stream._handle
   return (
-    PIPES_STOP_AT_ONCE &&
-    handle?.constructor?.name === 'Pipe' &&
+    PIPE_THAT_STOPS_AT_ONCE !== undefined &&
+    handle?.constructor?.name === PIPE_THAT_STOPS_AT_ONCE &&
     typeof handle.fd === 'number' &&
     handle.fd >= 0 &&
     typeof handle.readStop === 'function' &&
@@ -222,11 +226,11 @@ class ReadableChunks {
    * - process.stdin's, if nothing has read from it yet and it is not a terminal;
    * - an open whole-file stream's (see isWholeFileStream), which has read nothing, so its
    *   offset is the file's start;
-   * - on Node, a pipe stream's that nobody reads (see takeablePipe): its reading is stopped,
+   * - on Node and Deno, a pipe stream's that nobody reads (see takeablePipe): its reading is stopped,
    *   and what it had read is `taken`, read first (and fed first, if the descriptor cannot be
    *   read after all).
    * Any other stream may be reading its descriptor where it cannot be stopped (a child's stdout
-   * on Bun and Deno), or have its own idea of it (a file stream's `start` or `end`), and is fed.
+   * on Bun), or have its own idea of it (a file stream's `start` or `end`), and is fed.
    */
   descriptor() {
     this.#release()
