@@ -512,12 +512,25 @@ test("a child's stdout is a source: spawn('cat', [file]).stdout", async (t) => {
 /** Whether a child's stdout is read through its descriptor here (see takeablePipe, lib/byte-source.js). */
 const STDOUT_READ_NATIVELY = process.versions.bun === undefined
 
+/**
+ * The readers of a stream made now and stepped later: `make(stream)` takes hold of it and reads
+ * nothing yet; `toEnd(reader)` reads it to its end and summarizes what it gave, to compare.
+ */
+const READ_LATER = {
+  lines: { make: readLines, toEnd: async (reader) => summarize(await collect(reader)) },
+  batches: { make: readLines, toEnd: async (reader) => summarize((await collect(reader.batches())).flat()) },
+  readChunks: {
+    make: readChunks,
+    toEnd: async (reader) => summarize(referenceLines(Buffer.concat(await collect(reader)))),
+  },
+}
+
 /** The ways a reader takes a stream to its end, and what each gives, summarized to compare. */
 const READ_TO_END = {
-  lines: async (stream) => summarize(await collect(readLines(stream))),
-  batches: async (stream) => summarize((await collect(readLines(stream).batches())).flat()),
+  ...Object.fromEntries(
+    Object.entries(READ_LATER).map(([way, { make, toEnd }]) => [way, (stream) => toEnd(make(stream))]),
+  ),
   countLines: (stream) => countLines(stream),
-  readChunks: async (stream) => summarize(referenceLines(Buffer.concat(await collect(readChunks(stream))))),
 }
 
 test("a child's stdout, taken at once or after it buffered, ends and closes as if read; on Node and Deno, its bytes mostly pass no JS", async (t) => {
@@ -545,35 +558,19 @@ test("a child's stdout, taken at once or after it buffered, ends and closes as i
   }
 })
 
-/** Readers of a stream made now and read to their end later, by `collect` (see READ_TO_END). */
-const READ_LATER = {
-  lines: (stream) => {
-    const reader = readLines(stream)
-    return async () => summarize(await collect(reader))
-  },
-  batches: (stream) => {
-    const reader = readLines(stream)
-    return async () => summarize((await collect(reader.batches())).flat())
-  },
-  readChunks: (stream) => {
-    const reader = readChunks(stream)
-    return async () => summarize(referenceLines(Buffer.concat(await collect(reader))))
-  },
-}
-
 test("a reader made before a child exits and stepped after: every line, though the child drops an unused stdout's bytes at its exit", async (t) => {
   const bytes = Buffer.from('first\nsecond\r\nlast')
   const file = temp.file(bytes, 'stepped-late.txt')
-  for (const [way, make] of Object.entries(READ_LATER)) {
+  for (const [way, { make, toEnd }] of Object.entries(READ_LATER)) {
     const child = spawn('cat', [file], { stdio: ['ignore', 'pipe', 'ignore'] })
     const exited = once(child, 'exit')
     const closed = once(child, 'close')
-    const readToEnd = make(child.stdout)
+    const reader = make(child.stdout)
     // The first step comes once the child exited and the runtime had its turns to resume the
     // stream, as it resumes a stdout nothing has used.
     await guardBig(exited, `${way}: cat's exit`)
     for (let turn = 0; turn < 5; turn++) await nextTurn()
-    t.deepEqual(await guard(readToEnd(), way), summarize(referenceLines(bytes)), way)
+    t.deepEqual(await guard(toEnd(reader), way), summarize(referenceLines(bytes)), way)
     await guard(closed, `${way}: the child's 'close'`)
   }
 })

@@ -167,16 +167,18 @@ function takeablePipe(stream) {
  */
 function ignoreResume(stream) {
   if (Object.hasOwn(stream, 'resume')) return () => {}
+  function resumeIgnored() {
+    return this
+  }
   Object.defineProperty(stream, 'resume', {
-    value: function resumeIgnored() {
-      return this
-    },
+    value: resumeIgnored,
     configurable: true,
     writable: true,
     enumerable: false,
   })
+  // Called at the first step and again at the close: only ever removes its own resume().
   return () => {
-    delete stream.resume
+    if (stream.resume === resumeIgnored) delete stream.resume
   }
 }
 
