@@ -197,6 +197,10 @@ impl TripReader for FollowTrip {
     }
 
     const NOTHING_MORE: TripEnd<Batch> = TripEnd::CaughtUp;
+
+    fn begin_trip(&mut self) {
+        self.reader.begin_pass();
+    }
 }
 
 impl FollowTrip {
@@ -315,4 +319,91 @@ fn truncated_below(mut file: &File, len: u64) -> io::Result<PathChange> {
     } else {
         PathChange::None
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::channel::{channel, Item};
+    use crate::decode::{Encoding, Text};
+    use crate::reader::Progress;
+    use crate::stream::{Changes, Stop};
+
+    /// A follower of `path` from its start, parked in a stream whose channel holds one item,
+    /// as the watcher's thread finds it.
+    fn parked_follower(path: &Path) -> (Stop<FollowTrip>, mpsc::Receiver<Item<Batch>>) {
+        let file = File::open(path).expect("open");
+        let (items, taken, _waiter) = channel(1);
+        let trip = FollowTrip {
+            reader: Reader::new(
+                Source::new(file, None, 64 * 1024),
+                LineFramer::new(Encoding::Utf8),
+                Progress::default(),
+            ),
+            items,
+            path: path.to_owned(),
+            next_file: None,
+            renamed: Arc::new(AtomicBool::new(false)),
+            caught_up_at: None,
+            _file_closed: tokio::sync::oneshot::channel().0,
+        };
+        let stop = Stop::default();
+        stop.park(trip);
+        (stop, taken)
+    }
+
+    fn append(path: &Path, text: &str) {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .expect("open to append");
+        file.write_all(text.as_bytes()).expect("append");
+    }
+
+    fn text(item: Result<Item<Batch>, mpsc::error::TryRecvError>) -> Text {
+        item.expect("an item").expect("not a failure").text
+    }
+
+    fn one_byte(text: &'static str) -> Text {
+        Text::OneByte(bytes::Bytes::from_static(text.as_bytes()))
+    }
+
+    /// A read that returns less than it asked for finds the file's end, so the wake-up that
+    /// made it stops there without another read; the same wake-up must not speak for a later
+    /// one. Here a wake-up's short read is followed by a full channel (its batch waits for
+    /// room), and the next wake-up, for a write made since, must read that write: it may be the
+    /// last one, which nothing else will announce.
+    #[test]
+    fn a_wake_up_after_a_full_channel_reads_what_was_written_since() {
+        let dir = std::env::temp_dir().join(format!("fastlines-follow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("full.log");
+        std::fs::write(&path, "zero\n").expect("write");
+        let (stop, mut taken) = parked_follower(&path);
+        let changes = Changes::default();
+
+        read_here(&stop, &changes);
+        append(&path, "one\n");
+        read_here(&stop, &changes);
+        let (reader, end) = changes
+            .take_handed_back()
+            .expect("handed back: the channel is full");
+        let TripEnd::ChannelFull(one) = end else {
+            panic!("the wake-up ends with a batch waiting for room");
+        };
+        assert_eq!(text(taken.try_recv()), one_byte("zero"));
+        let reader = reader.expect("a reader");
+        reader.items.try_send(one).expect("room now");
+        stop.park(reader);
+        assert_eq!(text(taken.try_recv()), one_byte("one"));
+
+        append(&path, "two\n");
+        read_here(&stop, &changes);
+        assert_eq!(text(taken.try_recv()), one_byte("two"));
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
 }

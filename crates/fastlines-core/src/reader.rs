@@ -44,9 +44,9 @@ pub struct Reader<F, I = File> {
     eof: bool,
     /// Why the input broke off: reported once the complete items before it are handed out.
     failed: Option<ReadError>,
-    /// The last read of a growing file ([`Reader::next_appended`]) returned less than it asked
-    /// for, so the file held no more then: once its items are out, the reader has caught up
-    /// without a read that returns 0.
+    /// In this pass over a growing file (see [`Reader::begin_pass`]), the last read
+    /// ([`Reader::next_appended`]) returned less than it asked for, so the file held no more
+    /// then: once its items are out, the reader has caught up without a read that returns 0.
     drained: bool,
     progress: Progress,
 }
@@ -159,6 +159,14 @@ impl<F, I> Reader<F, I> {
     pub(crate) fn replace_input(&mut self, input: I) {
         self.input = Input::Plain(input);
         self.drop_unframed();
+    }
+
+    /// Starts a pass over a growing file (a follower's wake-up): an earlier pass's short read
+    /// says nothing about now. A pass that ended with a batch waiting for room left it set, and
+    /// the write that woke this pass came after that read: taking it as caught up here lost the
+    /// follower's last lines until the next write.
+    pub(crate) fn begin_pass(&mut self) {
+        self.drained = false;
     }
 
     /// Drops what was read and not yet framed: the input is read again from elsewhere.

@@ -571,7 +571,7 @@ impl<R: TripReader> Default for Changes<R> {
 }
 
 impl<R: TripReader> Changes<R> {
-    fn take_handed_back(&self) -> Option<TripBack<R>> {
+    pub(crate) fn take_handed_back(&self) -> Option<TripBack<R>> {
         self.handed_back
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -627,6 +627,8 @@ pub(crate) trait TripReader: Send + 'static {
     /// How a trip ends when `next_item` has nothing more: the end of the stream, or, for a
     /// follower, having caught up.
     const NOTHING_MORE: TripEnd<Self::Item>;
+    /// A trip begins: a follower forgets what an earlier trip learned of the file's end.
+    fn begin_trip(&mut self) {}
 }
 
 impl<F> TripReader for Trip<F>
@@ -651,6 +653,7 @@ where
 /// nothing more to read, or the stream is cancelled (which aborting the task cannot signal to a
 /// trip already running).
 fn fill_channel<R: TripReader>(trip: &mut R, stop: &dyn Cancel) -> TripEnd<R::Item> {
+    trip.begin_trip();
     for _ in 0..ITEMS_PER_TRIP {
         if stop.is_cancelled() {
             return TripEnd::StreamDone;
