@@ -78,7 +78,9 @@ pub(crate) struct FollowTrip {
     /// Set by the watcher when a name came or went in the path's directories: the path may
     /// name another file now.
     renamed: Arc<AtomicBool>,
-    /// The bytes read when the follower last caught up.
+    /// The bytes read when this trip began, or when the follower last caught up in it: a
+    /// catch-up that finds the same figure brought nothing to read (see
+    /// [`FollowTrip::what_to_look_at`]).
     caught_up_at: Option<u64>,
     _file_closed: tokio::sync::oneshot::Sender<()>,
 }
@@ -200,6 +202,10 @@ impl TripReader for FollowTrip {
 
     fn begin_trip(&mut self) {
         self.reader.begin_pass();
+        // What this wake-up read is judged from here: against the last catch-up, a wake-up
+        // after a trip that ended with its batch waiting for room (so read more since) seemed
+        // to bring something, and a truncation it came for went unseen.
+        self.caught_up_at = Some(self.reader.bytes_read());
     }
 }
 
@@ -297,13 +303,34 @@ fn path_change(path: &Path, file: &File) -> io::Result<PathChange> {
         Err(err) => return Err(err),
     };
     if reading != at_path {
-        return match File::open(path) {
-            Ok(next_file) => Ok(PathChange::Replaced(next_file)),
+        return match open_next(path) {
+            Ok(Some(next_file)) => Ok(PathChange::Replaced(next_file)),
+            Ok(None) => Ok(PathChange::Gone),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(PathChange::Gone),
             Err(err) => Err(err),
         };
     }
     truncated_below(file, len)
+}
+
+/// Opens the file now at `path`; `None` when what is there is not a regular file, which is
+/// then treated as nothing there: a FIFO would hold the watcher's thread, shared by every
+/// follower of the process, in `open(2)` until a writer came, and a directory or a device
+/// holds no log. The check before opening may be overtaken by a swap; on Linux the open does
+/// not wait either, and the file opened is checked again.
+fn open_next(path: &Path) -> io::Result<Option<File>> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(None);
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path)?;
+    Ok(file.metadata()?.is_file().then_some(file))
 }
 
 /// Whether `file` is now shorter than what was read of it (`None` or `Truncated`).
@@ -405,5 +432,103 @@ mod tests {
         read_here(&stop, &changes);
         assert_eq!(text(taken.try_recv()), one_byte("two"));
         std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// copytruncate right after a pass that ended with a full channel: the reader is at 9
+    /// bytes, `caught_up_at` still says 5 (the last catch-up), the file now holds "x\n". The
+    /// task parked the reader after forwarding its batch and queued a trip; the watcher's
+    /// thread takes the reader first, for the truncation's event, while the task's trip finds
+    /// it out and waits for the next change. The watcher's pass reads nothing, yet judges that
+    /// it brought something (9 != 5), so it never looks at the length: "x" is not read.
+    #[test]
+    fn a_truncation_right_after_a_full_channel_is_noticed() {
+        let dir = std::env::temp_dir().join(format!("fastlines-follow-t-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("truncated.log");
+        std::fs::write(&path, "zero\n").expect("write");
+        let (stop, mut taken) = parked_follower(&path);
+        let changes = Changes::default();
+
+        read_here(&stop, &changes);
+        append(&path, "one\n");
+        read_here(&stop, &changes);
+        let (reader, end) = changes.take_handed_back().expect("handed back");
+        let TripEnd::ChannelFull(one) = end else {
+            panic!("the wake-up ends with a batch waiting for room");
+        };
+        assert_eq!(text(taken.try_recv()), one_byte("zero"));
+        let reader = reader.expect("a reader");
+        reader.items.try_send(one).expect("room now");
+        stop.park(reader);
+        assert_eq!(text(taken.try_recv()), one_byte("one"));
+
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        file.set_len(0).expect("truncate");
+        append(&path, "x\n");
+        read_here(&stop, &changes);
+        assert!(changes.take_handed_back().is_none(), "caught up: parked");
+        assert_eq!(
+            text(taken.try_recv()),
+            one_byte("x"),
+            "the truncated file is read again from its start"
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// The path renamed away and a FIFO made in its place: the watcher's thread, shared by
+    /// every follower of the process, opens it in `path_change` and waits there for a writer.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_in_place_of_the_followed_file_does_not_hold_the_watchers_thread() {
+        let dir = std::env::temp_dir().join(format!("fastlines-follow-f-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("fifo.log");
+        std::fs::write(&path, "zero\n").expect("write");
+        let (stop, mut taken) = parked_follower(&path);
+        let changes = Changes::default();
+        read_here(&stop, &changes);
+        assert_eq!(text(taken.try_recv()), one_byte("zero"));
+
+        std::fs::rename(&path, dir.join("fifo.log.1")).expect("rename");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .expect("mkfifo");
+        let reader = stop.take().expect("parked");
+        reader.renamed.store(true, Ordering::SeqCst); // as the watcher does for a name event
+        stop.park(reader);
+        let stop = Arc::new(stop);
+        let (done, returned) = std::sync::mpsc::channel();
+        let watcher = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                read_here(&*stop, &Changes::default());
+                let _ = done.send(());
+            })
+        };
+        let came_back = returned
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .is_ok();
+        if !came_back {
+            // Unblock the thread: a writer at the other end lets its open return.
+            let _writer = std::fs::OpenOptions::new().write(true).open(&path);
+        }
+        watcher.join().expect("joined");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert!(
+            came_back,
+            "read_here still in open(2) of the FIFO after 2 s"
+        );
+        assert!(
+            matches!(taken.try_recv(), Err(mpsc::error::TryRecvError::Empty)),
+            "no line and no failure: the FIFO is taken as nothing at the path"
+        );
     }
 }
