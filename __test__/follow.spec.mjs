@@ -381,6 +381,30 @@ test('a symbolic link re-pointed to a file in a third directory while following:
   )
 })
 
+test('a symbolic link re-pointed at a file not made yet: read there once it is made, woken by its making', async (t) => {
+  const [linkDir, firstDir, secondDir] = ['dangling-link', 'dangling-first', 'dangling-second'].map((name) => {
+    const dir = temp.path(name)
+    fs.mkdirSync(dir)
+    return dir
+  })
+  const [first, second] = [path.join(firstDir, 'app.log'), path.join(secondDir, 'app.log')]
+  fs.writeFileSync(first, '')
+  const link = path.join(linkDir, 'current.log')
+  fs.symlinkSync(first, link)
+  const reader = followLines(link)
+  t.teardown(() => reader.close())
+  const step = reader.next()
+  await until(() => reader.position !== undefined, 'the follower to open the link')
+  fs.appendFileSync(first, 'first target\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the first target'), line('first target'))
+  // The link first, its target after: the path names nothing in between.
+  fs.symlinkSync(second, path.join(linkDir, 'next.log'))
+  fs.renameSync(path.join(linkDir, 'next.log'), link)
+  const next = reader.next()
+  fs.writeFileSync(second, 'made after the link\n')
+  t.deepEqual(await within(next, LINE_QUIET_MS, 'the line of the target made after the link'), line('made after the link'))
+})
+
 test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
   const IN_MODIFY = 0x2
   const IN_CREATE = 0x100

@@ -117,12 +117,7 @@ fn watcher() -> io::Result<MutexGuard<'static, State>> {
     let started = STATE.get_or_init(|| {
         let inotify = Inotify::init().map_err(|err| err.kind())?;
         wait_in_reads(&inotify).map_err(|err| err.kind())?;
-        let state = Arc::new(Mutex::new(State {
-            watches: inotify.watches(),
-            listeners: Listeners::default(),
-            watched: HashMap::new(),
-            dirs: HashMap::new(),
-        }));
+        let state = Arc::new(Mutex::new(State::new(inotify.watches())));
         let shared = Arc::clone(&state);
         std::thread::Builder::new()
             .name("fastlines-watch".into())
@@ -171,6 +166,15 @@ fn read_events(mut inotify: Inotify, state: &Mutex<State>) {
 }
 
 impl State {
+    fn new(watches: Watches) -> State {
+        State {
+            watches,
+            listeners: Listeners::default(),
+            watched: HashMap::new(),
+            dirs: HashMap::new(),
+        }
+    }
+
     /// Adds to `calls` who `event` concerns.
     fn on_event(
         &mut self,
@@ -224,7 +228,8 @@ impl State {
                 let wd = self.watches.add(dir, name_events())?;
                 let number = wd.get_watch_descriptor_id();
                 let what = WatchedKind::Dir(dir.to_owned(), HashMap::new());
-                self.watched.insert(number, Watched { wd, what });
+                // The same directory under another path gets the same descriptor: share it.
+                self.watched.entry(number).or_insert(Watched { wd, what });
                 self.dirs.insert(dir.to_owned(), number);
                 number
             }
@@ -363,8 +368,8 @@ impl State {
 
     fn forget_watch_entry(&mut self, wd: i32) -> Option<Watched> {
         let watched = self.watched.remove(&wd)?;
-        if let WatchedKind::Dir(path, _) = &watched.what {
-            self.dirs.remove(path);
+        if let WatchedKind::Dir(..) = &watched.what {
+            self.dirs.retain(|_, number| *number != wd);
         }
         Some(watched)
     }
@@ -435,5 +440,75 @@ mod tests {
             "the file created at the path is watched for writes"
         );
         std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// A symbolic link re-pointed at a file not made yet (the link first, then the file):
+    /// the new target's name must be listened to, or its creation wakes nobody.
+    #[test]
+    fn a_link_re_pointed_at_a_file_made_later_calls_when_it_is_made() {
+        let dir = scratch_dir("dangling");
+        let path = dir.join("current.log");
+        let (first, second) = (dir.join("a.log"), dir.join("b.log"));
+        append(&first, "one\n");
+        std::os::unix::fs::symlink(&first, &path).expect("link");
+        let (sender, calls) = mpsc::channel();
+        let on_change: OnChange = Arc::new(move |change| {
+            let _ = sender.send(change);
+        });
+        let _registration = Registration::new(&path, on_change).expect("watched");
+        let staged = dir.join("current.log.new");
+        std::os::unix::fs::symlink(&second, &staged).expect("link");
+        std::fs::rename(&staged, &path).expect("re-point");
+        until_named(&calls);
+        while calls.try_recv().is_ok() {}
+        append(&second, "two\n");
+        assert!(
+            calls.recv_timeout(Duration::from_secs(2)).is_ok(),
+            "the new target appeared and grew: the follower is called"
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// One directory under two paths, as a bind mount shows it (here `dir` and `dir/sub/..`,
+    /// which the callers would have made canonical): inotify gives its one watch descriptor for
+    /// both, and the second listener must not take the first one's names.
+    #[test]
+    fn one_directory_under_two_paths_keeps_every_listeners_names() {
+        let dir = scratch_dir("two-paths");
+        let (first_path, second_path) = (dir.join("app.log"), dir.join("other.log"));
+        let other_way = dir.join("sub").join("..");
+        std::fs::create_dir_all(dir.join("sub")).expect("a directory");
+        append(&first_path, "");
+        append(&second_path, "");
+        let mut inotify = Inotify::init().expect("inotify");
+        let mut state = State::new(inotify.watches());
+        let mut listener = |path: &Path| {
+            state.listeners.add(Listener {
+                path: path.to_owned(),
+                on_change: Arc::new(|_| {}),
+                names: Vec::new(),
+                file: None,
+            })
+        };
+        let (first, second) = (listener(&first_path), listener(&second_path));
+        state
+            .listen_to_name(first, &dir, "app.log".into())
+            .expect("listening");
+        state
+            .listen_to_name(second, &other_way, "other.log".into())
+            .expect("listening");
+        std::fs::rename(&first_path, dir.join("app.log.1")).expect("rename");
+        let mut buffer = vec![0; EVENT_BUFFER_BYTES];
+        let mut calls = Calls::default();
+        for event in inotify.read_events_blocking(&mut buffer).expect("events") {
+            state.on_event(event.wd, event.mask, event.name, &mut calls);
+        }
+        let called: Vec<u64> = calls.by_id.keys().copied().collect();
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(
+            called,
+            [first],
+            "the rotation is heard by the first listener"
+        );
     }
 }

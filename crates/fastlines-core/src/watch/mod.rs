@@ -135,16 +135,23 @@ impl<L> std::ops::DerefMut for Listeners<L> {
 
 /// The directories (canonical) and names whose changes concern `path`: its own, and, when it
 /// is a symbolic link, its target's too (the target can be renamed or replaced in its own
-/// directory).
+/// directory, or, for a link re-pointed before its new target was made, be created there).
 fn names_of(path: &Path) -> io::Result<Vec<(PathBuf, OsString)>> {
     let mut names = vec![canonical_dir_and_name(path)?];
-    if let Ok(target) = std::fs::canonicalize(path) {
-        let target = canonical_dir_and_name(&target)?;
-        if target != names[0] {
-            names.push(target);
-        }
+    let target = link_target(path).and_then(|target| canonical_dir_and_name(&target).ok());
+    if let Some(target) = target.filter(|target| *target != names[0]) {
+        names.push(target);
     }
     Ok(names)
+}
+
+/// What `path` leads to once its links are followed: the file (`path` itself when it is no
+/// link), or, for a link to nothing yet, the name the link itself gives.
+fn link_target(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok().or_else(|| {
+        let link = std::fs::read_link(path).ok()?;
+        Some(path.parent().unwrap_or(Path::new(".")).join(link))
+    })
 }
 
 /// The canonical form of the directory of `path`, and its name there. Directories are watched
