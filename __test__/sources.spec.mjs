@@ -319,6 +319,23 @@ test.serial('string chunks give the lines of their UTF-8 bytes, alone or mixed w
   }
 })
 
+test('a source that fills one buffer again for each chunk: every byte once, in order, however its chunks are gathered', async (t) => {
+  // A FileHandle's reads, fed on Windows, reuse one buffer, and so may a user's generator: a chunk
+  // must be taken before the next is pulled. Small chunks that come in one turn are gathered.
+  const bytes = Buffer.from(Array.from({ length: 3_000 }, (_, i) => `line ${i}\n`).join(''))
+  async function* reusing(size) {
+    const buffer = Buffer.alloc(size)
+    for (let at = 0; at < bytes.length; at += size) yield buffer.subarray(0, bytes.copy(buffer, 0, at, at + size))
+  }
+  for (const size of [1, 7, 20, 100, 3_000, 5_000]) {
+    const what = `${size}-byte chunks`
+    t.deepEqual(await guard(collect(readLines(reusing(size))), what), referenceLines(bytes), what)
+    t.is(await guard(countLines(reusing(size)), what), 3_000, what)
+    const chunks = await guard(collect(readChunks(reusing(size))), what)
+    t.is(Buffer.concat(chunks).toString(), bytes.toString(), what)
+  }
+})
+
 test('a FileHandle is read from its current position, and left open, however reading ends', async (t) => {
   const bytes = bytesOf('skipped\r\n', SOUP[1], 'é中😀\r\nlast')
   const file = temp.file(bytes)

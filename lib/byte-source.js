@@ -436,7 +436,7 @@ class FileHandleChunks {
     return this.#handle.read(this.#buffer, 0, this.#buffer.length, null)
   }
 
-  /** The bytes read. The feed copies a chunk as it takes it, so the buffer is read into again. */
+  /** The bytes read, in the buffer the next read fills again (see ByteSource#gathered). */
   unwrap({ bytesRead }) {
     return bytesRead === 0 ? END : this.#buffer.subarray(0, bytesRead)
   }
@@ -458,8 +458,14 @@ class ByteSource {
   #feeder = null
   /** Resolves the pump's wait for room in the native read-ahead. */
   #roomed = null
-  /** Small chunks not handed over yet (see HAND_OVER_BYTES), and their length in bytes. */
-  #gathered = []
+  /**
+   * Small chunks not handed over yet (see HAND_OVER_BYTES), copied in as they come: a source
+   * may fill the memory of a chunk again once the next is pulled (a FileHandle's reads reuse one
+   * buffer, and so may a user's generator), so a gathered chunk is never kept by reference. Its
+   * first `#gatheredBytes` bytes are the chunks; it holds GATHER_BYTES and one more small chunk,
+   * and is made for the first one.
+   */
+  #gathered = null
   #gatheredBytes = 0
   /**
    * What runs at the end of this event-loop turn once something was fed in it, `#endTurn`: it
@@ -546,7 +552,7 @@ class ByteSource {
     this.#stopped = true
     if (this.#turnEnd !== null) clearImmediate(this.#turnEnd)
     if (this.#burst !== null) clearImmediate(this.#burst)
-    this.#gathered = []
+    this.#gatheredBytes = 0
     this.#chunks.cancel()
     this.#wakeReader()
   }
@@ -575,14 +581,15 @@ class ByteSource {
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
-    if (small && this.#onFed !== null && this.#burst === null && this.#gathered.length === 0) {
+    if (small && this.#onFed !== null && this.#burst === null && this.#gatheredBytes === 0) {
       this.#burst = setImmediate(this.#burstOver)
       this.#wakeReader(chunk)
       return true
     }
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
-      this.#gathered.push(chunk)
+      this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
+      this.#gathered.set(chunk, this.#gatheredBytes)
       this.#gatheredBytes += chunk.byteLength
       return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
     }
@@ -603,12 +610,10 @@ class ByteSource {
 
   /** Hands the gathered chunks over as one; whether the feed has room for more. */
   #handOverGathered(feed) {
-    if (this.#gathered.length === 0 || this.#stopped) return true
-    const gathered =
-      this.#gathered.length === 1 ? this.#gathered[0] : Buffer.concat(this.#gathered, this.#gatheredBytes)
-    this.#gathered = []
+    if (this.#gatheredBytes === 0 || this.#stopped) return true
+    // The feed copies what it is pushed: the buffer gathers the next chunks.
+    const room = binding.push(this.#feeder, this.#gathered.subarray(0, this.#gatheredBytes))
     this.#gatheredBytes = 0
-    const room = binding.push(this.#feeder, gathered)
     this.#wakeReader()
     return room
   }
