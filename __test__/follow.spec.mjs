@@ -402,7 +402,10 @@ test('a symbolic link re-pointed at a file not made yet: read there once it is m
   fs.renameSync(path.join(linkDir, 'next.log'), link)
   const next = reader.next()
   fs.writeFileSync(second, 'made after the link\n')
-  t.deepEqual(await within(next, LINE_QUIET_MS, 'the line of the target made after the link'), line('made after the link'))
+  t.deepEqual(
+    await within(next, LINE_QUIET_MS, 'the line of the target made after the link'),
+    line('made after the link'),
+  )
 })
 
 test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
