@@ -76,7 +76,11 @@ impl Gzip {
     /// is decided until enough bytes are there to tell.
     fn after_member(&mut self, input: &[u8]) {
         match input {
-            [] | [0x1f] => {}
+            // A zero pads (ignored, with all after it); any other byte may start a member,
+            // which its next byte tells (see `finish` for a lone last one).
+            [] => {}
+            [0] => self.ignoring = true,
+            [_] => {}
             [a, b, ..] if [*a, *b] == MAGIC => {
                 // Keeps the gzip window bits: a reset is zlib's inflateReset2 with them.
                 self.inflate.reset(true);
@@ -87,9 +91,10 @@ impl Gzip {
     }
 
     /// At the end of the input, with `leftover` not consumed: an unexpected end inside a
-    /// member, or after the first byte of one (as `gzip -d` sees a lone `1f`).
+    /// member, or after a lone byte that is not padding, which may be the first of one
+    /// (`gzip -d` and Node's zlib say so too).
     pub(super) fn finish(&self, leftover: &[u8]) -> Result<(), DecompressError> {
-        if !self.between_members || leftover == [MAGIC[0]] {
+        if !self.between_members || matches!(leftover, [byte] if *byte != 0) {
             return Err(DecompressError::UNEXPECTED_END);
         }
         Ok(())

@@ -565,8 +565,14 @@ mod tests {
         let member = gzip(TEXT);
         for (trailing, err) in [
             (&b"\0\0\0\0"[..], None),
+            (b"\0", None),
+            (b"\0x", None),
             (b"garbage", None),
             (b"\x1fx", None),
+            // One byte may be the start of a member cut short, as `gzip -d` and Node's zlib
+            // call it; a zero pads.
+            (b"x", Some(DecompressError::UNEXPECTED_END)),
+            (b"\n", Some(DecompressError::UNEXPECTED_END)),
             (b"\x1f", Some(DecompressError::UNEXPECTED_END)),
             (b"\x1f\x8b", Some(DecompressError::UNEXPECTED_END)),
         ] {
