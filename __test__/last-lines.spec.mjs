@@ -294,3 +294,15 @@ test('readLastLines, then followLines from its position: no line appended betwee
   t.deepEqual(await within(take(follower, 2), 2_000, 'the follower'), ['between the calls', 'after the call'])
   await follower.close()
 })
+
+test('a file whose size the OS does not give (procfs: 0): its real last lines', async (t) => {
+  for (const file of ['/proc/filesystems', '/proc/self/mountinfo']) {
+    t.is(fs.statSync(file).size, 0, file)
+    const lines = await collect(readLines(file))
+    t.true(lines.length > 0, file)
+    for (const n of [1, 3, lines.length + 1]) {
+      const last = await readLastLines(file, n)
+      t.deepEqual([...last], lastOf(lines, n), `${file}, last ${n}`)
+    }
+  }
+})

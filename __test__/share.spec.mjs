@@ -331,3 +331,18 @@ test('countLines of a large file uses its parts by itself, and counts what one p
     await countLines(file, { start: 12345, end: 20_000_001, threads: 1 }),
   )
 })
+
+test('a file whose size the OS does not give (procfs: 0): counted with threads, and its first share reads it all', async (t) => {
+  const file = '/proc/filesystems'
+  t.is(fs.statSync(file).size, 0, 'procfs gives no size')
+  const lines = (await collect(readLines(file))).length
+  t.true(lines > 0)
+  for (const threads of [1, 2, 4]) t.is(await countLines(file, { threads }), lines, `threads: ${threads}`)
+  const shares = []
+  for (let index = 0; index < 3; index++) shares.push(await collect(readLines(file, { share: [index, 3] })))
+  t.deepEqual(
+    shares.map((share) => share.length),
+    [lines, 0, 0],
+  )
+  t.deepEqual([...readLinesSync(file, { share: [0, 2] })], shares[0])
+})

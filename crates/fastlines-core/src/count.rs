@@ -75,6 +75,11 @@ fn parts_of(source: &Source, threads: Threads) -> Result<Option<(Range<u64>, usi
         start.saturating_add(remaining).min(meta.len())
     });
     let len = end.saturating_sub(start);
+    if meta.len() == 0 {
+        // A file whose size the OS does not give (procfs, some FUSE files) has no parts to
+        // cut: it is read to its end.
+        return Ok(None);
+    }
     let parts = match threads {
         Threads::Parts(parts) => parts.get(),
         Threads::Auto => {

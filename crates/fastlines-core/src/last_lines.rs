@@ -35,10 +35,10 @@ pub fn read_last_lines(
     cancelled: &AtomicBool,
 ) -> Result<Option<LastLines>, ReadError> {
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
-    let len = file_len(&file)?;
+    let len = file_len(&file, chunk_size)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
-    let batches = last_batches(&file, n, len, chunk_size, framer, Some(cancelled))?;
-    Ok(batches.map(|batches| LastLines { batches, end: len }))
+    let last = last_batches(&file, n, len, chunk_size, framer, Some(cancelled))?;
+    Ok(last.map(|(batches, end)| LastLines { batches, end }))
 }
 
 /// The last lines of a file ([`read_last_lines`]), and where the bytes they were taken from end.
@@ -51,19 +51,23 @@ pub struct LastLines {
     pub end: u64,
 }
 
-/// [`read_last_lines`] on an open file, up to `len`.
+/// [`read_last_lines`] on an open file, up to `len`, or less if the file holds less by the
+/// time it is read (it shrank, or its size said more than it holds, as sysfs files' do): then
+/// up to where it ends, which comes with the batches.
 fn last_batches(
     file: &File,
     n: u64,
-    len: u64,
+    mut len: u64,
     chunk_size: usize,
     framer: LineFramer,
     cancelled: Option<&AtomicBool>,
-) -> Result<Option<Vec<Batch>>, ReadError> {
+) -> Result<Option<(Vec<Batch>, u64)>, ReadError> {
     // The chunks read, by offset: every scan cuts the same chunks, from the end.
     let mut chunks: HashMap<u64, Vec<u8>> = HashMap::new();
     let mut lines_wanted = n;
     loop {
+        // Where a read found the file's end before `len`, if one did.
+        let mut ends_at: Option<u64> = None;
         let scan = Scan {
             n: lines_wanted,
             len,
@@ -75,7 +79,11 @@ fn last_batches(
             if let Some(chunk) = chunks.get(&offset) {
                 buf.copy_from_slice(chunk);
             } else {
-                read_at(file, buf, offset)?;
+                let filled = read_at(file, buf, offset)?;
+                if filled < buf.len() {
+                    let end = offset + filled as u64;
+                    ends_at = Some(ends_at.map_or(end, |other| other.min(end)));
+                }
                 chunks.insert(offset, buf.to_vec());
             }
             Ok(())
@@ -83,9 +91,15 @@ fn last_batches(
         let Some(start) = start else {
             return Ok(None);
         };
+        if let Some(end) = ends_at {
+            // Scanned again up to the end found: chunks are cut from the end, so none is kept.
+            len = end;
+            chunks.clear();
+            continue;
+        }
         let batches = frame_from(&chunks, start, len, chunk_size, framer.clone())?;
         if start == 0 || !framer.filters() {
-            return Ok(Some(batches));
+            return Ok(Some((batches, len)));
         }
         let kept: usize = batches
             .iter()
@@ -93,7 +107,7 @@ fn last_batches(
             .map(|kept| kept.numbers.len())
             .sum();
         if kept as u64 >= n {
-            return Ok(Some(batches));
+            return Ok(Some((batches, len)));
         }
         lines_wanted = lines_wanted.saturating_mul(2);
     }
@@ -140,7 +154,7 @@ pub(crate) fn start_of_last_lines(
         let batches = last_batches(file, n, len, chunk_size, framer.clone(), None)?;
         let starts: Vec<u64> = batches
             .iter()
-            .flatten()
+            .flat_map(|(batches, _)| batches)
             .flat_map(|batch| {
                 batch
                     .kept
@@ -160,14 +174,25 @@ pub(crate) fn start_of_last_lines(
         max_line_length: None,
         cancelled: None,
     };
-    let start = scan.run(|buf, offset| Ok(read_at(file, buf, offset)?))?;
+    let start = scan.run(|buf, offset| Ok(read_at(file, buf, offset).map(|_| ())?))?;
     Ok(start.unwrap_or(0))
 }
 
-fn file_len(file: &File) -> Result<u64, OsError> {
-    file.metadata()
-        .map(|meta| meta.len())
-        .map_err(|err| OsError::new(&err, "fstat"))
+/// The length of `file`: its size, or for a file whose size the OS does not give (it says 0:
+/// procfs, some FUSE files), what reading it to its end finds, `chunk_size` bytes at a time.
+fn file_len(file: &File, chunk_size: usize) -> Result<u64, OsError> {
+    let meta = file.metadata().map_err(|err| OsError::new(&err, "fstat"))?;
+    if meta.len() > 0 || !meta.is_file() {
+        return Ok(meta.len());
+    }
+    let mut buf = vec![0; chunk_size.max(1)];
+    let mut len = 0;
+    loop {
+        match read_at(file, &mut buf, len)? {
+            0 => return Ok(len),
+            read => len += read as u64,
+        }
+    }
 }
 
 /// A backward scan for where the last `n` lines of the first `len` bytes start.
@@ -241,12 +266,13 @@ impl Scan<'_> {
     }
 }
 
-/// Fills `buf` from `offset`, as many reads as it takes; bytes the file no longer has (it
-/// shrank meanwhile) read as `\0`, which starts no line.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Result<(), OsError> {
+/// Fills `buf` from `offset`, as many reads as it takes, and gives how many bytes it filled:
+/// fewer when the file ends before (it shrank meanwhile, or holds less than its size said);
+/// the rest reads as `\0`, which starts no line.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Result<usize, OsError> {
     let mut filled = 0;
     while filled < buf.len() {
-        match positioned_read(file, &mut buf[filled..], offset + filled as u64) {
+        match crate::read::read_at(file, &mut buf[filled..], offset + filled as u64) {
             Ok(0) => {
                 buf[filled..].fill(0);
                 break;
@@ -256,17 +282,7 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Result<(), OsError> {
             Err(err) => return Err(OsError::new(&err, "read")),
         }
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+    Ok(filled)
 }
 
 #[cfg(test)]
@@ -324,5 +340,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A file that holds less than the length it is read to (its size said more, as a sysfs
+    /// file's does, or it shrank after it was measured): its last lines are those of what it
+    /// holds, and where they end is its real end, not a line of `\0`s up to the length.
+    #[test]
+    fn a_file_shorter_than_its_length_said_gives_its_real_last_lines() {
+        let path = std::env::temp_dir().join(format!("fastlines-last-{}", std::process::id()));
+        std::fs::write(&path, "one\ntwo\nthree\n").expect("write");
+        let file = File::open(&path).expect("open");
+        for chunk_size in [1, 4, 64] {
+            for said in [15, 16, 100, 4096] {
+                let framer = LineFramer::new(crate::decode::Encoding::Utf8);
+                let (batches, end) = last_batches(&file, 2, said, chunk_size, framer, None)
+                    .expect("read")
+                    .expect("not cancelled");
+                let lines: Vec<Vec<u8>> = batches
+                    .iter()
+                    .flat_map(|batch| match &batch.text {
+                        crate::decode::Text::OneByte(bytes) => bytes.split(|&byte| byte == b'\n'),
+                        crate::decode::Text::Utf16(_) => panic!("ASCII"),
+                    })
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                let expected = vec![b"two".to_vec(), b"three".to_vec()];
+                assert_eq!(
+                    (lines, end),
+                    (expected, 14),
+                    "{said} said, reads of {chunk_size}"
+                );
+            }
+        }
+        std::fs::remove_file(&path).expect("clean up");
     }
 }

@@ -17,6 +17,8 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
+use crate::read::read_at;
+
 /// Bytes read at a time while looking for a line start.
 const SCAN_BYTES: usize = 16 * 1024;
 
@@ -37,6 +39,11 @@ impl Share {
             count,
             size: None,
         })
+    }
+
+    /// Whether this is the first share, the one that starts at the range's start.
+    pub(crate) fn is_first(&self) -> bool {
+        self.index == 0
     }
 
     /// The same share cut from `size` bytes, whatever the range's length is now: every share of
@@ -151,17 +158,6 @@ impl Read for FileRange<'_> {
         self.next += read as u64;
         Ok(read)
     }
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, offset)
-}
-
-/// Windows' positional read also moves the handle's position, which no reader here relies on.
-#[cfg(windows)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 
 /// One read, retried when a signal interrupts it.

@@ -228,16 +228,28 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
 }
 
 /// The bytes of `file` that `share` reads, cut from the file's size now. Only a file that can
-/// be read at offsets has shares: a pipe fails as seeking it fails (`ESPIPE`).
+/// be read at offsets has shares: a pipe fails as seeking it fails (`ESPIPE`). A file whose
+/// size the OS does not give (it says 0, and the file has bytes: procfs, some FUSE files)
+/// cannot be cut: the first share reads all of it, the others nothing.
 fn shared_range(file: &File, share: Share) -> Result<Range<u64>, OsError> {
     let size = file
         .metadata()
         .map_err(|err| OsError::new(&err, "fstat"))?
         .len();
+    let unsized_file = size == 0 && has_bytes(file).map_err(|err| OsError::new(&err, "read"))?;
+    if unsized_file {
+        return Ok(if share.is_first() { 0..u64::MAX } else { 0..0 });
+    }
     (&*file)
         .stream_position()
         .and_then(|_| share.range(file, 0..size))
         .map_err(|err| OsError::new(&err, "read"))
+}
+
+/// Whether `file` has a byte at offset 0.
+fn has_bytes(file: &File) -> std::io::Result<bool> {
+    let mut byte = [0];
+    crate::read::read_at(file, &mut byte, 0).map(|read| read > 0)
 }
 
 #[cfg(unix)]
