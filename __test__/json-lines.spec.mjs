@@ -516,3 +516,35 @@ test('break, close() and an abort end reading and close the file, as for readLin
   }
   t.true(source.destroyed)
 })
+
+test("a batch of values is the caller's: emptying or growing it loses no failure and adds no value", async (t) => {
+  const path = temp.file('1\n2\nx\n3\n4\n')
+  const changes = [(rows) => (rows.length = 0), (rows) => rows.pop(), (rows) => rows.push('added'), () => {}]
+  for (const change of changes) {
+    for (const highWaterMark of [2, 6, 64]) {
+      const what = `${change}, highWaterMark ${highWaterMark}`
+      const seen = []
+      const read = async () => {
+        for await (const rows of readJsonLines(path, { highWaterMark }).batches()) {
+          seen.push(...rows)
+          change(rows)
+        }
+      }
+      const error = await t.throwsAsync(read, { code: 'ERR_FASTLINES_JSON_PARSE' }, what)
+      t.is(error.lineNumber, 3, what)
+      t.deepEqual(seen, [1, 2], what)
+      const seenSync = []
+      t.throws(
+        () => {
+          for (const rows of readJsonLinesSync(path, { highWaterMark }).batches()) {
+            seenSync.push(...rows)
+            change(rows)
+          }
+        },
+        { code: 'ERR_FASTLINES_JSON_PARSE' },
+        what,
+      )
+      t.deepEqual(seenSync, [1, 2], what)
+    }
+  }
+})

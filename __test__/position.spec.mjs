@@ -291,3 +291,39 @@ test('position stays after the last line handed out: after close(), and after a 
   t.throws(() => sync.next(), { code: 'ERR_LINE_TOO_LONG' })
   t.is(sync.position, 5)
 })
+
+test("a batch is the caller's: emptying, reversing or changing it leaves the reader's numbers and offsets alone", async (t) => {
+  // Mixed terminators and non-ASCII text: offsets are measured line by line.
+  const text = Array.from({ length: 300 }, (_, i) => `línea ${i}${i % 3 === 0 ? '\r\n' : '\n'}`).join('')
+  const file = temp.file(text)
+  const changes = [(batch) => (batch.length = 0), (batch) => batch.reverse(), (batch) => batch.fill('x'), () => {}]
+  const places = async (change, highWaterMark) => {
+    const reader = readLines(file, { highWaterMark })
+    const seen = []
+    for await (const batch of reader.batches()) {
+      change(batch)
+      seen.push([reader.lineNumber, reader.lineOffset, reader.position])
+    }
+    return seen
+  }
+  for (const highWaterMark of [64, 1000]) {
+    const untouched = await places(() => {}, highWaterMark)
+    t.true(untouched.length > 1)
+    for (const change of changes) t.deepEqual(await places(change, highWaterMark), untouched, `${change}`)
+  }
+  const numbered = readLines(file, { highWaterMark: 64 })
+  const offsets = []
+  for await (const batch of numbered.batches({ numbered: true })) {
+    offsets.push(...batch.offsets)
+    batch.lines.length = 0
+  }
+  t.deepEqual(offsets, await lineStartsOf(file))
+})
+
+/** Where each line of `file` starts, by reading it whole. */
+async function lineStartsOf(file) {
+  const starts = []
+  const reader = readLines(file)
+  for await (const _ of reader) starts.push(reader.lineOffset)
+  return starts
+}

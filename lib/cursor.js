@@ -15,12 +15,19 @@ const currentBatchPlace = Symbol('fastlines.currentBatchPlace')
 
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
+  /**
+   * The batch as it came, and its lines. The lines array is handed out as the batch itself
+   * (restOfBatch), so it is the caller's then: nothing read later is taken from it.
+   */
+  #joined = ''
   #lines = NO_LINES
   /**
    * How many lines of the batch were handed out. A batch is loaded only to hand out its first
    * line at once, so this is 0 only before the first line.
    */
   #index = 0
+  /** How many lines the batch has. */
+  #count = 0
   /** Lines of the batch that may still be handed out: all of them, until clear(). */
   #end = 0
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
@@ -37,11 +44,13 @@ class LineCursor {
 
   /** Takes a native batch: its lines joined by `\n`. */
   load(joined) {
-    this.#linesBefore += this.#lines.length
+    this.#linesBefore += this.#count
     this.#serial++
+    this.#joined = joined
     this.#lines = joined.split('\n')
     this.#index = 0
-    this.#end = this.#lines.length
+    this.#count = this.#lines.length
+    this.#end = this.#count
     this.#place = null
   }
 
@@ -52,8 +61,8 @@ class LineCursor {
 
   /** The lines of the batch not handed out yet (never empty while `hasLine`). */
   restOfBatch() {
-    const rest = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index)
-    this.#index = this.#lines.length
+    const rest = this.#index === 0 ? this.#lines : this.#lines.slice(this.#index, this.#end)
+    this.#index = this.#end
     this.linesRead += rest.length
     return rest
   }
@@ -129,7 +138,7 @@ class LineCursor {
   #fetch(placeOf) {
     if (this.#place === null) {
       const place = placeOf(this.#serial)
-      if (place != null) this.#place = new BatchPlace(place, this.#lines, this.#linesBefore)
+      if (place != null) this.#place = new BatchPlace(place, this.#joined, this.#count, this.#linesBefore)
     }
     return this.#place
   }
@@ -137,25 +146,29 @@ class LineCursor {
 
 /**
  * Where the lines of one batch are in the file: its native place (src/position.rs) and its
- * lines, measured as asked.
+ * lines, measured as asked in the batch as it came (its lines joined by `\n`), not in the
+ * lines handed out, which are the caller's to change.
  */
 class BatchPlace {
   #place
-  #lines
+  #joined
+  /** How many lines the batch has. */
+  #count
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
   #linesBefore
   /**
-   * The offset after the lines before `index`, as far as measured: each ask goes on from the
-   * last (the index only grows within a batch), so asking after every line costs one measure
-   * per line.
+   * The offset after the lines before `index`, as far as measured, and where in the joined
+   * batch line `index` starts (`at`): each ask goes on from the last (the index only grows
+   * within a batch), so asking after every line costs one measure per line.
    */
   #measured
 
-  constructor(place, lines, linesBefore) {
+  constructor(place, joined, count, linesBefore) {
     this.#place = place
-    this.#lines = lines
+    this.#joined = joined
+    this.#count = count
     this.#linesBefore = linesBefore
-    this.#measured = { index: 0, offset: place.start }
+    this.#measured = { index: 0, offset: place.start, at: 0 }
   }
 
   /**
@@ -183,7 +196,7 @@ class BatchPlace {
   /** The offset just past the batch's lines before `index` (the batch's end after its last line). */
   offsetBefore(index) {
     const place = this.#place
-    if (index === this.#lines.length) return place.end
+    if (index === this.#count) return place.end
     if (index === 0) return place.start
     if (place.lineEnds != null) return place.start + place.lineEnds[index - 1]
     return this.#measure(index)
@@ -195,11 +208,23 @@ class BatchPlace {
    */
   #measure(until) {
     const { measure, terminatorLength } = this.#place
-    const bytesOf = (line) => (measure === 'utf8' ? Buffer.byteLength(line, 'utf8') : line.length) + terminatorLength
-    let { index, offset } = this.#measured
-    for (; index > until; index--) offset -= bytesOf(this.#lines[index - 1])
-    for (; index < until; index++) offset += bytesOf(this.#lines[index])
-    this.#measured = { index, offset }
+    const joined = this.#joined
+    // The bytes of the line from `start` to `end` (text indexes) and its terminator.
+    const bytesOf = (start, end) =>
+      (measure === 'utf8' ? Buffer.byteLength(joined.slice(start, end), 'utf8') : end - start) + terminatorLength
+    let { index, offset, at } = this.#measured
+    for (; index > until; index--) {
+      const start = at >= 2 ? joined.lastIndexOf('\n', at - 2) + 1 : 0
+      offset -= bytesOf(start, at - 1)
+      at = start
+    }
+    for (; index < until; index++) {
+      const newline = joined.indexOf('\n', at)
+      const end = newline === -1 ? joined.length : newline
+      offset += bytesOf(at, end)
+      at = end + 1
+    }
+    this.#measured = { index, offset, at }
     return offset
   }
 }

@@ -56,6 +56,8 @@ class JsonCursor {
   /** The index in the batch's lines of each value's line; null when it is the value's own index. */
   #lineIndexes = null
   #index = 0
+  /** How many values of the batch may be handed out: fixed once it is loaded, whatever a caller does to a batch it was handed. */
+  #end = 0
   /** The error to throw once the values before it are handed out, or null. */
   #failure = null
   /** Where the batch's lines are in the file (LineCursor's BatchPlace). */
@@ -77,12 +79,12 @@ class JsonCursor {
 
   /** Whether a value is ready to be handed out. */
   get hasValue() {
-    return this.#index < this.#values.length
+    return this.#index < this.#end
   }
 
   /** Whether the next step fails, with `takeFailure()`. */
   get failed() {
-    return this.#index === this.#values.length && this.#failure !== null
+    return this.#index === this.#end && this.#failure !== null
   }
 
   takeFailure() {
@@ -98,6 +100,11 @@ class JsonCursor {
    * otherwise every line one by one (#parseLines). Stops at a failure, which is kept.
    */
   load(lines, place) {
+    this.#load(lines, place)
+    this.#end = this.#values.length
+  }
+
+  #load(lines, place) {
     if (this.#index > 0) this.#last = this.#lastLine()
     if (this.#place === null) this.#start = place.offsetBefore(0)
     this.#place = place
@@ -201,8 +208,8 @@ class JsonCursor {
 
   /** The values of the batch not handed out yet. */
   restOfBatch() {
-    const rest = this.#index === 0 ? this.#values : this.#values.slice(this.#index)
-    this.#index = this.#values.length
+    const rest = this.#index === 0 ? this.#values : this.#values.slice(this.#index, this.#end)
+    this.#index = this.#end
     return rest
   }
 
@@ -215,6 +222,7 @@ class JsonCursor {
   /** Hands out nothing more that was parsed already, failure included. */
   clear() {
     this.#values = this.#values.slice(0, this.#index)
+    this.#end = this.#index
     this.#failure = null
   }
 
