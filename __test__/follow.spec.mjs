@@ -350,12 +350,19 @@ test('a symbolic link to a file in another directory: writes to its target wake 
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the target'), line('through the target'))
 })
 
-test('a symbolic link re-pointed to a file in a third directory while following: read on there, woken by its writes', async (t) => {
-  const [linkDir, firstDir, secondDir] = ['repoint-link', 'repoint-first', 'repoint-second'].map((name) => {
-    const dir = temp.path(name)
-    fs.mkdirSync(dir)
-    return dir
-  })
+/**
+ * A follower of a link (`<prefix>-link/current.log`) to `<prefix>-first/app.log`, which has had
+ * its first line read; `second` is `<prefix>-second/app.log`, a path in a third directory not
+ * made yet.
+ */
+async function followingALink(t, prefix) {
+  const [linkDir, firstDir, secondDir] = ['link', 'first', 'second']
+    .map((suffix) => `${prefix}-${suffix}`)
+    .map((name) => {
+      const dir = temp.path(name)
+      fs.mkdirSync(dir)
+      return dir
+    })
   const [first, second] = [path.join(firstDir, 'app.log'), path.join(secondDir, 'app.log')]
   fs.writeFileSync(first, '')
   const link = path.join(linkDir, 'current.log')
@@ -366,6 +373,11 @@ test('a symbolic link re-pointed to a file in a third directory while following:
   await until(() => reader.position !== undefined, 'the follower to open the link')
   fs.appendFileSync(first, 'first target\n')
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the first target'), line('first target'))
+  return { linkDir, second, link, reader }
+}
+
+test('a symbolic link re-pointed to a file in a third directory while following: read on there, woken by its writes', async (t) => {
+  const { linkDir, second, link, reader } = await followingALink(t, 'repoint')
   // Re-pointed in one step, as `ln -sfn` does: a new link renamed over the old one.
   fs.writeFileSync(second, 'second target, before the link\n')
   fs.symlinkSync(second, path.join(linkDir, 'next.log'))
@@ -382,21 +394,7 @@ test('a symbolic link re-pointed to a file in a third directory while following:
 })
 
 test('a symbolic link re-pointed at a file not made yet: read there once it is made, woken by its making', async (t) => {
-  const [linkDir, firstDir, secondDir] = ['dangling-link', 'dangling-first', 'dangling-second'].map((name) => {
-    const dir = temp.path(name)
-    fs.mkdirSync(dir)
-    return dir
-  })
-  const [first, second] = [path.join(firstDir, 'app.log'), path.join(secondDir, 'app.log')]
-  fs.writeFileSync(first, '')
-  const link = path.join(linkDir, 'current.log')
-  fs.symlinkSync(first, link)
-  const reader = followLines(link)
-  t.teardown(() => reader.close())
-  const step = reader.next()
-  await until(() => reader.position !== undefined, 'the follower to open the link')
-  fs.appendFileSync(first, 'first target\n')
-  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the first target'), line('first target'))
+  const { linkDir, second, link, reader } = await followingALink(t, 'dangling')
   // The link first, its target after: the path names nothing in between.
   fs.symlinkSync(second, path.join(linkDir, 'next.log'))
   fs.renameSync(path.join(linkDir, 'next.log'), link)

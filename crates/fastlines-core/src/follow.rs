@@ -399,20 +399,26 @@ mod tests {
         Text::OneByte(bytes::Bytes::from_static(text.as_bytes()))
     }
 
-    /// A read that returns less than it asked for finds the file's end, so the wake-up that
-    /// made it stops there without another read; the same wake-up must not speak for a later
-    /// one. Here a wake-up's short read is followed by a full channel (its batch waits for
-    /// room), and the next wake-up, for a write made since, must read that write: it may be the
-    /// last one, which nothing else will announce.
-    #[test]
-    fn a_wake_up_after_a_full_channel_reads_what_was_written_since() {
-        let dir = std::env::temp_dir().join(format!("fastlines-follow-{}", std::process::id()));
+    /// A follower of a new file `name` in a scratch directory (its path, whose directory the
+    /// caller removes), parked after a wake-up that ended with its batch waiting for room in a
+    /// full channel: "zero" was read and taken, and the wake-up's short read of "one" found the
+    /// channel full and handed the reader back. As the task does, the batch is sent once there
+    /// is room and the reader parked; then "one" is taken.
+    fn parked_after_a_full_channel(
+        name: &str,
+    ) -> (
+        PathBuf,
+        Stop<FollowTrip>,
+        mpsc::Receiver<Item<Batch>>,
+        Changes<FollowTrip>,
+    ) {
+        let dir =
+            std::env::temp_dir().join(format!("fastlines-follow-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a scratch directory");
-        let path = dir.join("full.log");
+        let path = dir.join(name);
         std::fs::write(&path, "zero\n").expect("write");
         let (stop, mut taken) = parked_follower(&path);
         let changes = Changes::default();
-
         read_here(&stop, &changes);
         append(&path, "one\n");
         read_here(&stop, &changes);
@@ -427,11 +433,21 @@ mod tests {
         reader.items.try_send(one).expect("room now");
         stop.park(reader);
         assert_eq!(text(taken.try_recv()), one_byte("one"));
+        (path, stop, taken, changes)
+    }
 
+    /// A read that returns less than it asked for finds the file's end, so the wake-up that
+    /// made it stops there without another read; the same wake-up must not speak for a later
+    /// one. Here a wake-up's short read is followed by a full channel (its batch waits for
+    /// room), and the next wake-up, for a write made since, must read that write: it may be the
+    /// last one, which nothing else will announce.
+    #[test]
+    fn a_wake_up_after_a_full_channel_reads_what_was_written_since() {
+        let (path, stop, mut taken, changes) = parked_after_a_full_channel("full.log");
         append(&path, "two\n");
         read_here(&stop, &changes);
         assert_eq!(text(taken.try_recv()), one_byte("two"));
-        std::fs::remove_dir_all(&dir).expect("clean up");
+        std::fs::remove_dir_all(path.parent().expect("a directory")).expect("clean up");
     }
 
     /// copytruncate right after a pass that ended with a full channel: the reader is at 9
@@ -442,26 +458,7 @@ mod tests {
     /// it brought something (9 != 5), so it never looks at the length: "x" is not read.
     #[test]
     fn a_truncation_right_after_a_full_channel_is_noticed() {
-        let dir = std::env::temp_dir().join(format!("fastlines-follow-t-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a scratch directory");
-        let path = dir.join("truncated.log");
-        std::fs::write(&path, "zero\n").expect("write");
-        let (stop, mut taken) = parked_follower(&path);
-        let changes = Changes::default();
-
-        read_here(&stop, &changes);
-        append(&path, "one\n");
-        read_here(&stop, &changes);
-        let (reader, end) = changes.take_handed_back().expect("handed back");
-        let TripEnd::ChannelFull(one) = end else {
-            panic!("the wake-up ends with a batch waiting for room");
-        };
-        assert_eq!(text(taken.try_recv()), one_byte("zero"));
-        let reader = reader.expect("a reader");
-        reader.items.try_send(one).expect("room now");
-        stop.park(reader);
-        assert_eq!(text(taken.try_recv()), one_byte("one"));
-
+        let (path, stop, mut taken, changes) = parked_after_a_full_channel("truncated.log");
         let file = std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
@@ -475,7 +472,7 @@ mod tests {
             one_byte("x"),
             "the truncated file is read again from its start"
         );
-        std::fs::remove_dir_all(&dir).expect("clean up");
+        std::fs::remove_dir_all(path.parent().expect("a directory")).expect("clean up");
     }
 
     /// The path renamed away and a FIFO made in its place: the watcher's thread, shared by
