@@ -2,13 +2,15 @@
 // steps always settle, and processes exit by themselves unless an iteration is still pending.
 import { createHash } from 'node:crypto'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { getEventListeners } from 'node:events'
 import fs from 'node:fs'
+import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
-import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { countLines, readChunks, readJsonLines, readJsonLinesSync, readLines, readLinesSync } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
 import { hangLimit } from './helpers/hang.mjs'
 import { until } from './helpers/tail.mjs'
@@ -77,6 +79,43 @@ test('nothing is handed out after close(), even what was being read when it was 
     else t.deepEqual(result, done, `trial ${trial}`)
     t.deepEqual(await reader.next(), done, `trial ${trial}`)
   }
+})
+
+test('a step pending when close() or an abort comes, with nothing read yet: the end or the AbortError, and nothing after', async (t) => {
+  // close() and abort() come in the same turn as the step, before its item was handed over:
+  // an item the step took meanwhile is dropped, not handed out.
+  const file = temp.file(numberedLines(20_000))
+  // A chunk under 4 KiB is framed as it is fed, in the step's own turn.
+  const inputs = { file: () => file, source: () => Readable.from([numberedLines(50)]) }
+  const done = { value: undefined, done: true }
+  for (const [kind, input] of Object.entries(inputs)) {
+    for (let trial = 0; trial < 20; trial++) {
+      const what = `${kind}, trial ${trial}`
+      const reader = readLines(input())
+      const pending = reader.next()
+      const closed = reader.close()
+      t.deepEqual(await pending, done, what)
+      await closed
+      t.deepEqual(await reader.next(), done, what)
+      const controller = new AbortController()
+      const aborted = readLines(input(), { signal: controller.signal })
+      const step = aborted.next()
+      controller.abort()
+      await t.throwsAsync(step, { name: 'AbortError', code: 'ABORT_ERR' }, what)
+    }
+  }
+})
+
+test('readers read to their end leave no listener on a signal they share', async (t) => {
+  const file = temp.file('{"n":1}\n{"n":2}\n')
+  const { signal } = new AbortController()
+  for (let i = 0; i < 20; i++) {
+    for await (const _ of readLines(file, { signal }));
+    for await (const _ of readJsonLines(file, { signal }));
+    for (const _ of readJsonLinesSync(file, { signal }));
+    for (const _ of readLinesSync(file, { signal }));
+  }
+  t.is(getEventListeners(signal, 'abort').length, 0)
 })
 
 test('an abort takes effect at the next step, even inside a loaded batch', async (t) => {
@@ -395,6 +434,38 @@ test('a FIFO delivers each line as it is written, with no CPU spent waiting (no 
   // uses 11-15 ms on Node and Deno, quiet. The bound is 20 times that, as for a hang limit: a
   // CI machine's load has made it 100 ms.
   t.true(cpuMs < 20 * FIFO_WAIT_QUIET_CPU_MS, `used ${cpuMs} ms of CPU in ${wallMs} ms`)
+})
+
+test('abandoned readers are collected, and their files closed, though the signal they share lives on', (t) => {
+  // Numbers: lines of JSON, read by every reader below.
+  const file = temp.file(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join(''))
+  const files = new URL('./helpers/files.mjs', import.meta.url).href
+  const result = runScript(
+    'abandoned-with-signal',
+    `import { openCount } from ${JSON.stringify(files)}
+     const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const file = ${JSON.stringify(file)}
+     const { signal } = new AbortController()
+     for (let i = 0; i < 5; i++) {
+       await fastlines.readLines(file, { signal, highWaterMark: 4096 }).next()
+       fastlines.readLinesSync(file, { signal, highWaterMark: 4096 }).next()
+       await fastlines.readJsonLines(file, { signal, highWaterMark: 4096 }).next()
+       fastlines.readJsonLinesSync(file, { signal, highWaterMark: 4096 }).next()
+     }
+     const open = openCount(file)
+     // Finalizers run after a collection, in later turns: a few rounds of both.
+     for (let round = 0; round < 50 && openCount(file) > 0; round++) {
+       collect()
+       await new Promise((resolve) => setImmediate(resolve))
+     }
+     console.log(JSON.stringify({ open, left: openCount(file) }))`,
+    2_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  const { open, left } = JSON.parse(result.stdout)
+  // A reader may be collected as soon as it is abandoned: some are by the time they are counted.
+  t.true(open > 0, 'the readers held their files open when abandoned')
+  t.is(left, 0, 'every file closed once its reader was collected')
 })
 
 test('no unhandled rejection when a failing reader is abandoned', (t) => {

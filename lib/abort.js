@@ -4,22 +4,40 @@
 
 const { AbortError } = require('./errors')
 
-/** What addAbortListener returns when there is nothing to listen to. */
+/** What addAbortListenerOf returns when there is nothing to listen to. */
 const NOT_LISTENING = Object.freeze({ dispose() {} })
 
+/** Stops listening for an owner that was collected without being closed (see addAbortListenerOf). */
+const forgotten = new FinalizationRegistry(({ signal, listener }) => signal.removeEventListener('abort', listener))
+
 /**
- * Calls `listener` once when `signal` aborts, and returns a handle whose `dispose()` stops
- * listening (safe to call more than once), in the spirit of Node's `events.addAbortListener`.
+ * Calls `onAbort(owner)` once when `signal` aborts, while `owner` lives, and returns a handle
+ * whose `dispose()` stops listening (safe to call more than once), in the spirit of Node's
+ * `events.addAbortListener`.
  *
- * Unlike Node's, a signal that is undefined or has already aborted calls nothing: every step
- * checks `signal.aborted` before it reads, so a listener only has to cover an abort that comes
- * while a reader lives. And the handle has `dispose()`, not `Symbol.dispose`, which Node 20
- * does not have.
+ * The signal does not keep `owner` alive (`onAbort` must not hold it: see clearCursor), and the
+ * listener goes once `owner` is collected: a reader abandoned without close() is still
+ * collected, and its file closed, however long its signal lives. A signal that is undefined or
+ * has already aborted calls nothing: every step checks `signal.aborted` before it reads, so a
+ * listener only has to cover an abort that comes while a reader lives. And the handle has
+ * `dispose()`, not `Symbol.dispose`, which Node 20 does not have.
  */
-function addAbortListener(signal, listener) {
+function addAbortListenerOf(owner, signal, onAbort) {
   if (signal === undefined || signal.aborted) return NOT_LISTENING
+  const ref = new WeakRef(owner)
+  const listener = () => {
+    const alive = ref.deref()
+    if (alive !== undefined) onAbort(alive)
+  }
   signal.addEventListener('abort', listener, { once: true })
-  return { dispose: () => signal.removeEventListener('abort', listener) }
+  const token = {}
+  forgotten.register(owner, { signal, listener }, token)
+  return {
+    dispose: () => {
+      signal.removeEventListener('abort', listener)
+      forgotten.unregister(token)
+    },
+  }
 }
 
 /**
@@ -67,4 +85,13 @@ async function untilNativeDone(task, promise, signal) {
 
 function keepAlive(_value) {}
 
-module.exports = { abortError, addAbortListener, throwIfAborted, untilNativeDone }
+/**
+ * What an abort does to a cursor: hand out nothing more (see addAbortListenerOf). Made here, not
+ * in a reader's constructor, where it would share the constructor's scope, and with it the
+ * reader, which the signal must not keep.
+ */
+function clearCursor(cursor) {
+  cursor.clear()
+}
+
+module.exports = { abortError, addAbortListenerOf, clearCursor, throwIfAborted, untilNativeDone }

@@ -5,7 +5,7 @@
 // replaced as `onError` says.
 'use strict'
 
-const { addAbortListener } = require('./abort')
+const { addAbortListenerOf, clearCursor } = require('./abort')
 const { isByteSource } = require('./byte-source')
 const { currentBatchPlace } = require('./cursor')
 const { codedError, codes } = require('./errors')
@@ -417,7 +417,7 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
     this.#batches = lines.batches()
     this.#cursor = cursor
     // Values already parsed are not handed out once the signal aborts.
-    this.#abortListener = addAbortListener(options?.signal, () => cursor.clear())
+    this.#abortListener = addAbortListenerOf(cursor, options?.signal, clearCursor)
   }
 
   close() {
@@ -446,7 +446,10 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   async #fillAndTake(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
       const step = await this.#nextBatch()
-      if (step.done) return done()
+      if (step.done) {
+        await this.close()
+        return done()
+      }
       this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
     }
     if (this.#cursor.hasValue) return { value: take(), done: false }
@@ -471,7 +474,7 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
     this.#lines = lines
     this.#batches = lines.batches()
     this.#cursor = cursor
-    this.#abortListener = addAbortListener(options?.signal, () => cursor.clear())
+    this.#abortListener = addAbortListenerOf(cursor, options?.signal, clearCursor)
   }
 
   close() {
@@ -484,7 +487,10 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
   #step(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
       const step = this.#batches.next()
-      if (step.done) return done()
+      if (step.done) {
+        this.close()
+        return done()
+      }
       this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
     }
     if (this.#cursor.hasValue) return { value: take(), done: false }

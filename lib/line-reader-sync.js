@@ -3,7 +3,7 @@
 'use strict'
 
 const binding = require('./native')
-const { abortError, addAbortListener } = require('./abort')
+const { abortError, addAbortListenerOf, clearCursor } = require('./abort')
 const { LineCursor, currentBatchPlace } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
 const { ClosingSyncIterator, done, viewOf } = require('./iterator')
@@ -30,7 +30,7 @@ class LineReaderSync extends ClosingSyncIterator {
     this.#display = display
     this.#signal = signal
     // Lines already loaded are not handed out once the signal aborts.
-    this.#abortListener = addAbortListener(signal, () => this.#cursor.clear())
+    this.#abortListener = addAbortListenerOf(this.#cursor, signal, clearCursor)
   }
 
   get bytesRead() {

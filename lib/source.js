@@ -6,7 +6,7 @@
 
 const { setImmediate } = require('node:timers/promises')
 
-const { abortError, addAbortListener } = require('./abort')
+const { abortError, addAbortListenerOf } = require('./abort')
 const { feed } = require('./native')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
@@ -43,6 +43,7 @@ class NativeSource {
   #callSite = captureCallSite()
   #signal
   #abortListener
+  #onAbort
   #rejectStep = null
   #closing = null
   #lastTurn = performance.now()
@@ -88,10 +89,17 @@ class NativeSource {
       this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
       this.#signal = signal
     }
-    this.#abortListener = addAbortListener(this.#signal, () => {
-      onAbort()
-      this.#abort()
-    })
+    this.#onAbort = onAbort
+    this.#abortListener = addAbortListenerOf(this, this.#signal, NativeSource.#aborted)
+  }
+
+  /**
+   * What the signal's abort does to `source`: a static method, since a function made in the
+   * constructor would share its scope, and with it the reader, which the signal must not keep.
+   */
+  static #aborted(source) {
+    source.#onAbort()
+    source.#abort()
   }
 
   get bytesRead() {
@@ -118,7 +126,21 @@ class NativeSource {
    */
   next(use = identity) {
     if (this.#waitsForFeed()) return this.#waitForFeed(use)
-    return this.#nextItem().then(use)
+    return this.#nextItem().then(this.#unlessStopped(use))
+  }
+
+  /**
+   * `use`, for an item taken before close() or an abort that came before it is handed over:
+   * then it is dropped, and the step gives the end (closed) or the AbortError (aborted).
+   */
+  #unlessStopped(use) {
+    return (item) => {
+      if (item === null || this.#closing === null) return use(item)
+      if (this.#signal !== undefined && this.#signal.aborted) {
+        throw withCallSite(abortError(this.#signal), this.#callSite)
+      }
+      return use(null)
+    }
   }
 
   async #nextItem() {
@@ -212,7 +234,7 @@ class NativeSource {
       if (fed !== undefined && fed !== false) this.#final = fed
       // Looked at once what called this is done: close() stops the source, then marks itself.
       const next = Promise.resolve().then(() => (this.#closing === null ? this.#nextItem() : null))
-      resolve(next.then(use))
+      resolve(next.then(this.#unlessStopped(use)))
     })
   }
 
