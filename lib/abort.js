@@ -4,8 +4,19 @@
 
 const { AbortError } = require('./errors')
 
-/** What addAbortListenerOf returns when there is nothing to listen to. */
+/** What the listeners below return when there is nothing to listen to. */
 const NOT_LISTENING = Object.freeze({ dispose() {} })
+
+/**
+ * Calls `listener` once when `signal` aborts, and returns a handle whose `dispose()` stops
+ * listening: for a wait that ends (see untilAborted), which may hold what it waits for. A
+ * reader, which may be abandoned, listens with addAbortListenerOf.
+ */
+function addAbortListener(signal, listener) {
+  if (signal === undefined || signal.aborted) return NOT_LISTENING
+  signal.addEventListener('abort', listener, { once: true })
+  return { dispose: () => signal.removeEventListener('abort', listener) }
+}
 
 /** Stops listening for an owner that was collected without being closed (see addAbortListenerOf). */
 const forgotten = new FinalizationRegistry(({ signal, listener }) => signal.removeEventListener('abort', listener))
