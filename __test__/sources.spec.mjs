@@ -906,7 +906,8 @@ test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the
 // ---- at the call --------------------------------------------------------------------------------
 
 test('neither a path nor a byte source: ERR_INVALID_ARG_TYPE at the call', async (t) => {
-  for (const value of [42, {}, null, undefined, true, () => {}]) {
+  // A boxed string is iterable, but neither a path nor a source, as fs says.
+  for (const value of [42, {}, null, undefined, true, () => {}, new String('/x/a.txt')]) {
     const what = inspect(value)
     t.throws(() => readLines(value), { code: 'ERR_INVALID_ARG_TYPE' }, `readLines(${what})`)
     t.throws(() => readChunks(value), { code: 'ERR_INVALID_ARG_TYPE' }, `readChunks(${what})`)

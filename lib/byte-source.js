@@ -69,7 +69,8 @@ function isFileHandle(value) {
  */
 function chunksOf(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
-  if (value instanceof Uint8Array || value instanceof URL) return undefined
+  // A boxed string is iterable, but is no more a source than a path: fs refuses it, and so do these.
+  if (value instanceof Uint8Array || value instanceof URL || value instanceof String) return undefined
   if (isFileHandle(value)) return () => new FileHandleChunks(value)
   if (isNodeReadable(value)) return () => new ReadableChunks(value)
   if (typeof value.getReader === 'function') {
