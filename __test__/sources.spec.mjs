@@ -915,6 +915,30 @@ test('neither a path nor a byte source: ERR_INVALID_ARG_TYPE at the call', async
   }
 })
 
+test('a type error names byte sources only where the reader takes them', async (t) => {
+  const takes = [
+    ['readLines', () => readLines(42)],
+    ['readChunks', () => readChunks(42)],
+    ['countLines', () => countLines(42)],
+  ]
+  const refuses = [
+    ['readLinesSync', () => readLinesSync(42)],
+    ['readLastLines', () => readLastLines(42, 1)],
+    ['followLines', () => followLines(42)],
+  ]
+  const messageOf = async (call) => {
+    try {
+      await call()
+    } catch (error) {
+      t.is(error.code, 'ERR_INVALID_ARG_TYPE')
+      return error.message
+    }
+    t.fail('no error')
+  }
+  for (const [name, call] of takes) t.regex(await messageOf(call), /or a byte source\./, name)
+  for (const [name, call] of refuses) t.notRegex(await messageOf(call), /byte source/, name)
+})
+
 test('a web stream that is already locked: ERR_INVALID_STATE at the call', async (t) => {
   const locked = () => {
     const stream = webStream([Buffer.from('a\n')])

@@ -32,7 +32,7 @@ async function countLines(input, options) {
  * counting starts. A failure shows the frames of `site`, where countLines was called.
  */
 async function countFile(path, options, site, release = () => {}) {
-  const { bytes, display } = normalizePath(path)
+  const { bytes, display } = normalizePath(path, true)
   const { read, lines, signal } = normalizeOptions(options)
   const threads = normalizeThreads(options)
   throwIfAborted(signal)

@@ -338,7 +338,7 @@ function isLowSurrogate(code) {
 
 /** The path errors name: the one given, or a file stream's; a byte source has none. */
 function pathOf(input) {
-  if (!isByteSource(input)) return normalizePath(input).display
+  if (!isByteSource(input)) return normalizePath(input, true).display
   return typeof input.path === 'string' ? input.path : undefined
 }
 

@@ -69,9 +69,10 @@ const ENCODINGS = new Map([
 
 /**
  * Accepts what `fs` accepts as a path (string, Buffer/Uint8Array, file: URL) and returns the
- * bytes to open and the form to show in errors.
+ * bytes to open and the form to show in errors. `takesSources`: the reader also takes byte
+ * sources (readLines, countLines, readChunks, readJsonLines), which its type error then names.
  */
-function normalizePath(path) {
+function normalizePath(path, takesSources = false) {
   if (path instanceof URL) path = fileURLToPath(path)
   let bytes
   if (typeof path === 'string') {
@@ -79,13 +80,14 @@ function normalizePath(path) {
   } else if (path instanceof Uint8Array) {
     bytes = path
     path = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString()
+  } else if (takesSources) {
+    throw invalidArgType('path', 'of type string or an instance of Buffer or URL, or a byte source', path)
   } else if (isByteSource(path)) {
-    // Here only for the readers that read paths only (readLinesSync, readLastLines, followLines).
     const expected =
-      'of type string or an instance of Buffer or URL (byte sources are read by readLines, countLines and readChunks)'
+      'of type string or an instance of Buffer or URL (byte sources are read by readLines, countLines, readChunks and readJsonLines)'
     throw invalidArgType('path', expected, path)
   } else {
-    throw invalidArgType('path', 'of type string or an instance of Buffer or URL, or a byte source', path)
+    throw invalidArgType('path', 'of type string or an instance of Buffer or URL', path)
   }
   if (bytes.includes(0)) {
     throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')

@@ -70,7 +70,7 @@ class NativeSource {
     const takeSource = kind.source === undefined || file !== undefined ? undefined : byteSourceOf(input)
     if (takeSource === undefined) {
       if (file !== undefined) refuseFileOptions(options)
-      const { bytes, display } = normalizePath(file === undefined ? input : file.path)
+      const { bytes, display } = normalizePath(file === undefined ? input : file.path, kind.source !== undefined)
       const { read, lines, signal } = normalizeOptions(options)
       const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
       this.#release = file?.release
