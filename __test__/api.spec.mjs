@@ -1,12 +1,15 @@
 // The shape of the API: batches and lines agree, steps stay in order, progress is reported, and
 // CommonJS and ESM expose the same functions.
 import { createRequire } from 'node:module'
+import { gzipSync } from 'node:zlib'
 
 import test from 'ava'
 
 import * as esm from '../index.mjs'
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
+import { describeRun, runProcess } from './helpers/processes.mjs'
+import { fixturePath } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const text = numberedLines(3000, 40)
@@ -67,6 +70,31 @@ test('batches() gives the same lines, never empty, never splitting a line', asyn
     t.deepEqual(syncBatches.flat(), expected)
   }
   t.true((await collect(readLines(file, { highWaterMark: 4096 }).batches())).length > 1)
+})
+
+test('the largest highWaterMark over a small file reads it without taking a gigabyte', async (t) => {
+  // 1 GiB reads zero-filled their buffer first: 2 s and 1 GiB resident for a 10-byte file.
+  const small = temp.file('one\ntwo\nthree')
+  const gzipped = temp.file(gzipSync('one\ntwo\nthree'), 'small.gz')
+  const run = await runProcess([fixturePath('large-read-size.mjs'), small, gzipped], { quietMs: 1_000 }).result
+  t.is(run.status, 0, describeRun(run))
+  const seen = JSON.parse(run.stdout)
+  t.deepEqual(seen.lines, ['one', 'two', 'three'])
+  t.deepEqual(seen.syncLines, ['one', 'two', 'three'])
+  t.deepEqual(seen.chunks, [13], 'one read, as fs.createReadStream makes it')
+  t.is(seen.count, 3)
+  t.deepEqual(seen.inflated, ['one', 'two', 'three'])
+  t.true(seen.peakBytes < 512 * 1024 ** 2, `peak resident memory ${seen.peakBytes} bytes`)
+})
+
+test('a start past the longest file the file system allows reads nothing, as fs does', async (t) => {
+  // lseek there fails with EINVAL, where Node's pread finds the end of the file.
+  const start = Number.MAX_SAFE_INTEGER
+  t.deepEqual(await collect(readLines(file, { start })), [])
+  t.deepEqual([...readLinesSync(file, { start })], [])
+  t.deepEqual(await collect(readChunks(file, { start })), [])
+  t.is(await countLines(file, { start }), 0)
+  t.deepEqual(await collect(readLines(file, { start: start - 1, end: start })), [])
 })
 
 test('per-line and batch steps can be mixed on one reader', async (t) => {

@@ -26,14 +26,16 @@ struct Pool {
 }
 
 impl Pool {
-    /// A buffer of at least `len` initialized bytes, reused when one is free.
+    /// A buffer of at least `len` initialized bytes, reused when one is free. A new one is
+    /// allocated zeroed (`calloc`), not zeroed by writing: a large buffer then takes pages from
+    /// the OS only as reads fill them, so a `highWaterMark` of 1 GiB over a small file costs
+    /// what the file holds, not a gigabyte of zeroes.
     fn take(&self, len: usize) -> Vec<u8> {
         let reused = self.free.lock().ok().and_then(|mut free| free.pop());
-        let mut buffer = reused.unwrap_or_default();
-        if buffer.len() < len {
-            buffer.resize(len, 0);
+        match reused {
+            Some(buffer) if buffer.len() >= len => buffer,
+            _ => vec![0; len],
         }
-        buffer
     }
 
     fn give_back(&self, buffer: Vec<u8>) {
@@ -131,9 +133,13 @@ impl ReadBuf {
             if self.buffer.is_empty() {
                 self.buffer = self.pool.take(len.max(self.chunk_size));
             } else if self.filled + len > self.buffer.len() {
-                // A line longer than the buffer: grow it (amortized, like Vec).
+                // A line longer than the buffer, or a read larger than the room after it:
+                // grow (amortized, like Vec) into fresh zeroed memory, whose pages only the
+                // reads touch (see Pool::take), rather than zeroing the new part by writing.
                 let grown = (self.filled + len).max(self.buffer.len() * 2);
-                self.buffer.resize(grown, 0);
+                let mut bigger = vec![0; grown];
+                bigger[..self.filled].copy_from_slice(&self.buffer[..self.filled]);
+                self.buffer = bigger;
             }
         }
         &mut self.buffer[self.filled..self.filled + len]

@@ -216,15 +216,52 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
             (range.start, Some(range.end - range.start))
         }
     };
-    if start > 0 {
-        file.seek(SeekFrom::Start(start))
-            .map_err(|err| OsError::new(&err, "read"))?;
-    }
+    let len = if start > 0 && !seek_to(&mut file, start)? {
+        Some(0)
+    } else {
+        len
+    };
+    let chunk_size = match options.decompress {
+        Decompress::Off => read_size_for(&file, start, len, options.chunk_size),
+        _ => options.chunk_size,
+    };
     Ok(Source {
         is_pipe,
         decompress: options.decompress,
-        ..Source::new(file, len, options.chunk_size).at(start)
+        ..Source::new(file, len, chunk_size).at(start)
     })
+}
+
+/// Moves `file` to `start`; false when the file system allows no file that long (`EINVAL`),
+/// where Node's `pread` finds the end, so the range is empty rather than an error.
+fn seek_to(file: &mut File, start: u64) -> Result<bool, OsError> {
+    match file.seek(SeekFrom::Start(start)) {
+        Ok(_) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::InvalidInput => Ok(false),
+        Err(err) => Err(OsError::new(&err, "read")),
+    }
+}
+
+/// Reads no larger than this are asked of a file however little of it is left: a file read
+/// while it grows keeps reading in chunks of a useful size.
+const MIN_CAPPED_READ: usize = 64 * 1024;
+
+/// `chunk_size`, or less when the file holds less from `start` (to the range's end `len`): a
+/// read buffer as large as `highWaterMark` allows (up to 1 GiB) is never needed for a small
+/// file, and on a 32-bit target a few of them would not fit in the address space.
+fn read_size_for(file: &File, start: u64, len: Option<u64>, chunk_size: usize) -> usize {
+    let Ok(meta) = file.metadata() else {
+        return chunk_size;
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return chunk_size; // a device, or a file whose size the OS does not give (procfs)
+    }
+    let left = meta.len().saturating_sub(start);
+    let left = len.map_or(left, |len| left.min(len));
+    let capped = usize::try_from(left)
+        .unwrap_or(usize::MAX)
+        .max(MIN_CAPPED_READ);
+    chunk_size.min(capped)
 }
 
 /// The bytes of `file` that `share` reads, cut from the file's size now. Only a file that can
