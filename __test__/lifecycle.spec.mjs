@@ -195,13 +195,45 @@ test('an already aborted signal rejects the first step without opening the file'
   t.false(isOpen(file))
 })
 
-test('aborting after the end changes nothing', async (t) => {
+test('aborting after the end, a break or close() changes nothing: later steps give the end', async (t) => {
+  // As a Node stream's iterator, done before the abort, gives the end after it.
   const file = temp.file('a\nb\n')
-  const controller = new AbortController()
-  const lines = []
-  for await (const line of readLines(file, { signal: controller.signal })) lines.push(line)
-  controller.abort()
-  t.deepEqual(lines, ['a', 'b'])
+  const json = temp.file('1\n2\n')
+  const readers = {
+    readLines: (signal) => readLines(file, { signal }),
+    'readLines().batches()': (signal) => readLines(file, { signal }).batches(),
+    readChunks: (signal) => readChunks(file, { signal }),
+    readJsonLines: (signal) => readJsonLines(json, { signal }),
+    readLinesSync: (signal) => readLinesSync(file, { signal }),
+    readJsonLinesSync: (signal) => readJsonLinesSync(json, { signal }),
+  }
+  const stops = {
+    end: async (reader) => {
+      for await (const _ of reader);
+    },
+    break: async (reader) => {
+      for await (const _ of reader) break
+    },
+    'close()': async (reader) => {
+      await reader.next()
+      await (reader.close?.() ?? reader.return())
+    },
+  }
+  for (const [name, make] of Object.entries(readers)) {
+    for (const [how, stop] of Object.entries(stops)) {
+      const controller = new AbortController()
+      const reader = make(controller.signal)
+      await stop(reader)
+      controller.abort()
+      t.deepEqual(await reader.next(), { value: undefined, done: true }, `${name}, aborted after ${how}`)
+    }
+    // Aborted while open, the next step still gives the AbortError.
+    const controller = new AbortController()
+    const reader = make(controller.signal)
+    await reader.next()
+    controller.abort()
+    await t.throwsAsync(async () => reader.next(), { name: 'AbortError' }, `${name}, aborted while open`)
+  }
 })
 
 test('readLinesSync closes on break, on close() and at the end; countLines and readChunks close too', async (t) => {

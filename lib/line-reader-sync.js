@@ -18,6 +18,8 @@ class LineReaderSync extends ClosingSyncIterator {
   #abortListener
   #cursor = new LineCursor()
   #closed = false
+  /** Closed (or ended, or failed) before any abort, which then changes nothing (see source.js). */
+  #closedFirst = false
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#native.batchPlace(serial)
 
@@ -80,6 +82,7 @@ class LineReaderSync extends ClosingSyncIterator {
   }
 
   close() {
+    if (!this.#closed) this.#closedFirst = !(this.#signal !== undefined && this.#signal.aborted)
     this.#closed = true
     this.#cursor.clear()
     this.#abortListener.dispose()
@@ -96,7 +99,7 @@ class LineReaderSync extends ClosingSyncIterator {
 
   /** Reads the next native batch into the cursor; false at the end. The end, a failure and an abort close the file. */
   #fill() {
-    if (this.#signal !== undefined && this.#signal.aborted) {
+    if (this.#signal !== undefined && this.#signal.aborted && !this.#closedFirst) {
       this.close()
       throw abortError(this.#signal)
     }

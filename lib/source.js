@@ -46,6 +46,11 @@ class NativeSource {
   #onAbort
   #rejectStep = null
   #closing = null
+  /**
+   * close() (or the end, or a failure) came before any abort: an abort after it changes
+   * nothing, and steps give the end, as a Node stream's iterator does once it is done.
+   */
+  #closedFirst = false
   #lastTurn = performance.now()
   /** The end or a failure that takeReady() took from the native side, for next() to report. */
   #final = undefined
@@ -136,7 +141,7 @@ class NativeSource {
   #unlessStopped(use) {
     return (item) => {
       if (item === null || this.#closing === null) return use(item)
-      if (this.#signal !== undefined && this.#signal.aborted) {
+      if (this.#abortShows()) {
         throw withCallSite(abortError(this.#signal), this.#callSite)
       }
       return use(null)
@@ -189,6 +194,11 @@ class NativeSource {
       this.#final === undefined &&
       !(this.#signal !== undefined && this.#signal.aborted)
     )
+  }
+
+  /** The signal aborted while the reader was open: its steps give the AbortError. */
+  #abortShows() {
+    return this.#signal !== undefined && this.#signal.aborted && !this.#closedFirst
   }
 
   /**
@@ -268,6 +278,7 @@ class NativeSource {
   /** Stops the native read and lets the source go; resolves once the file is closed. Idempotent. */
   close() {
     if (this.#closing === null) {
+      this.#closedFirst = !(this.#signal !== undefined && this.#signal.aborted)
       this.#abortListener.dispose()
       this.#source?.stop()
       this.#release?.()
@@ -278,7 +289,7 @@ class NativeSource {
 
   /** Throws if aborted, starts the native stream on first use; false once closed. */
   #started() {
-    if (this.#signal !== undefined && this.#signal.aborted) {
+    if (this.#abortShows()) {
       this.close()
       throw withCallSite(abortError(this.#signal), this.#callSite)
     }
