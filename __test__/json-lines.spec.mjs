@@ -257,7 +257,7 @@ test('the message quotes at most 80 characters around the failure, whole charact
     { line: `${head}"x": tru}`, column: head.length + 9 },
     { line: `[${'1,'.repeat(100)}]`, column: 202 },
     { line: '"unterminated', column: 14, quoted: '"unterminated' },
-    { line: '"bad \\x escape"', column: 6 },
+    { line: '"bad \\x escape"', column: 7 },
     { line: '{"a":1} {"b":2}', column: 9 },
   ]
   for (const { line, column, quoted } of cases) {
@@ -271,6 +271,62 @@ test('the message quotes at most 80 characters around the failure, whole charact
     if (quoted !== undefined) t.is(shown, quoted)
     if (line.length > 80) t.true(shown.startsWith('…') || shown.endsWith('…'))
     t.throws(() => JSON.parse(line), { instanceOf: SyntaxError })
+  }
+})
+
+test('a malformed number or escape fails where V8 places it (its position + 1), in its words', async (t) => {
+  // JavaScriptCore gives no position: fastlines finds it itself, the same on every runtime.
+  const cases = [
+    ['-', 2, 'No number after minus sign'],
+    ['[1,-]', 5, 'No number after minus sign'],
+    ['--1', 2, 'No number after minus sign'],
+    ['1.', 3, 'Unterminated fractional number'],
+    ['{"a":1.e5}', 8, 'Unterminated fractional number'],
+    ['1e', 3, 'Exponent part is missing a number'],
+    ['[1e+]', 5, 'Exponent part is missing a number'],
+    ['-01', 3, 'Unexpected non-whitespace character after JSON'],
+    ['{"a":01}', 7, "Unexpected token '1'"],
+    ['"\\x"', 3, 'Bad escaped character'],
+    ['{"\\u12g4":1}', 7, 'Bad Unicode escape'],
+    ['"a\u0001"', 3, 'Bad control character in string literal'],
+  ]
+  for (const [line, column, words] of cases) {
+    const path = temp.file(`${line}\n`)
+    const error = await t.throwsAsync(collect(readJsonLines(path)), { code: codes.JSON_PARSE }, line)
+    t.is(error.column, column, line)
+    t.true(error.message.startsWith(`${words} at line 1, column ${column} `), `${line}: ${error.message}`)
+    const v8 = /at position (\d+)/.exec(t.throws(() => JSON.parse(line)).message)
+    if (v8 !== null) t.is(Number(v8[1]) + 1, column, `${line}: V8's position`)
+  }
+})
+
+test("random near-JSON lines: an error exactly where JSON.parse refuses, at V8's position", async (t) => {
+  const random = seededRandom(52)
+  const alphabet = [...'019-+.eE"\\uaf[]{}:, xntr\u0001é']
+  const lines = Array.from({ length: 20_000 }, () =>
+    Array.from({ length: random.int(1, 8) }, () => random.pick(alphabet)).join(''),
+  ).filter((line) => line.trim() !== '')
+  const failures = []
+  const reader = readJsonLines(temp.file(`${lines.join('\n')}\n`), {
+    onError: (error, line) => failures.push([line, error.column]),
+  })
+  for await (const _ of reader);
+  const expected = []
+  for (const line of lines) {
+    try {
+      JSON.parse(line)
+    } catch (error) {
+      const v8 = /at position (\d+)/.exec(error.message)
+      expected.push([line, v8 === null ? undefined : Number(v8[1]) + 1])
+    }
+  }
+  t.true(expected.length > 10_000)
+  t.is(failures.length, expected.length)
+  for (let i = 0; i < expected.length; i++) {
+    const [line, column] = expected[i]
+    t.is(failures[i][0], line)
+    if (column !== undefined && failures[i][1] !== column)
+      t.fail(`${JSON.stringify(line)}: column ${failures[i][1]}, V8 ${column}`)
   }
 })
 

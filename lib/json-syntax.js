@@ -4,8 +4,10 @@
 'use strict'
 
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
-const STRING_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y
+const DIGITS = /[0-9]+/y
+/** What may follow a backslash in a string, but `u`. */
+const ESCAPED = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't'])
+const HEX_DIGIT = /^[0-9a-fA-F]$/
 const LITERALS = ['true', 'false', 'null']
 
 /**
@@ -102,7 +104,7 @@ class Scan {
   scalar() {
     const c = this.peek()
     if (c === '"') return this.string()
-    if (c === '-' || (c >= '0' && c <= '9')) return this.match(NUMBER)
+    if (c === '-' || (c >= '0' && c <= '9')) return this.number()
     const literal = LITERALS.find((word) => word[0] === c)
     if (literal === undefined) return this.unexpected()
     // Fails at the first character that differs, as the engines do.
@@ -111,6 +113,52 @@ class Scan {
       this.index++
     }
     return true
+  }
+
+  /**
+   * A number, failing where V8 does: at the first character that is not the digit a minus
+   * sign, a decimal point or an exponent needs. A leading zero is the whole integer part, and
+   * a digit after it is judged as what follows a value.
+   */
+  number() {
+    if (this.peek() === '-') {
+      this.index++
+      if (!this.integer()) return this.failHere('No number after minus sign')
+    } else this.integer()
+    if (this.text[this.index] === '.') {
+      this.index++
+      if (!this.digits()) return this.failHere('Unterminated fractional number')
+    }
+    if (this.text[this.index] === 'e' || this.text[this.index] === 'E') {
+      this.index++
+      if (this.text[this.index] === '+' || this.text[this.index] === '-') this.index++
+      if (!this.digits()) return this.failHere('Exponent part is missing a number')
+    }
+    return true
+  }
+
+  /** An integer part here (`0`, or digits not starting with 0), stepped over; false if none. */
+  integer() {
+    if (this.text[this.index] === '0') {
+      this.index++
+      return true
+    }
+    return this.digits()
+  }
+
+  /** Digits here, stepped over; false if there are none. */
+  digits() {
+    DIGITS.lastIndex = this.index
+    const found = DIGITS.exec(this.text)
+    if (found === null) return false
+    this.index += found[0].length
+    return true
+  }
+
+  /** Records `message` as the failure here; returns false. */
+  failHere(message) {
+    this.failure = { index: this.index, message }
+    return false
   }
 
   /** A string from its opening quote: no raw control characters, only JSON's escapes. */
@@ -124,18 +172,28 @@ class Scan {
         return true
       }
       if (code === 0x5c) {
-        if (!this.match(STRING_ESCAPE)) return this.unexpected(`escape in string`)
-      } else if (code < 0x20) return this.unexpected('control character in string')
+        if (!this.escape()) return false
+      } else if (code < 0x20) return this.failHere('Bad control character in string literal')
       else this.index++
     }
   }
 
-  /** `pattern` (sticky) here, stepped over; a failure at its first character if it is absent. */
-  match(pattern) {
-    pattern.lastIndex = this.index
-    const found = pattern.exec(this.text)
-    if (found === null) return this.unexpected()
-    this.index += found[0].length
+  /** An escape from its backslash, failing where V8 does: at the first character it refuses. */
+  escape() {
+    this.index++
+    if (this.atEnd()) return this.unexpected()
+    const escaped = this.text[this.index]
+    if (ESCAPED.has(escaped)) {
+      this.index++
+      return true
+    }
+    if (escaped !== 'u') return this.failHere('Bad escaped character')
+    this.index++
+    for (let digit = 0; digit < 4; digit++) {
+      if (this.atEnd()) return this.unexpected()
+      if (!HEX_DIGIT.test(this.text[this.index])) return this.failHere('Bad Unicode escape')
+      this.index++
+    }
     return true
   }
 }
