@@ -32,6 +32,24 @@ pub struct Match {
     pub invert: bool,
 }
 
+/// `needles` without repeats (under ASCII case folding with `ignore_case`), first ones kept:
+/// an Aho-Corasick automaton gives each repeat a match of its own at every place the string
+/// occurs, so 100,000 copies of one string took 7 s over a 7 MB log where one took 4 ms.
+fn distinct(needles: Vec<Vec<u8>>, ignore_case: bool) -> Vec<Vec<u8>> {
+    let mut seen = std::collections::HashSet::new();
+    needles
+        .into_iter()
+        .filter(|needle| {
+            let key = if ignore_case {
+                needle.to_ascii_lowercase()
+            } else {
+                needle.clone()
+            };
+            seen.insert(key)
+        })
+        .collect()
+}
+
 /// Keeps the lines of a run that match (see the module docs).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
@@ -68,6 +86,7 @@ impl LineFilter {
             .filter_map(|string| encode(string, encoding))
             .filter(|bytes| !bytes.iter().any(|&b| b == b'\n' || b == b'\r'))
             .collect();
+        let needles = distinct(needles, what.ignore_case);
         let searcher = match needles.as_slice() {
             [] => None,
             [one] if !what.ignore_case => Some(Searcher::One(Box::new(
@@ -269,5 +288,32 @@ impl LineCounter {
         }
         let first = self.index_at(run, from);
         (first, self.index_at(run, to) - first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patterns(strings: &[&str], ignore_case: bool) -> usize {
+        let what = Match {
+            strings: strings.iter().map(|s| s.to_string()).collect(),
+            ignore_case,
+            invert: false,
+        };
+        match LineFilter::new(&what, Encoding::Utf8).searcher {
+            Some(Searcher::Many(automaton)) => automaton.patterns_len(),
+            Some(Searcher::One(_)) => 1,
+            None => 0,
+        }
+    }
+
+    #[test]
+    fn repeated_strings_are_searched_for_once() {
+        assert_eq!(patterns(&["ERROR"; 100_000], false), 1);
+        assert_eq!(patterns(&["ERROR", "WARN", "ERROR"], false), 2);
+        assert_eq!(patterns(&["error", "ERROR", "Error"], true), 1);
+        assert_eq!(patterns(&["error", "ERROR"], false), 2);
+        assert_eq!(patterns(&["é", "É"], true), 2, "ASCII letters only fold");
     }
 }
