@@ -73,3 +73,32 @@ test('every other unknown key is ignored, as fs ignores it, and so is a near mis
   t.is(await countLines(file, { match: 'error', ignoreCase: true, ignorecase: undefined, lastLine: undefined }), 2)
   t.is(await countLines(file, { match: 'error', ignoreCase: true }), 2, 'the option spelt right does what it says')
 })
+
+test('each option is read once per call: a getter cannot answer one check one way and the read another', async (t) => {
+  const file = temp.file('ERROR one\nerror two\n')
+  const given = {
+    readLines: {
+      encoding: 'utf8',
+      match: 'ERROR',
+      ignoreCase: true,
+      maxLineLength: 100,
+      signal: new AbortController().signal,
+    },
+    readLinesSync: { encoding: 'utf8', start: 0, end: 100, highWaterMark: 64, match: 'ERROR' },
+    countLines: { encoding: 'utf8', match: 'ERROR', invert: true, threads: 1 },
+    readChunks: { start: 0, end: 100, highWaterMark: 64 },
+    readLastLines: { encoding: 'utf8', end: 100, match: 'ERROR' },
+    followLines: { encoding: 'utf8', lastLines: 1, highWaterMark: 64 },
+  }
+  for (const [reader, options] of Object.entries(given)) {
+    const reads = new Map()
+    const counted = new Proxy(options, {
+      get(target, key, receiver) {
+        reads.set(key, (reads.get(key) ?? 0) + 1)
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    await READERS[reader](file, counted)
+    for (const [key, count] of reads) t.is(count, 1, `${reader}: options.${String(key)} read ${count} times`)
+  }
+})

@@ -4,7 +4,7 @@
 
 const binding = require('./native')
 const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
@@ -47,7 +47,7 @@ class ChunkReader extends ClosingAsyncIterator {
 }
 
 function readChunks(input, options) {
-  return new ChunkReader(input, options)
+  return new ChunkReader(input, copyOptions(options))
 }
 
 module.exports = { readChunks }

@@ -8,13 +8,14 @@ const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
 /** More parts than this would only make each too small to read well. */
 const MAX_THREADS = 1024
 
 async function countLines(input, options) {
+  options = copyOptions(options)
   refuseLineOptions(options, ['maxLineLength'])
   checkOptionNames(options, 'countLines')
   const site = captureCallSite()

@@ -6,7 +6,7 @@
 const binding = require('./native')
 const { invalidArgValue } = require('./errors')
 const { validateLineCount } = require('./last-lines')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { refuseDecompress, refuseShare } = require('./options')
 const { LineReader } = require('./line-reader')
 
@@ -23,7 +23,7 @@ function followStart(options) {
 }
 
 function followLines(path, options) {
-  if (typeof options === 'string') options = { encoding: options }
+  options = typeof options === 'string' ? { encoding: options } : copyOptions(options)
   refuseDecompress(options, 'followLines', 'a compressed file is not appended to; follow the log it was made from')
   refuseShare(options, 'followLines', 'a follower reads what is appended, past the end of every share')
   const follow = followStart(options ?? {})

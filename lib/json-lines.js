@@ -13,7 +13,7 @@ const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = r
 const { jsonSyntaxFailure } = require('./json-syntax')
 const { LineReader, lineStream } = require('./line-reader')
 const { LineReaderSync } = require('./line-reader-sync')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeJsonOptions, normalizePath } = require('./options')
 
 /**
@@ -501,11 +501,13 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
 }
 
 function readJsonLines(input, options) {
+  options = copyOptions(options)
   checkOptionNames(options, 'readJsonLines')
   return new JsonLinesReader(input, options)
 }
 
 function readJsonLinesSync(path, options) {
+  options = copyOptions(options)
   checkOptionNames(options, 'readJsonLinesSync')
   return new JsonLinesReaderSync(path, options)
 }

@@ -7,7 +7,7 @@ const binding = require('./native')
 const { throwIfAborted, untilNativeDone } = require('./abort')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseDecompress, refuseShare } = require('./options')
 
 /** Checks a count of lines as Node checks integer arguments. */
@@ -20,7 +20,7 @@ function validateLineCount(name, value) {
 
 async function readLastLines(path, n, options) {
   validateLineCount('n', n)
-  if (typeof options === 'string') options = { encoding: options }
+  options = typeof options === 'string' ? { encoding: options } : copyOptions(options)
   refuseDecompress(options, 'readLastLines', 'a compressed file decodes only from its start; read it with readLines')
   refuseShare(options, 'readLastLines', 'the last lines are those of the whole file')
   if (options != null && typeof options === 'object' && options.start !== undefined) {

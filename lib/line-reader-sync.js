@@ -7,7 +7,7 @@ const { abortError, addAbortListenerOf, clearCursor } = require('./abort')
 const { LineCursor, currentBatchPlace } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
 const { ClosingSyncIterator, done, viewOf } = require('./iterator')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath } = require('./options')
 
 /** Iterates the lines of a file synchronously, reading on the calling thread. */
@@ -116,6 +116,7 @@ class LineReaderSync extends ClosingSyncIterator {
 }
 
 function readLinesSync(path, options) {
+  options = copyOptions(options)
   checkOptionNames(options, 'readLinesSync')
   return new LineReaderSync(path, options)
 }

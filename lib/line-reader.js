@@ -6,7 +6,7 @@
 const binding = require('./native')
 const { LineCursor, currentBatchPlace } = require('./cursor')
 const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
-const { checkOptionNames } = require('./option-names')
+const { checkOptionNames, copyOptions } = require('./option-names')
 const { NativeSource } = require('./source')
 
 /** A native stream of line batches, of a file or a byte source (see NativeSource). */
@@ -125,6 +125,7 @@ class LineReader extends ClosingAsyncIterator {
 }
 
 function readLines(input, options) {
+  options = copyOptions(options)
   checkOptionNames(options, 'readLines')
   return new LineReader(input, options)
 }

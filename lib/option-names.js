@@ -65,6 +65,22 @@ function checkOptionNames(options, reader) {
 }
 
 /**
+ * A plain copy of `options`, if it is an object, in which each key was read once: its own
+ * enumerable keys, as Node's fs copies options, and the option names it inherits. The checks
+ * and the reader read the copy, so a getter or a Proxy cannot answer one check one way and the
+ * next another (`start` absent for the check against `decompress`, then present to the read).
+ */
+function copyOptions(options) {
+  if (options === null || typeof options !== 'object') return options
+  const copy = {}
+  for (const key of Object.keys(options)) copy[key] = options[key]
+  for (const name of TAKEN_BY.keys()) {
+    if (!Object.hasOwn(copy, name) && name in options) copy[name] = options[name]
+  }
+  return copy
+}
+
+/**
  * Whether `key` is almost `name`: the same but for case, or one edit away (a character added,
  * removed, replaced, or two neighbours swapped), for names long enough that one edit is a typo.
  */
@@ -86,4 +102,4 @@ function editDistanceIsOne(a, b) {
   return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1)
 }
 
-module.exports = { checkOptionNames }
+module.exports = { checkOptionNames, copyOptions }
