@@ -152,6 +152,34 @@ test('bad options throw with the codes Node uses', async (t) => {
   t.deepEqual([...readLinesSync(file, { end: Infinity, encoding: 'UTF-8' })], ['x'])
 })
 
+test("bad options' messages are worded as Node words them", (t) => {
+  const file = temp.file('x\n')
+  const messageOf = (call) => t.throws(call).message
+  // What Node's fs.createReadStream says, word for word, where it refuses the same value (Bun's
+  // own fs words it otherwise).
+  t.is(
+    messageOf(() => readLines(file, { signal: 5 })),
+    'The "options.signal" property must be an instance of AbortSignal. Received type number (5)',
+  )
+  t.regex(
+    messageOf(() => readLines(file, { start: 2 ** 60 })),
+    /Received 1_152_921_504_606_847_000$/,
+  )
+  t.regex(
+    messageOf(() => readLines(file, { start: '1' })),
+    /^The "options.start" property must be of type number/,
+  )
+  t.regex(
+    messageOf(() => readLines(42)),
+    /^The "path" argument must be/,
+  )
+  const long = messageOf(() => readLines(file, { match: ['a', 'b'.repeat(500)], ignoreCase: 'yes' }))
+  t.regex(long, /^The "options.ignoreCase" property must be of type boolean/)
+  const value = messageOf(() => readLines(file, { decompress: 'x'.repeat(500) }))
+  t.regex(value, /^The property 'options.decompress' must be .*Received 'x+\.\.\.$/)
+  t.is(value.slice(value.indexOf('Received ') + 9).length, 128 + 3, 'cut at 128 characters, as Node cuts it')
+})
+
 test('the path in a message is shown the way fs shows it', async (t) => {
   const relative = path.relative(process.cwd(), temp.path('rel-missing.txt'))
   const error = await t.throwsAsync(readLines(relative).next())

@@ -58,20 +58,21 @@ function describe(value) {
   return `Received type ${typeof value} (${shown})`
 }
 
+/** What Node's messages call `name`: a property if it is one (`options.start`), else an argument. */
+const kindOf = (name) => (name.includes('.') ? 'property' : 'argument')
+
 function invalidArgType(name, expected, actual) {
   return codedError(
     TypeError,
     'ERR_INVALID_ARG_TYPE',
-    `The "${name}" argument must be ${expected}. ${describe(actual)}`,
+    `The "${name}" ${kindOf(name)} must be ${expected}. ${describe(actual)}`,
   )
 }
 
 function invalidArgValue(name, value, reason) {
-  return codedError(
-    TypeError,
-    'ERR_INVALID_ARG_VALUE',
-    `The argument '${name}' ${reason}. Received ${util.inspect(value)}`,
-  )
+  let shown = util.inspect(value)
+  if (shown.length > 128) shown = `${shown.slice(0, 128)}...`
+  return codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The ${kindOf(name)} '${name}' ${reason}. Received ${shown}`)
 }
 
 function incompatibleOptionPair(name, other) {
@@ -83,11 +84,22 @@ function incompatibleOptionPair(name, other) {
 }
 
 function outOfRange(name, range, value) {
+  const shown =
+    Number.isInteger(value) && Math.abs(value) > 2 ** 32 ? withSeparators(String(value)) : util.inspect(value)
   return codedError(
     RangeError,
     'ERR_OUT_OF_RANGE',
-    `The value of "${name}" is out of range. It must be ${range}. Received ${util.inspect(value)}`,
+    `The value of "${name}" is out of range. It must be ${range}. Received ${shown}`,
   )
+}
+
+/** Digits grouped by threes with `_`, as Node shows a large integer out of range: 4_294_967_297. */
+function withSeparators(digits) {
+  const start = digits[0] === '-' ? 1 : 0
+  let grouped = ''
+  let i = digits.length
+  for (; i >= start + 4; i -= 3) grouped = `_${digits.slice(i - 3, i)}${grouped}`
+  return `${digits.slice(0, i)}${grouped}`
 }
 
 /** The error Node's APIs reject with when their `signal` aborts. */
