@@ -674,9 +674,9 @@ export const codes: {
   readonly LINE_TOO_LONG: 'ERR_LINE_TOO_LONG'
   /** A line longer than the engine's longest string (Node's code for that, as `fs.readFileSync` gives it). */
   readonly STRING_TOO_LONG: 'ERR_STRING_TOO_LONG'
-  /** No prebuilt binary for this platform is installed (or, on Deno, FFI is not allowed). */
+  /** No prebuilt binary for this platform is installed. */
   readonly BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING'
-  /** The platform's binary is there but failed to load. */
+  /** A binary is there but failed to load (or, on Deno, FFI is not allowed: run with `--allow-ffi`). */
   readonly BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED'
   /** A line {@link readJsonLines} could not parse: a {@link JsonParseError}. */
   readonly JSON_PARSE: 'ERR_FASTLINES_JSON_PARSE'

@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
-import { makeApp as makeAppIn, packRelease, releaseManifest, repo, run } from './helpers/packages.mjs'
+import { makeApp as makeAppIn, pack, packRelease, releaseManifest, repo, run } from './helpers/packages.mjs'
 import { nodeBinary } from './helpers/runtimes.mjs'
 
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
@@ -304,6 +304,33 @@ test('without the platform package, loading fails with a message that names it',
     onDeno.stderr,
     new RegExp(`"${platformPackage}", an optional dependency of fastlines, which is not installed`),
   )
+})
+
+test('a NAPI_RS_NATIVE_LIBRARY_PATH that loads nothing is named in the error', () => {
+  const app = makeApp('override-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  for (const runtime of runtimes) {
+    const result = run(runtime, ['smoke.mjs'], app, { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/fastlines.node' })
+    assert.notEqual(result.status, 0)
+    assert.match(result.stderr, /NAPI_RS_NATIVE_LIBRARY_PATH names "\/nonexistent\/fastlines.node", which did not load/)
+    assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)
+  }
+})
+
+test('a pack of the repository itself, which brings no binary, says how to get one', () => {
+  const app = path.join(work, 'repository-pack-app')
+  fs.mkdirSync(app)
+  const manifest = { name: 'repository-pack-app', private: true, type: 'module' }
+  // Packed apart: the release's root tarball in `work` has the same name.
+  const packed = fs.mkdtempSync(path.join(work, 'repository-pack-'))
+  manifest.dependencies = { fastlines: `file:${pack(repo, packed).file}` }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest))
+  fs.copyFileSync(path.join(repo, '__test__/smoke.mjs'), path.join(app, 'smoke.mjs'))
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  const result = run(process.execPath, ['smoke.mjs'], app)
+  assert.notEqual(result.status, 0)
+  assert.match(result.stderr, new RegExp(`packed from its repository, not published.*"${platformPackage}"`))
+  assert.match(result.stderr, /ERR_FASTLINES_BINDING_MISSING/)
 })
 
 test('a platform package whose binary cannot load says so, with the cause', () => {

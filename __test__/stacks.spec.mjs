@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import test from 'ava'
 
-import { countLines, followLines, readChunks, readLastLines, readLines } from '../index.js'
+import { countLines, followLines, readChunks, readJsonLines, readLastLines, readLines } from '../index.js'
 import { makeTempDir } from './helpers/files.mjs'
 
 const temp = makeTempDir(test)
@@ -82,18 +82,21 @@ test('countLines and readLastLines show the caller when their count fails', asyn
   }
 })
 
-test('a long line, a damaged gzip file and a bad chunk show the caller too', async (t) => {
+test('a long line, a damaged gzip file, a bad chunk and a line that is not JSON show the caller too', async (t) => {
   const long = temp.file(`short\n${'x'.repeat(100)}\n`)
+  const notJson = temp.file('{"a": 1}\n{"b": 1,}\n')
   const damaged = temp.file(Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff]), 'damaged.gz')
   const cases = {
     ERR_LINE_TOO_LONG: () => readLines(long, { maxLineLength: 10 }),
     Z_DATA_ERROR: () => readLines(damaged, { decompress: 'gzip' }),
     ERR_INVALID_ARG_TYPE: () => readLines(Readable.from([Buffer.from('a\n'), 42], { objectMode: true })),
+    ERR_FASTLINES_JSON_PARSE: () => readJsonLines(notJson),
+    'ERR_FASTLINES_JSON_PARSE in batches()': () => readJsonLines(notJson).batches(),
   }
   for (const [code, make] of Object.entries(cases)) {
     const { made, callers } = madeHere(make)
     const error = await failureOf(t, made)
-    t.is(error.code, code)
+    t.is(error.code, code.split(' ')[0])
     assertShowsCallers(t, error, callers, code)
   }
 })

@@ -7,6 +7,7 @@
 
 const { addAbortListenerOf, clearCursor } = require('./abort')
 const { isByteSource } = require('./byte-source')
+const { captureCallSite, withCallSite } = require('./call-site')
 const { currentBatchPlace } = require('./cursor')
 const { codedError, codes } = require('./errors')
 const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
@@ -69,6 +70,8 @@ class JsonCursor {
   #onError
   #reviver
   #path
+  /** Where the reader was made, for the frames of its parse errors (see call-site.js). */
+  #callSite = captureCallSite()
   skipped = 0
 
   constructor({ onError, reviver }, path) {
@@ -274,7 +277,7 @@ class JsonCursor {
     })
     const onError = this.#onError
     if (onError === 'throw') {
-      this.#failure = error
+      this.#failure = withCallSite(error, this.#callSite)
       return STOP
     }
     let replacement

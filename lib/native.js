@@ -61,11 +61,20 @@ function bindingError(loaderError) {
       `(see "Deno" in fastlines' README.md for the narrowest permissions). Deno said: ${denied.message}`
     return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
   }
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) {
+    const message =
+      `fastlines: NAPI_RS_NATIVE_LIBRARY_PATH names ${JSON.stringify(override)}, which did not load ` +
+      `(${deepestCause(loaderError).message}). Point it at a fastlines .node file, or unset it.`
+    return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
+  }
   const name = platformPackageName()
   const platform = `${process.platform}-${process.arch}`
   // Read only now: loading package.json costs every process that loads fastlines fine.
-  const { optionalDependencies = {} } = require('../package.json')
-  const prebuilt = Object.keys(optionalDependencies)
+  const { optionalDependencies, napi } = require('../package.json')
+  // A published package lists its binaries' packages; a pack of the repository does not.
+  const published = optionalDependencies !== undefined
+  const prebuilt = published ? Object.keys(optionalDependencies) : napi.targets.map(packageNameOf)
   if (!prebuilt.includes(name)) {
     const message =
       `fastlines: there is no prebuilt binary for ${platform} ("${name}" does not exist). ` +
@@ -74,6 +83,13 @@ function bindingError(loaderError) {
   }
   const probe = probePlatformPackage(name)
   if (probe === 'loads') return loaderError
+  if (probe === 'missing' && !published) {
+    const message =
+      `fastlines: this copy was packed from its repository, not published, so no binary for ${platform} ` +
+      `comes with it ("${name}" is not among its dependencies). Build one (npm run build), or install ` +
+      `fastlines from the registry; see "Building from source" in fastlines' README.md.`
+    return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
+  }
   if (probe === 'missing') {
     const message =
       `fastlines: its native binary for ${platform} comes in the package "${name}", an optional ` +
@@ -83,6 +99,22 @@ function bindingError(loaderError) {
   }
   const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
   return codedError(Error, codes.BINDING_FAILED, message, { cause: probe })
+}
+
+/** The platform package napi-rs names for a Rust target: x86_64-unknown-linux-gnu is fastlines-linux-x64-gnu. */
+function packageNameOf(target) {
+  const [machine, , system, abi] = target.split('-')
+  const arch = { x86_64: 'x64', aarch64: 'arm64', armv7: 'arm', i686: 'ia32' }[machine] ?? machine
+  if (system === 'darwin') return `fastlines-darwin-${arch}`
+  if (system === 'windows') return `fastlines-win32-${arch}-${abi}`
+  return `fastlines-${system}-${arch}-${abi}`
+}
+
+/** The innermost cause of `error`: the generated loader chains each place it tried. */
+function deepestCause(error) {
+  let deepest = error
+  while (deepest.cause instanceof Error) deepest = deepest.cause
+  return deepest
 }
 
 /**
