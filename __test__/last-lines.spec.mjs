@@ -2,12 +2,15 @@
 // contract's inputs at every small read size, with `end`, `encoding` and `maxLineLength`; its
 // argument errors and fs-shaped failures; and its reads bounded by the lines asked for, seen in
 // the bytes this process reads (/proc/self/io), on a 10 GiB sparse file too.
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
 import { followLines, readLastLines, readLines } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
+import { evalArgs, shellCommand } from './helpers/runtimes.mjs'
 import {
   EDGE_INPUTS,
   EVERY_READ_SIZE,
@@ -23,6 +26,7 @@ const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
 const GiB = 2 ** 30
 
 const temp = makeTempDir(test)
+const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
 
 function hex(bytes) {
   if (bytes.length === 0) return '(empty)'
@@ -171,8 +175,39 @@ test('a missing file rejects with the error fs gives', async (t) => {
     t.like(error, { code: 'ENOENT', errno: expected.errno, syscall: 'open', path: file }, `n=${n}`)
     t.is(error.message, expected.message, `n=${n}`)
   }
-  const error = await t.throwsAsync(readLastLines(temp.dir, 1))
-  t.is(error.code, 'EISDIR')
+  // A directory fails as reading it does, whatever n (0 read nothing and resolved).
+  for (const n of [0, 1]) {
+    const error = await t.throwsAsync(readLastLines(temp.dir, n), undefined, `a directory, n=${n}`)
+    t.like(error, { code: 'EISDIR', syscall: 'read', path: temp.dir }, `a directory, n=${n}`)
+  }
+})
+
+test('a FIFO or a pipe, which has no end to read back from: read to its end, its last lines kept', async (t) => {
+  const fifo = temp.path('last.fifo')
+  execFileSync('mkfifo', [fifo])
+  const text = numberedLines(5000, 30) + 'ERROR one\nlast, unterminated'
+  const lines = text.split('\n')
+  for (const [n, options, expected] of [
+    [3, {}, lines.slice(-3)],
+    [0, {}, []],
+    [lines.length + 5, {}, lines],
+    [1, { match: 'ERROR' }, ['ERROR one']],
+    [2, { end: 61 }, ['00000000 xxxxxxxxxxxxxxxxxxxxx', '00000001 xxxxxxxxxxxxxxxxxxxxx']],
+  ]) {
+    const what = `last ${n} of a FIFO, ${JSON.stringify(options)}`
+    // With `end`, the reader stops before the writer is done, which then fails (EPIPE).
+    const writer = fs.promises.writeFile(fifo, text).catch(() => {})
+    const last = await within(readLastLines(fifo, n, options), 500, what)
+    t.deepEqual([...last], expected, what)
+    t.is(last.position, options.end === undefined ? Buffer.byteLength(text) : options.end + 1, what)
+    await writer
+  }
+  // /dev/stdin fed by a pipe from `cat`, in a child process (spawn's own stdin is a socket).
+  const code = `require(${JSON.stringify(indexPath)}).readLastLines('/dev/stdin', 2).then((l) => console.log(JSON.stringify(l)))`
+  const piped = shellCommand('cat', temp.file(text)) + ' | ' + shellCommand(process.execPath, ...evalArgs(code))
+  const run = spawnSync('sh', ['-c', piped], { encoding: 'utf8' })
+  t.is(run.status, 0, run.stderr)
+  t.deepEqual(JSON.parse(run.stdout), lines.slice(-2))
 })
 
 test('a path may be a Buffer or a file: URL', async (t) => {

@@ -4,13 +4,14 @@
 //! lines only needs where they start ([`start_of_last_lines`]), and reads them forward (with a
 //! filter, where the last lines it keeps start, found as `read_last_lines` finds them).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::memrchr2_iter;
 
+use crate::decode::Text;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::reader::{Progress, Reader};
@@ -35,10 +36,66 @@ pub fn read_last_lines(
     cancelled: &AtomicBool,
 ) -> Result<Option<LastLines>, ReadError> {
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+    let meta = file.metadata().map_err(|err| OsError::new(&err, "fstat"))?;
+    if !meta.is_file() {
+        return last_lines_forward(file, n, end, chunk_size, framer, cancelled);
+    }
     let len = file_len(&file, chunk_size)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
     let last = last_batches(&file, n, len, chunk_size, framer, Some(cancelled))?;
     Ok(last.map(|(batches, end)| LastLines { batches, end }))
+}
+
+/// [`read_last_lines`] of a file that has no end to read back from (a FIFO, a pipe such as
+/// `/dev/stdin`, a device), read forward to its end keeping only the batches that hold its last
+/// `n` lines (with a filter, the last `n` it keeps); a directory fails as reading one does
+/// (`EISDIR`). `end` is where the bytes read end.
+fn last_lines_forward(
+    file: File,
+    n: u64,
+    end: Option<u64>,
+    chunk_size: usize,
+    framer: LineFramer,
+    cancelled: &AtomicBool,
+) -> Result<Option<LastLines>, ReadError> {
+    let progress = Progress::default();
+    let source = Source::new(file, end.map(|end| end.saturating_add(1)), chunk_size);
+    let mut reader = Reader::new(source, framer, progress.clone());
+    let mut held: VecDeque<(Batch, u64)> = VecDeque::new();
+    let mut lines_held = 0;
+    let stopped = || cancelled.load(Ordering::Relaxed);
+    while let Some(batch) = reader.next_unless(&stopped)? {
+        let lines = lines_in(&batch.text);
+        lines_held += lines;
+        held.push_back((batch, lines));
+        while held
+            .front()
+            .is_some_and(|&(_, first)| lines_held - first >= n)
+        {
+            lines_held -= held.pop_front().map_or(0, |(_, first)| first);
+        }
+    }
+    if stopped() {
+        return Ok(None);
+    }
+    Ok(Some(LastLines {
+        batches: held.into_iter().map(|(batch, _)| batch).collect(),
+        end: progress.bytes(),
+    }))
+}
+
+/// How many lines a batch's text holds: they are joined by `\n`, which no line holds.
+fn lines_in(text: &Text) -> u64 {
+    match text {
+        Text::OneByte(bytes) => bytecount::count(bytes, b'\n') as u64 + 1,
+        Text::Utf16(units) => {
+            units
+                .iter()
+                .filter(|&&unit| unit == u16::from(b'\n'))
+                .count() as u64
+                + 1
+        }
+    }
 }
 
 /// The last lines of a file ([`read_last_lines`]), and where the bytes they were taken from end.
