@@ -232,12 +232,18 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
     })
 }
 
-/// Moves `file` to `start`; false when the file system allows no file that long (`EINVAL`),
-/// where Node's `pread` finds the end, so the range is empty rather than an error.
+/// Moves `file` to `start`; false when the file system allows no regular file that long
+/// (`EINVAL`), where Node's `pread` finds the end, so the range is empty rather than an error.
+/// Anything else refusing the offset (a procfs directory) fails as its read will.
 fn seek_to(file: &mut File, start: u64) -> Result<bool, OsError> {
     match file.seek(SeekFrom::Start(start)) {
         Ok(_) => Ok(true),
-        Err(err) if err.kind() == io::ErrorKind::InvalidInput => Ok(false),
+        Err(err)
+            if err.kind() == io::ErrorKind::InvalidInput
+                && file.metadata().is_ok_and(|meta| meta.is_file()) =>
+        {
+            Ok(false)
+        }
         Err(err) => Err(OsError::new(&err, "read")),
     }
 }
