@@ -96,8 +96,8 @@ test('a start past the longest file the file system allows reads nothing, as fs 
   t.is(await countLines(file, { start }), 0)
   t.deepEqual(await collect(readLines(file, { start: start - 1, end: start })), [])
   // Not a regular file that refuses the offset (a procfs directory): an error, from every reader.
-  await t.throwsAsync(countLines('/proc', { start: 2 ** 40 }), { syscall: 'read' })
-  await t.throwsAsync(collect(readChunks('/proc', { start: 2 ** 40 })), { syscall: 'read' })
+  t.is((await t.throwsAsync(countLines('/proc', { start: 2 ** 40 }))).syscall, 'read')
+  t.is((await t.throwsAsync(collect(readChunks('/proc', { start: 2 ** 40 })))).syscall, 'read')
 })
 
 test('per-line and batch steps can be mixed on one reader', async (t) => {
