@@ -185,6 +185,23 @@ test('aborting the signal rejects the pending step with an AbortError and closes
   await t.throwsAsync(reader.next(), { name: 'AbortError' })
 })
 
+test('aborting countLines of a FIFO whose writer is idle closes it at once, and frees the thread', async (t) => {
+  // The count waited in read(2) until the writer wrote or left: the descriptor stayed open, and
+  // 32 such counts held every blocking thread, so that every other read of the process waited.
+  for (let i = 0; i < 33; i++) {
+    // One at a time: opening a FIFO's write end holds one of libuv's 4 threads until a reader opens it.
+    const { fifo, writer } = await fifoWithWriter(t)
+    const controller = new AbortController()
+    const counting = countLines(fifo, { signal: controller.signal })
+    await (await writer).write('one line\n')
+    await until(() => openCount(fifo) === 2, "the count's open of the FIFO") // and the writer's
+    controller.abort()
+    await t.throwsAsync(counting, { name: 'AbortError' })
+    await until(() => openCount(fifo) === 1, 'the FIFO closed after the abort')
+  }
+  t.is(await countLines(temp.file('a\nb\n')), 2)
+})
+
 test('an already aborted signal rejects the first step without opening the file', async (t) => {
   const file = temp.file('a\n')
   const signal = AbortSignal.abort()

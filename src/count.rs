@@ -2,12 +2,12 @@
 //! a fed source or pipe, run on the runtime's workers; making no strings either way.
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    count_blocking, count_lines, count_lines_async, Encoding, LineFilter, Match, ReadError,
+    count_blocking, count_lines_async, count_opened, open, Encoding, LineFilter, Match, ReadError,
     ReadOptions, Source, Threads,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
@@ -96,8 +96,13 @@ impl NativeLineCount {
             Counted::Path(path, options, threads) => {
                 let (path, options, threads) = (path.clone(), *options, *threads);
                 spawn_blocking_promise(env, move || -> CountStep {
-                    let filter = filter.as_deref();
-                    to_step(count_lines(&path, &options, filter, threads, &cancel.flag))
+                    to_step(count_path(
+                        &path,
+                        &options,
+                        filter.as_deref(),
+                        threads,
+                        &cancel,
+                    ))
                 })
             }
             Counted::Source(source) => {
@@ -120,6 +125,31 @@ impl NativeLineCount {
     pub fn cancel(&self) {
         self.cancel.stop();
     }
+}
+
+/// Counts the file at `path`, on the blocking thread this runs on: a FIFO as its bytes come,
+/// awaited here on the runtime's reactor, so that a cancel stops the count and closes the FIFO at
+/// once, not at the writer's next write (an idle writer held the descriptor and the thread
+/// until it wrote or left); anything else in reads that look for a cancel between them.
+fn count_path(
+    path: &Path,
+    options: &ReadOptions,
+    filter: Option<&LineFilter>,
+    threads: Threads,
+    cancel: &Cancel,
+) -> std::result::Result<Option<u64>, ReadError> {
+    let source = open(path, options)?;
+    #[cfg(unix)]
+    if source.is_pipe() {
+        let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file)?;
+        return tokio::runtime::Handle::current().block_on(async {
+            tokio::select! {
+                counted = count_lines_async(pipe, filter) => counted.map(Some),
+                () = cancel.cancelled() => Ok(None),
+            }
+        });
+    }
+    count_opened(source, filter, threads, &cancel.flag)
 }
 
 /// Counts `source` on the runtime's workers (see `count_lines_async`), until `cancel` stops it.

@@ -36,7 +36,18 @@ pub fn count_lines(
     threads: Threads,
     cancelled: &AtomicBool,
 ) -> Result<Option<u64>, ReadError> {
-    let source = open(path, options)?;
+    count_opened(open(path, options)?, filter, threads, cancelled)
+}
+
+/// [`count_lines`] of a file already opened (by [`open`]): a caller that counts a FIFO as its
+/// bytes come, rather than in reads that hold a thread until the writer's next write, opens it
+/// first to see which it is.
+pub fn count_opened(
+    source: Source,
+    filter: Option<&LineFilter>,
+    threads: Threads,
+    cancelled: &AtomicBool,
+) -> Result<Option<u64>, ReadError> {
     match parts_of(&source, threads)? {
         Some((within, parts)) => count_in_parts(&source, within, parts, filter, cancelled),
         None => count_blocking(source, filter, cancelled),

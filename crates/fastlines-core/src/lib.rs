@@ -55,7 +55,9 @@ mod watch;
 
 pub use anchor::Anchor;
 pub use channel::Wake;
-pub use count::{count_blocking, count_lines, count_lines_async, Threads, MIN_PART_BYTES};
+pub use count::{
+    count_blocking, count_lines, count_lines_async, count_opened, Threads, MIN_PART_BYTES,
+};
 pub use decode::{Encoding, Text};
 pub use decompress::Decompress;
 pub use error::{DecompressError, OsError, ReadError};
