@@ -317,6 +317,29 @@ test('a \\r\\n split across two appends is one terminator; a line ending in \\r 
   t.is(reader.linesRead, 5)
 })
 
+test('a follower starting just after a \\r (a file caught between the \\r and the \\n of a \\r\\n): the \\n ends that line', async (t) => {
+  // The \r ended 'one' for readLastLines and for the reader: its \n is not an empty line.
+  const file = temp.file('one\r', 'caught-crlf.log')
+  const last = await readLastLines(file, 1)
+  t.deepEqual([...last], ['one'])
+  const followers = {
+    'from the end': followLines(file),
+    "from readLastLines' position": followLines(file, { start: last.position }),
+    'with the last line': followLines(file, { lastLines: 1 }),
+  }
+  const firsts = Object.fromEntries(Object.entries(followers).map(([name, reader]) => [name, reader.next()]))
+  // Each is anchored at its call, before the \n is written, whenever it opens the file.
+  fs.appendFileSync(file, '\ntwo\n')
+  t.deepEqual(await firsts['from the end'], line('two'))
+  t.deepEqual(await firsts["from readLastLines' position"], line('two'))
+  t.deepEqual(await firsts['with the last line'], line('one'))
+  t.deepEqual(await followers['with the last line'].next(), line('two'))
+  // Started with the \n already there (a saved position between the \r and the \n).
+  const midway = followLines(file, { start: 4 })
+  t.deepEqual(await midway.next(), line('two'))
+  for (const reader of [...Object.values(followers), midway]) await reader.close()
+})
+
 test('appends of many lines at once all come, in order', async (t) => {
   const { file, reader } = emptyFollowed(t, 'burst.log')
   const expected = []

@@ -120,12 +120,13 @@ pub(crate) async fn follow(
     };
     let opened = spawn_blocking(move || {
         let (source, offset) = open_following(&anchor, &options, from, &framer)?;
+        let after_cr = follows_carriage_return(&source.input, offset)?;
         let path = anchor.path().to_owned();
         let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
-        Ok::<_, ReadError>((path, source, offset, watch, framer))
+        Ok::<_, ReadError>((path, source, offset, after_cr, watch, framer))
     });
     // The watch lives in this task: cancelling the stream aborts the task and drops the watch.
-    let (path, source, offset, _watch, framer) = match opened.await {
+    let (path, source, offset, after_cr, _watch, framer) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
             items.send(Err(err)).await;
@@ -134,8 +135,12 @@ pub(crate) async fn follow(
         Err(_) => return, // the runtime is shutting down
     };
     let _ = started_at.set(offset);
+    let mut reader = Reader::new(source, framer, progress);
+    if after_cr {
+        reader.after_carriage_return(offset);
+    }
     let trip = FollowTrip {
-        reader: Reader::new(source, framer, progress),
+        reader,
         items,
         path,
         next_file: None,
@@ -185,6 +190,18 @@ fn open_following(
         Source::new(file, None, options.chunk_size).at(offset),
         offset,
     ))
+}
+
+/// Whether the byte before `offset` in `file` is a `\r`: a follower starting there skips a
+/// `\n` that comes first (see [`Reader::after_carriage_return`]).
+fn follows_carriage_return(file: &File, offset: u64) -> Result<bool, ReadError> {
+    if offset == 0 {
+        return Ok(false);
+    }
+    let mut byte = [0];
+    let read = crate::read::read_at(file, &mut byte, offset - 1)
+        .map_err(|err| OsError::new(&err, "read"))?;
+    Ok(read == 1 && byte[0] == b'\r')
 }
 
 impl TripReader for FollowTrip {

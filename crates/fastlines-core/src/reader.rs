@@ -48,6 +48,9 @@ pub struct Reader<F, I = File> {
     /// ([`Reader::next_appended`]) returned less than it asked for, so the file held no more
     /// then: once its items are out, the reader has caught up without a read that returns 0.
     drained: bool,
+    /// Where the input starts, when the byte before it was a `\r` (see
+    /// [`Reader::after_carriage_return`]), until the first byte is read.
+    lf_skipped_at: Option<u64>,
     progress: Progress,
 }
 
@@ -63,9 +66,18 @@ impl<F: Framer, I> Reader<F, I> {
             framer,
             eof: false,
             drained: false,
+            lf_skipped_at: None,
             failed: None,
             progress,
         }
+    }
+
+    /// The byte before the input's start (`offset`) was a `\r`, which ended a line read
+    /// before: a `\n` read first is the rest of that terminator (`\r\n`), not an empty line,
+    /// and is skipped. For a follower that starts where a file ended in `\r` (its end then, or
+    /// a position `readLastLines` gave), the `\n` of a `\r\n` written in two parts.
+    pub(crate) fn after_carriage_return(&mut self, offset: u64) {
+        self.lf_skipped_at = Some(offset);
     }
 
     /// The next item from what is buffered; at the end, the last one, and then why the input
@@ -108,6 +120,13 @@ impl<F: Framer, I> Reader<F, I> {
             *remaining = remaining.saturating_sub(filled.consumed as u64);
         }
         self.buf.commit(filled.produced?);
+        if let Some(offset) = self.lf_skipped_at.filter(|_| !self.buf.is_empty()) {
+            self.lf_skipped_at = None;
+            if self.buf.data()[0] == b'\n' {
+                self.buf.advance(1);
+                self.framer.start_at(offset + 1);
+            }
+        }
         self.eof = at_end || self.remaining == Some(0);
         Ok(at_end)
     }
@@ -172,6 +191,7 @@ impl<F, I> Reader<F, I> {
     /// Drops what was read and not yet framed: the input is read again from elsewhere.
     pub(crate) fn drop_unframed(&mut self) {
         self.drained = false;
+        self.lf_skipped_at = None;
         let unframed = self.buf.len();
         self.buf.advance(unframed);
         self.eof = false;
