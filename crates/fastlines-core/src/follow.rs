@@ -119,8 +119,7 @@ pub(crate) async fn follow(
         })
     };
     let opened = spawn_blocking(move || {
-        let (source, offset) = open_following(&anchor, &options, from, &framer)?;
-        let after_cr = follows_carriage_return(&source.input, offset)?;
+        let (source, offset, after_cr) = open_following(&anchor, &options, from, &framer)?;
         let path = anchor.path().to_owned();
         let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
         Ok::<_, ReadError>((path, source, offset, after_cr, watch, framer))
@@ -152,7 +151,8 @@ pub(crate) async fn follow(
 }
 
 /// Opens the file to follow (see [`Anchor::reopen`]) and positions it where `from` says, as of
-/// the anchor (the last lines as `framer` frames them); also gives that offset.
+/// the anchor (the last lines as `framer` frames them); also gives that offset, and whether it
+/// is just after a `\r` that ended the anchored file (see [`follows_carriage_return`]).
 ///
 /// The anchored file, now shorter than it was then, was truncated in place: it is read from its
 /// start. A file that replaced it at the path is read from its start, as a running follower
@@ -162,9 +162,10 @@ fn open_following(
     options: &ReadOptions,
     from: FollowFrom,
     framer: &LineFramer,
-) -> Result<(Source, u64), ReadError> {
+) -> Result<(Source, u64, bool), ReadError> {
     let reopened = anchor.reopen().map_err(|err| OsError::new(&err, "open"))?;
-    let (mut file, offset) = match reopened {
+    // The third: whether the start is the anchored file's end then (nothing was there yet).
+    let (mut file, offset, at_anchored_end) = match reopened {
         Reopened::Anchored(file, len) => {
             let now = file
                 .metadata()
@@ -178,22 +179,26 @@ fn open_following(
                     start_of_last_lines(&file, n, len, options.chunk_size, framer)?
                 }
             };
-            (file, offset)
+            (file, offset, offset >= len && now >= len)
         }
-        Reopened::Replaced(file) => (file, 0),
-        Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start),
-        Reopened::Appeared(file) => (file, 0),
+        Reopened::Replaced(file) => (file, 0, false),
+        Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start, false),
+        Reopened::Appeared(file) => (file, 0, false),
     };
+    let after_cr = at_anchored_end && follows_carriage_return(&file, offset)?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
     Ok((
         Source::new(file, None, options.chunk_size).at(offset),
         offset,
+        after_cr,
     ))
 }
 
-/// Whether the byte before `offset` in `file` is a `\r`: a follower starting there skips a
-/// `\n` that comes first (see [`Reader::after_carriage_return`]).
+/// Whether the byte before `offset` in `file` is a `\r`: a follower starting there, at the end
+/// the file had when it was anchored, skips a `\n` that comes first (see
+/// [`Reader::after_carriage_return`]). A start before that end reads what `readLines` reads from
+/// there, an empty line included.
 fn follows_carriage_return(file: &File, offset: u64) -> Result<bool, ReadError> {
     if offset == 0 {
         return Ok(false);
