@@ -16,6 +16,7 @@ use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::reader::{Progress, Reader};
 use crate::source::Source;
+use crate::split::count_newlines;
 
 /// The last `n` lines of `path`, the file taken as ending at `end` (inclusive) if that is
 /// before its end, framed by `framer` (so with its encoding, limits and filter) into batches;
@@ -87,7 +88,7 @@ fn last_lines_forward(
 /// How many lines a batch's text holds: they are joined by `\n`, which no line holds.
 fn lines_in(text: &Text) -> u64 {
     match text {
-        Text::OneByte(bytes) => bytecount::count(bytes, b'\n') as u64 + 1,
+        Text::OneByte(bytes) => count_newlines(bytes) + 1,
         Text::Utf16(units) => {
             units
                 .iter()
