@@ -17,8 +17,18 @@ import { nodeBinary } from './helpers/runtimes.mjs'
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 const bun = fs.realpathSync(path.join(repo, 'node_modules/.bin/bun'))
 const deno = fs.realpathSync(path.join(repo, 'node_modules/.bin/deno'))
-/** Every supported runtime that runs smoke.mjs as it is: this Node, the other Node majors, Bun. */
-const runtimes = [process.execPath, nodeBinary(22), nodeBinary(24), bun]
+/**
+ * Every supported runtime that runs smoke.mjs as it is: this Node, the oldest Node that
+ * package.json's engines admit (20.0.0, which has no external strings), the other Node majors,
+ * Bun.
+ */
+const runtimes = [process.execPath, nodeBinary(oldestNode()), nodeBinary(22), nodeBinary(24), bun]
+/** The oldest release of Node that package.json's `engines` admit (`>= 20` admits 20.0.0). */
+function oldestNode() {
+  const [, major, minor = '0', patch = '0'] = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(pkg.engines.node) ?? []
+  assert.ok(major, `engines.node is not of the form ">= x.y.z": ${pkg.engines.node}`)
+  return `${major}.${minor}.${patch}`
+}
 const platformDir = 'linux-x64-gnu'
 const platformPackage = `fastlines-${platformDir}`
 const binaryName = `fastlines.${platformDir}.node`

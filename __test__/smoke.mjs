@@ -7,6 +7,8 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import v8 from 'node:v8'
+import vm from 'node:vm'
 import zlib from 'node:zlib'
 
 import * as esm from 'fastlines'
@@ -69,6 +71,18 @@ try {
   for await (const line of esm.readLines(fs.createReadStream(file, { highWaterMark: 5 }))) streamed.push(line)
   assert.deepEqual(streamed, expected)
 
+  // Lines long enough that their batches are lent to the engine as external strings (where it
+  // has them), from a file and from chunks fed through JS.
+  const long = ['a'.repeat(300_000), 'b'.repeat(40_000)]
+  const longFile = path.join(dir, 'long.txt')
+  fs.writeFileSync(longFile, long.join('\n'))
+  const longLines = []
+  for await (const batch of esm.readLines(longFile).batches()) longLines.push(...batch)
+  assert.deepEqual(longLines, long)
+  const fedLines = []
+  for await (const line of esm.readLines([Buffer.from(long.join('\n'))])) fedLines.push(line)
+  assert.deepEqual(fedLines, long)
+
   // Following: the lines there, then, woken by the OS's file notifications, those appended.
   const followed = []
   for await (const line of cjs.followLines(file, { start: 0 })) {
@@ -100,5 +114,14 @@ try {
   })
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })
+}
+// The readers above, their sources and their strings collected before the process exits, which
+// must then exit cleanly: Node 20 before 20.18 crashed at exit once a string fastlines made
+// without a finalizer had been collected.
+const collect =
+  typeof Bun === 'undefined' ? (v8.setFlagsFromString('--expose-gc'), vm.runInNewContext('gc')) : () => Bun.gc(true)
+for (let round = 0; round < 2; round++) {
+  collect()
+  await new Promise((resolve) => setImmediate(resolve))
 }
 console.log(`fastlines works on ${runtime} (${process.platform}-${process.arch})`)

@@ -38,9 +38,13 @@ const MAX_CHUNK_SIZE = 1024 * 1024 * 1024
  * - Bun adopts small external strings cheaply (logs-1g batches about 300 ms against 350 ms
  *   copied), but collecting 20,000 of them held its event loop for 12-15 ms at a time (p99),
  *   against 3-4 ms copied.
- * readLinesSync never lends (see src/sync.rs).
+ * readLinesSync never lends (see src/sync.rs). Node before 20.4 has no external strings: there
+ * every batch is copied (the native side would copy after trying, but its Node-API loader says
+ * on stderr that the function is missing, each time).
  */
-const LEND_STRINGS = { fromBytes: 128 * 1024, reportMemory: process.versions.bun === undefined }
+const LEND_STRINGS = hasExternalStrings()
+  ? { fromBytes: 128 * 1024, reportMemory: process.versions.bun === undefined }
+  : undefined
 /**
  * The same for the batches of a source fed from JS (byte-source.js), whose JS thread also takes
  * each chunk from the source and copies it in: on Node, batches from 32 KiB are lent. Over 64 KiB
@@ -50,9 +54,16 @@ const LEND_STRINGS = { fromBytes: 128 * 1024, reportMemory: process.versions.bun
  * has the collection pauses above: they keep it too.
  */
 const LEND_FED_STRINGS =
-  process.versions.bun === undefined && process.versions.deno === undefined
+  LEND_STRINGS !== undefined && process.versions.bun === undefined && process.versions.deno === undefined
     ? { ...LEND_STRINGS, fromBytes: 32 * 1024 }
     : LEND_STRINGS
+
+/** Whether the engine can take external strings: every one but Node 20 before 20.4. */
+function hasExternalStrings() {
+  if (process.versions.bun !== undefined || process.versions.deno !== undefined) return true
+  const [major, minor] = process.versions.node.split('.').map(Number)
+  return major > 20 || (major === 20 && minor >= 4)
+}
 
 /** `lines` (normalizeOptions') for the reader of a source fed from JS. */
 function fedLineOptions(lines) {

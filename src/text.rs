@@ -146,7 +146,9 @@ unsafe fn create_external(
             ),
         }
     };
-    if status != sys::Status::napi_ok {
+    // A null string is a refusal too: where the engine lacks the function (Node before 20.4),
+    // napi-sys's stand-in reports success and makes nothing.
+    if status != sys::Status::napi_ok || value.is_null() {
         // SAFETY: on failure the engine took nothing and never calls `release_text`, so the
         // box is still ours to take back, once.
         return Err(unsafe { Box::from_raw(hint) }.text);

