@@ -517,6 +517,50 @@ test('abandoned readers are collected, and their files closed, though the signal
   t.is(left, 0, 'every file closed once its reader was collected')
 })
 
+test('a byte source read to its end, or abandoned, is collected with its chunks', (t) => {
+  // The native source's callback held the source through a strong engine handle: every source
+  // stayed, with all its chunks, for the life of the process.
+  const result = runScript(
+    'sources-collected',
+    `import { Readable } from 'node:stream'
+     const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const registry = new FinalizationRegistry(() => collected++)
+     let collected = 0
+     let made = 0
+     const chunks = () => Array.from({ length: 3000 }, (_, i) => new TextEncoder().encode(i + '\\n'))
+     const sources = [
+       () => chunks(),
+       () => Readable.from(chunks()),
+       () => new ReadableStream({ start(c) { for (const chunk of chunks()) c.enqueue(chunk); c.close() } }),
+       async function* () { yield* chunks() },
+     ]
+     for (const make of sources) {
+       for (let i = 0; i < 3; i++) {
+         const read = async () => {
+           const source = make()
+           registry.register(source, null)
+           made++
+           const reader = fastlines.readLines(source)
+           if (i === 2) return reader.next() // abandoned after one line
+           let lines = 0
+           for await (const _ of reader) lines++
+           if (lines !== 3000) throw new Error('lines: ' + lines)
+         }
+         await read()
+       }
+     }
+     for (let round = 0; round < 50 && collected < made; round++) {
+       collect()
+       await new Promise((resolve) => setTimeout(resolve, 10))
+     }
+     console.log(JSON.stringify({ made, collected }))`,
+    2_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  const { made, collected } = JSON.parse(result.stdout)
+  t.is(collected, made, 'every source was collected')
+})
+
 test('no unhandled rejection when a failing reader is abandoned', (t) => {
   const result = runScript(
     'unhandled',

@@ -512,7 +512,7 @@ class ByteSource {
       const native = descriptorSource(descriptor)
       if (native !== undefined) return open(native, false)
     }
-    const feed = binding.NativeByteSource.fed(() => this.#resumePump())
+    const feed = binding.NativeByteSource.fed(ByteSource.#onRoomOf(new WeakRef(this)))
     this.#feeder = feed.feeder
     const native = open(feed, true)
     // Bytes taken with a descriptor that could not be read after all come before any chunk.
@@ -520,6 +520,17 @@ class ByteSource {
     this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native
+  }
+
+  /**
+   * The native source's `onRoom`, which resumes the pump of `source` (a WeakRef): a static
+   * method, so that the function shares no scope with open() and its native source. The native
+   * source holds it through a strong handle of the engine's: a function that held the source,
+   * or the native source, kept both alive for good, and every chunk the source had given
+   * (220 bytes a 3-byte chunk, read to its end and collected).
+   */
+  static #onRoomOf(source) {
+    return () => source.deref()?.#resumePump()
   }
 
   /**
