@@ -5,7 +5,7 @@
 const { AbortError } = require('./errors')
 
 /** What the listeners below return when there is nothing to listen to. */
-const NOT_LISTENING = Object.freeze({ dispose() {} })
+const NOT_LISTENING = Object.freeze({ dispose() {}, hold() {}, release() {} })
 
 /**
  * Calls `listener` once when `signal` aborts, and returns a handle whose `dispose()` stops
@@ -32,12 +32,18 @@ const forgotten = new FinalizationRegistry(({ signal, listener }) => signal.remo
  * has already aborted calls nothing: every step checks `signal.aborted` before it reads, so a
  * listener only has to cover an abort that comes while a reader lives. And the handle has
  * `dispose()`, not `Symbol.dispose`, which Node 20 does not have.
+ *
+ * `hold()` makes the signal keep `owner` alive until `release()`: for a step that waits on
+ * something nothing else may hold (a quiet byte source nobody refers to any more), which the
+ * abort must still settle.
  */
 function addAbortListenerOf(owner, signal, onAbort) {
   if (signal === undefined || signal.aborted) return NOT_LISTENING
   const ref = new WeakRef(owner)
+  let held
   const listener = () => {
-    const alive = ref.deref()
+    const alive = held ?? ref.deref()
+    held = undefined
     if (alive !== undefined) onAbort(alive)
   }
   signal.addEventListener('abort', listener, { once: true })
@@ -47,6 +53,13 @@ function addAbortListenerOf(owner, signal, onAbort) {
     dispose: () => {
       signal.removeEventListener('abort', listener)
       forgotten.unregister(token)
+      held = undefined
+    },
+    hold: () => {
+      held = ref.deref()
+    },
+    release: () => {
+      held = undefined
     },
   }
 }

@@ -236,7 +236,12 @@ class NativeSource {
    */
   #onFed(resolve, reject, use) {
     this.#rejectStep = reject
+    // Nothing but the source may hold this reader while it waits, and a quiet source nobody
+    // refers to any more may be collected with it: the signal keeps it, so its abort settles
+    // the step. Every way the wait ends (a feed, the end, close(), the abort) calls back here.
+    this.#abortListener.hold()
     this.#source.onFed((chunk) => {
+      this.#abortListener.release()
       // Paced by the source, not ahead of it: what it waits on had its turn.
       this.#lastTurn = performance.now()
       const fed = chunk === undefined || this.#closing !== null ? undefined : this.#feed(chunk)
