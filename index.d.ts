@@ -8,7 +8,9 @@ export type PathLike = string | Buffer | Uint8Array | URL
  * a child's `stdout`, a socket, an HTTP response, a `zlib` stream), a web `ReadableStream`
  * (a `fetch()` body), a `FileHandle` from `fs/promises` (read from its current offset, and left
  * open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
- * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`).
+ * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`, or as its
+ * Latin-1 bytes with `encoding: 'latin1'`; a surrogate pair cut between two strings is one
+ * character).
  */
 export type ByteSource =
   | NodeJS.ReadableStream

@@ -319,6 +319,50 @@ test.serial('string chunks give the lines of their UTF-8 bytes, alone or mixed w
   }
 })
 
+test.serial('string chunks cut inside a surrogate pair give the lines of the whole text', async (t) => {
+  // A stream that decodes UTF-16 hands out strings cut at any code unit.
+  const text = `${TEXT}|🎉🎉\r\n😀|\n𝄞`
+  const bytes = Buffer.from(text)
+  const want = wholeRead(bytes)
+  for (const size of CHUNK_SIZES) {
+    const strings = []
+    for (let at = 0; at < text.length; at += size) strings.push(text.slice(at, at + size))
+    const cutPairs = strings.filter((string) => /[\ud800-\udbff]$/.test(string)).length
+    t.true(size === 1 || size === 64 || cutPairs > 0, `${size}-unit strings cut a pair`)
+    const what = `${size} UTF-16 code units each`
+    t.deepEqual(await guard(readWhole(strings), what), want, what)
+    const mixed = strings.map((string, i) => (i % 3 === 2 ? Buffer.from(string) : string))
+    // The text of strings that follow each other is one; a pair cut by bytes is two U+FFFD.
+    const parts = []
+    for (const chunk of mixed) {
+      if (typeof chunk === 'string' && typeof parts.at(-1) === 'string') parts[parts.length - 1] += chunk
+      else parts.push(chunk)
+    }
+    t.deepEqual(
+      await guard(collect(readLines(mixed)), `${what}, every third as bytes`),
+      referenceLines(Buffer.concat(parts.map((part) => Buffer.from(part)))),
+      `${what}, every third as bytes`,
+    )
+  }
+  // A high surrogate at the very end stays one U+FFFD.
+  t.deepEqual(await collect(readLines(['a\nb\ud83c'])), ['a', 'b\uFFFD'])
+})
+
+test.serial('string chunks read as latin1 give the lines of their Latin-1 bytes', async (t) => {
+  const text = 'café\r\nnaïve\n\u00ff\u0080|\r\nÀ la carte'
+  const bytes = Buffer.from(text, 'latin1')
+  const want = wholeRead(bytes, 'latin1')
+  t.deepEqual(want.lines, ['café', 'naïve', '\u00ff\u0080|', 'À la carte'])
+  for (const size of CHUNK_SIZES) {
+    const strings = []
+    for (let at = 0; at < text.length; at += size) strings.push(text.slice(at, at + size))
+    const what = `${size}-character strings`
+    t.deepEqual(await guard(readWhole(strings, { encoding: 'latin1' }), what), want, what)
+    t.deepEqual(await guard(readWhole(Readable.from(strings), { encoding: 'latin1' }), `Readable.from, ${what}`), want)
+  }
+  t.is(await countLines(text.split(/(?<=\n)/), { encoding: 'latin1', match: 'ï' }), 1)
+})
+
 test('a source that fills one buffer again for each chunk: every byte once, in order, however its chunks are gathered', async (t) => {
   // A FileHandle's reads, fed on Windows, reuse one buffer, and so may a user's generator: a chunk
   // must be taken before the next is pulled. Small chunks that come in one turn are gathered.

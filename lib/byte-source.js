@@ -488,6 +488,14 @@ class ByteSource {
   }
   /** What the reader waiting for the next push calls then (see onFed()). */
   #onFed = null
+  /** Whether string chunks are taken as their Latin-1 bytes (the reader's encoding), not UTF-8. */
+  #latin1 = false
+  /**
+   * The high surrogate a string chunk ended with, or '': held for the next string chunk, which
+   * may begin with its low half (a stream decoding UTF-16 cuts pairs), so that the pair is one
+   * character, as in the text the chunks make. Anything else that comes next pushes it alone.
+   */
+  #highSurrogate = ''
   /** How many times the source was fed (a push, the end, a failure or a stop): a reader told
    * that it framed all it was fed has nothing new to frame while this stays the same. */
   feeds = 0
@@ -504,9 +512,11 @@ class ByteSource {
 
   /**
    * Makes a native reader with `open(nativeSource, fed)`: of the source's descriptor, if it has
-   * one fastlines may read, else of what is fed to it from here on (then `fed` is true).
+   * one fastlines may read, else of what is fed to it from here on (then `fed` is true). String
+   * chunks become bytes in `encoding`, the reader's ('utf8' or 'latin1').
    */
-  open(open) {
+  open(open, encoding) {
+    this.#latin1 = encoding === 'latin1'
     const descriptor = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
     if (descriptor !== undefined) {
       const native = descriptorSource(descriptor)
@@ -576,6 +586,7 @@ class ByteSource {
       while (chunk === WAIT && !this.#stopped) chunk = chunks.unwrap(await chunks.wait())
       if (this.#stopped) return
       if (chunk === END) {
+        if (this.#highSurrogate !== '') this.#releaseHighSurrogate(feed)
         this.#handOverGathered(feed)
         feed.end()
         this.#wakeReader()
@@ -592,23 +603,58 @@ class ByteSource {
 
   /** Hands one chunk over, or gathers it if it is small; whether the feed has room for more. */
   #push(feed, chunk) {
+    if (typeof chunk === 'string') {
+      if (!this.#latin1) return this.#pushText(feed, chunk)
+      chunk = Buffer.from(chunk, 'latin1')
+    }
+    const held = this.#highSurrogate === '' || this.#releaseHighSurrogate(feed)
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#onFed !== null && this.#burst === null && this.#gatheredBytes === 0) {
       this.#burst = setImmediate(this.#burstOver)
       this.#wakeReader(chunk)
-      return true
+      return held
     }
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
       this.#gathered.set(chunk, this.#gatheredBytes)
       this.#gatheredBytes += chunk.byteLength
-      return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
+      return (this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true) && held
     }
     let room = this.#handOverGathered(feed)
-    if (chunk instanceof Uint8Array) room = binding.push(this.#feeder, chunk) && room
-    else if (typeof chunk === 'string') room = feed.pushText(chunk) && room
-    else throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+    if (!(chunk instanceof Uint8Array)) {
+      throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
+    }
+    room = binding.push(this.#feeder, chunk) && room
+    this.#wakeReader()
+    return room && held
+  }
+
+  /** Hands a string chunk over as its UTF-8 bytes, a high surrogate at its end held back. */
+  #pushText(feed, text) {
+    text = this.#highSurrogate + text
+    this.#highSurrogate = ''
+    const last = text.charCodeAt(text.length - 1)
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#highSurrogate = text[text.length - 1]
+      text = text.slice(0, -1)
+      if (text === '') return true
+    }
+    return this.#handOverText(feed, text)
+  }
+
+  /** Hands over the high surrogate held back, alone: it becomes U+FFFD, as any lone one does. */
+  #releaseHighSurrogate(feed) {
+    const surrogate = this.#highSurrogate
+    this.#highSurrogate = ''
+    return this.#handOverText(feed, surrogate)
+  }
+
+  /** Hands `text` over as its UTF-8 bytes, after the gathered chunks; whether there is room. */
+  #handOverText(feed, text) {
+    this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
+    let room = this.#handOverGathered(feed)
+    room = feed.pushText(text) && room
     this.#wakeReader()
     return room
   }

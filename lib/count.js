@@ -64,7 +64,7 @@ async function countSource(takeSource, options, site) {
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const source = takeSource()
-  const count = source.open((native) => binding.NativeLineCount.fromSource(native, read, lines))
+  const count = source.open((native) => binding.NativeLineCount.fromSource(native, read, lines), lines.encoding)
   try {
     const result = await untilNativeDone(count, count.count(), signal)
     if (isNativeFailure(result)) {

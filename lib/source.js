@@ -89,7 +89,10 @@ class NativeSource {
       const source = takeSource()
       this.#source = source
       this.#open = () =>
-        source.open((native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }))
+        source.open(
+          (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
+          lines.encoding,
+        )
       this.#firstPlace = () => startsAtStart(read)
       this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
       this.#signal = signal
