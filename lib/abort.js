@@ -18,8 +18,8 @@ function addAbortListener(signal, listener) {
   return { dispose: () => signal.removeEventListener('abort', listener) }
 }
 
-/** Stops listening for an owner that was collected without being closed (see addAbortListenerOf). */
-const forgotten = new FinalizationRegistry(({ signal, listener }) => signal.removeEventListener('abort', listener))
+/** What to do once an owner is collected without being closed (see addAbortListenerOf). */
+const forgotten = new FinalizationRegistry((forget) => forget())
 
 /**
  * Calls `onAbort(owner)` once when `signal` aborts, while `owner` lives, and returns a handle
@@ -33,33 +33,38 @@ const forgotten = new FinalizationRegistry(({ signal, listener }) => signal.remo
  * listener only has to cover an abort that comes while a reader lives. And the handle has
  * `dispose()`, not `Symbol.dispose`, which Node 20 does not have.
  *
- * `hold()` makes the signal keep `owner` alive until `release()`: for a step that waits on
- * something nothing else may hold (a quiet byte source nobody refers to any more), which the
- * abort must still settle.
+ * `hold(settle)` is for a step that waits on something nothing else may hold (a quiet byte
+ * source nobody refers to any more), so that the owner and its step may be collected while
+ * someone still awaits the step: until `release()`, the abort calls `settle()` if the owner is
+ * gone by then, and the listener stays for it. `settle` must not hold the owner either (make it
+ * outside the owner's methods, whose scope holds `this`): the signal then keeps only what
+ * settles the step, and an owner abandoned mid-step is collected with its buffers.
  */
 function addAbortListenerOf(owner, signal, onAbort) {
   if (signal === undefined || signal.aborted) return NOT_LISTENING
   const ref = new WeakRef(owner)
-  let held
+  let settle
   const listener = () => {
-    const alive = held ?? ref.deref()
-    held = undefined
+    const alive = ref.deref()
+    const settleHeld = settle
+    settle = undefined
     if (alive !== undefined) onAbort(alive)
+    else settleHeld?.()
   }
   signal.addEventListener('abort', listener, { once: true })
   const token = {}
-  forgotten.register(owner, { signal, listener }, token)
+  forgotten.register(owner, () => settle === undefined && signal.removeEventListener('abort', listener), token)
   return {
     dispose: () => {
       signal.removeEventListener('abort', listener)
       forgotten.unregister(token)
-      held = undefined
+      settle = undefined
     },
-    hold: () => {
-      held = ref.deref()
+    hold: (settleStep) => {
+      settle = settleStep
     },
     release: () => {
-      held = undefined
+      settle = undefined
     },
   }
 }

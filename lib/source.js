@@ -240,9 +240,10 @@ class NativeSource {
   #onFed(resolve, reject, use) {
     this.#rejectStep = reject
     // Nothing but the source may hold this reader while it waits, and a quiet source nobody
-    // refers to any more may be collected with it: the signal keeps it, so its abort settles
-    // the step. Every way the wait ends (a feed, the end, close(), the abort) calls back here.
-    this.#abortListener.hold()
+    // refers to any more may be collected with it, step and all: the signal keeps what rejects
+    // the step, so that its abort still settles it for whoever awaits it. Every way the wait
+    // ends (a feed, the end, close(), the abort) calls back here.
+    this.#abortListener.hold(abortRejecter(reject, this.#signal))
     this.#source.onFed((chunk) => {
       this.#abortListener.release()
       // Paced by the source, not ahead of it: what it waits on had its turn.
@@ -324,6 +325,16 @@ class NativeSource {
     if (this.#rejectStep !== null) this.#rejectStep(withCallSite(abortError(this.#signal), this.#callSite))
     this.close()
   }
+}
+
+/**
+ * What rejects a step with the AbortError of `signal` once its reader is gone, holding nothing
+ * but its arguments: made here, not in a method, whose scope would hold the reader (see
+ * addAbortListenerOf's hold()). Not the reader's call site either: in V8 an unformatted stack
+ * holds its frames' receivers, the reader among them.
+ */
+function abortRejecter(reject, signal) {
+  return () => reject(abortError(signal))
 }
 
 /** An empty batch at the `start` option: where a reader of a byte range starts. */
