@@ -346,6 +346,22 @@ test.serial('string chunks cut inside a surrogate pair give the lines of the who
   }
   // A high surrogate at the very end stays one U+FFFD.
   t.deepEqual(await collect(readLines(['a\nb\ud83c'])), ['a', 'b\uFFFD'])
+  // And so it does before a failure of the source.
+  const chunks = []
+  const failing = readChunks(
+    (function* () {
+      yield 'a\nb\ud83c'
+      throw new Error('boom')
+    })(),
+  )
+  await t.throwsAsync(
+    async () => {
+      for await (const chunk of failing) chunks.push(chunk)
+    },
+    { message: 'boom' },
+  )
+  t.is(Buffer.concat(chunks).toString('hex'), Buffer.from('a\nb\uFFFD').toString('hex'))
+  t.is(failing.bytesRead, 6)
 })
 
 test.serial('string chunks read as latin1 give the lines of their Latin-1 bytes', async (t) => {

@@ -698,6 +698,7 @@ class ByteSource {
   #fail(feed, error) {
     if (this.#stopped) return
     this.error = error
+    if (this.#highSurrogate !== '') this.#releaseHighSurrogate(feed)
     this.#handOverGathered(feed)
     feed.fail()
     this.stop()
