@@ -190,8 +190,7 @@ class Scan {
     if (escaped !== 'u') return this.failHere('Bad escaped character')
     this.index++
     for (let digit = 0; digit < 4; digit++) {
-      if (this.atEnd()) return this.unexpected()
-      if (!HEX_DIGIT.test(this.text[this.index])) return this.failHere('Bad Unicode escape')
+      if (this.atEnd() || !HEX_DIGIT.test(this.text[this.index])) return this.failHere('Bad Unicode escape')
       this.index++
     }
     return true
