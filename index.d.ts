@@ -414,7 +414,8 @@ export interface JsonLinesOptions extends LineReadOptions {
    * {@link JsonParseError}, after every value before it, and closes the reader; `'skip'` goes on
    * (counted in {@link JsonLinesReader.skipped}); a function is given the error and the line, and
    * returns the value to yield in its place, or `undefined` to skip the line. What it throws
-   * ends reading with that error.
+   * ends reading with that error. It is called as a batch of lines is parsed (one native read's
+   * worth), before the values ahead of the bad line are handed out.
    */
   onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => unknown)
   /** Passed to `JSON.parse` for every line. */
@@ -465,7 +466,10 @@ interface JsonLinesPlace<Position extends number | undefined> {
    * it. Before the first value, where reading started, as {@link LineReader.position}.
    */
   readonly position: Position
-  /** Lines that did not parse and were skipped (`onError: 'skip'`, or a function's `undefined`). */
+  /**
+   * Lines that did not parse and were skipped (`onError: 'skip'`, or a function's `undefined`),
+   * counted as their batch is parsed: it may count lines past {@link position}.
+   */
   readonly skipped: number
   /** Bytes read from the file so far, read-ahead included. */
   readonly bytesRead: number

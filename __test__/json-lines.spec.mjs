@@ -288,6 +288,9 @@ test('a malformed number or escape fails where V8 places it (its position + 1), 
     ['{"a":01}', 7, "Unexpected token '1'"],
     ['"\\x"', 3, 'Bad escaped character'],
     ['{"\\u12g4":1}', 7, 'Bad Unicode escape'],
+    ['"\\u', 4, 'Bad Unicode escape'],
+    ['"ab\\u1', 7, 'Bad Unicode escape'],
+    ['"\\', 3, 'Unexpected end of JSON input'],
     ['"a\u0001"', 3, 'Bad control character in string literal'],
   ]
   for (const [line, column, words] of cases) {
@@ -571,6 +574,44 @@ test('break, close() and an abort end reading and close the file, as for readLin
     break
   }
   t.true(source.destroyed)
+})
+
+test('close() or an abort from inside onError or a reviver ends reading: nothing of that batch comes after it', async (t) => {
+  const path = temp.file('1\n2\nbad\n4\n5\n')
+  const closing = readJsonLines(path, { onError: () => void closing.close() })
+  t.deepEqual(await collect(closing), [])
+  t.false(isOpen(path))
+  const syncClosing = readJsonLinesSync(path, { onError: () => void syncClosing.close() })
+  t.deepEqual([...syncClosing], [])
+
+  for (const abortIn of ['onError', 'reviver']) {
+    const abortingOptions = (controller) =>
+      abortIn === 'onError'
+        ? { signal: controller.signal, onError: () => controller.abort() }
+        : {
+            signal: controller.signal,
+            onError: 'skip',
+            reviver: (key, value) => (value === 4 && controller.abort(), value),
+          }
+    const values = []
+    await t.throwsAsync(
+      async () => {
+        for await (const value of readJsonLines(path, abortingOptions(new AbortController()))) values.push(value)
+      },
+      { name: 'AbortError' },
+      abortIn,
+    )
+    t.deepEqual(values, [], abortIn)
+    const syncValues = []
+    t.throws(
+      () => {
+        for (const value of readJsonLinesSync(path, abortingOptions(new AbortController()))) syncValues.push(value)
+      },
+      { name: 'AbortError' },
+      `sync, ${abortIn}`,
+    )
+    t.deepEqual(syncValues, [], `sync, ${abortIn}`)
+  }
 })
 
 test("a batch of values is the caller's: emptying or growing it loses no failure and adds no value", async (t) => {

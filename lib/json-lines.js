@@ -72,6 +72,11 @@ class JsonCursor {
   #path
   /** Where the reader was made, for the frames of its parse errors (see call-site.js). */
   #callSite = captureCallSite()
+  /**
+   * Set by clear() (the reader's close() or abort), which an `onError` or a reviver may call
+   * while a batch is parsed: parsing stops there, and nothing of the batch is handed out.
+   */
+  #cleared = false
   skipped = 0
 
   constructor({ onError, reviver }, path) {
@@ -103,8 +108,9 @@ class JsonCursor {
    * otherwise every line one by one (#parseLines). Stops at a failure, which is kept.
    */
   load(lines, place) {
+    this.#cleared = false
     this.#load(lines, place)
-    this.#end = this.#values.length
+    if (!this.#cleared) this.#end = this.#values.length
   }
 
   #load(lines, place) {
@@ -185,12 +191,14 @@ class JsonCursor {
       try {
         value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
       } catch (cause) {
+        if (this.#cleared) return false
         if (BLANK.test(line)) continue
         const handled = this.#handleFailure(cause, line, place, i)
         if (handled === STOP) return false
         if (handled === SKIP) continue
         value = handled.value
       }
+      if (this.#cleared) return false
       this.#push(value, i)
     }
     return true
@@ -227,6 +235,7 @@ class JsonCursor {
     this.#values = this.#values.slice(0, this.#index)
     this.#end = this.#index
     this.#failure = null
+    this.#cleared = true
   }
 
   /** The number of the line the last value came from, or 0 before the first. */
@@ -285,9 +294,10 @@ class JsonCursor {
       try {
         replacement = onError(error, line)
       } catch (thrown) {
-        this.#failure = thrown
+        if (!this.#cleared) this.#failure = thrown
         return STOP
       }
+      if (this.#cleared) return STOP
     }
     if (replacement === undefined) {
       this.skipped++
