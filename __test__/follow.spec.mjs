@@ -648,6 +648,37 @@ test('rename: a lone \\r ending the old file and a \\n starting the new one are 
   t.is(reader.position, 3)
 })
 
+test('following a directory by mistake fails with EISDIR, and the followers of files in it still see their rotations', async (t) => {
+  // Its file watch had replaced the directory's watch for names, which the others share.
+  const dir = temp.path('with-a-directory-follower')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'one\n')
+  const reader = followLines(file, { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line('one'))
+  const step = reader.next()
+  await t.throwsAsync(followLines(dir, { start: 0 }).next(), { code: 'EISDIR' })
+  fs.writeFileSync(`${file}.tmp`, 'two\n')
+  fs.renameSync(`${file}.tmp`, file)
+  t.deepEqual(await step, line('two'))
+})
+
+test('copytruncate: a line ended by a lone \\r before the truncation still comes', async (t) => {
+  // The \r ended the line; the follower held it only in case a \n came next.
+  const { file, reader } = emptyFollowed(t, 'copytruncate-cr.log')
+  fs.appendFileSync(file, 'line 1\n')
+  t.deepEqual(await reader.next(), line('line 1'))
+  const step = reader.next()
+  await appendAndRead(reader, file, 'a\r', 9)
+  fs.truncateSync(file, 0)
+  // Fewer bytes than were read before: the truncation shows whenever the follower looks.
+  fs.appendFileSync(file, 'b\n')
+  t.deepEqual(await step, line('a'))
+  t.deepEqual(await reader.next(), line('b'))
+  t.is(reader.position, 2)
+})
+
 test('copytruncate: reading restarts at offset 0 and a partial line from before is dropped', async (t) => {
   const { file, reader } = emptyFollowed(t, 'copytruncate.log')
   const fd = fs.openSync(file, 'a')

@@ -267,8 +267,13 @@ impl FollowTrip {
                         .input()
                         .seek(SeekFrom::Start(0))
                         .map_err(|err| OsError::new(&err, "read"))?;
+                    // A line ended by a lone `\r` is whole: only a partial line is dropped.
+                    let held = self.reader.take_complete_at_break()?;
                     self.reader.drop_unframed();
                     self.reader.framer_mut().restart();
+                    if held.is_some() {
+                        return Ok(held);
+                    }
                 }
             }
         }

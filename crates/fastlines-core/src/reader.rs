@@ -92,6 +92,18 @@ impl<F: Framer, I> Reader<F, I> {
         }
     }
 
+    /// The items of what is buffered that stands complete if the input breaks off here (see
+    /// [`Framer::complete_at_break`]): a line whose lone `\r` came last, held only in case a
+    /// `\n` followed, when the input is about to be read again from elsewhere.
+    pub(crate) fn take_complete_at_break(&mut self) -> Result<Option<F::Item>, ReadError> {
+        let complete = self.framer.complete_at_break(self.buf.data());
+        if complete == 0 {
+            return Ok(None);
+        }
+        self.buf.truncate(complete);
+        self.framer.finish(&mut self.buf)
+    }
+
     /// A read failed: the input ends here, after what the framer counts as complete in the
     /// buffer (a line whose lone `\r` arrived just before the damage included), and `err` comes
     /// after the items made of that.

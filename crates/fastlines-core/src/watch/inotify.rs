@@ -254,6 +254,16 @@ impl State {
         };
         let wd = self.watches.add(&listener.path, FILE_EVENTS)?;
         let number = wd.get_watch_descriptor_id();
+        if let Some(Watched {
+            what: WatchedKind::Dir(..),
+            ..
+        }) = self.watched.get(&number)
+        {
+            // The path names a directory other followers watch for names (its reading fails
+            // with EISDIR): inotify gave its watch this mask in place of theirs. Give it back.
+            self.watches.add(&listener.path, name_events())?;
+            return Ok(());
+        }
         let watched = self.watched.entry(number).or_insert(Watched {
             wd,
             what: WatchedKind::File(Vec::new()),
