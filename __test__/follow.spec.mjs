@@ -648,6 +648,30 @@ test('rename: a lone \\r ending the old file and a \\n starting the new one are 
   t.is(reader.position, 3)
 })
 
+test('a follower made after its directory was moved aside and made again sees its rotations', async (t) => {
+  // The watch of the moved directory, found by its old path, stood for the new one.
+  const dir = temp.path('moved-aside')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'old\n')
+  const first = followLines(file, { start: 0 })
+  t.teardown(() => first.close())
+  t.deepEqual(await first.next(), line('old'))
+  fs.renameSync(dir, `${dir}.old`)
+  // The first follower stays on the file it has open, as GNU tail -F does.
+  fs.appendFileSync(path.join(`${dir}.old`, 'app.log'), 'old 2\n')
+  t.deepEqual(await first.next(), line('old 2'))
+  fs.mkdirSync(dir)
+  fs.writeFileSync(file, 'one\n')
+  const reader = followLines(file, { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line('one'))
+  const step = reader.next()
+  fs.renameSync(file, `${file}.1`)
+  fs.writeFileSync(file, 'two\n')
+  t.deepEqual(await step, line('two'))
+})
+
 test('following a directory by mistake fails with EISDIR, and the followers of files in it still see their rotations', async (t) => {
   // Its file watch had replaced the directory's watch for names, which the others share.
   const dir = temp.path('with-a-directory-follower')

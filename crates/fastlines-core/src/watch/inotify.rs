@@ -24,12 +24,14 @@ use super::{names_of, Calls, Change, Listeners, OnChange};
 /// What a followed file is watched for.
 const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
 
-/// What a followed file's directory is watched for: its names, not its files' contents.
+/// What a followed file's directory is watched for: its names, not its files' contents, and its
+/// own move, after which its watch no longer stands for its path.
 fn name_events() -> WatchMask {
     WatchMask::CREATE
         | WatchMask::MOVED_FROM
         | WatchMask::MOVED_TO
         | WatchMask::DELETE
+        | WatchMask::MOVE_SELF
         | WatchMask::ONLYDIR
 }
 
@@ -195,6 +197,13 @@ impl State {
         if mask.contains(EventMask::IGNORED) {
             // The kernel dropped the watch: its file or directory is gone.
             return self.forget_watch(wd);
+        }
+        if mask.contains(EventMask::MOVE_SELF) {
+            // A watched directory moved: its watch no longer stands for its old path, where a
+            // follower made later must watch the directory there now. Who listens to names in
+            // it stays, as on a file of it that they have open.
+            self.dirs.retain(|_, number| *number != wd);
+            return;
         }
         let (ids, change) = match (self.watched.get(&wd).map(|watched| &watched.what), name) {
             (Some(WatchedKind::File(ids)), _) => (ids.clone(), Change::Written),
