@@ -6,6 +6,7 @@
 // following; `position`, `maxLineLength` and `batches()` on a follower. Every wait is on the
 // reader's own steps or state, with ava's timeout as the guard; the few sleeps only order a
 // write before a rotation where that order is the point.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -670,6 +671,28 @@ test('a follower made after its directory was moved aside and made again sees it
   fs.renameSync(file, `${file}.1`)
   fs.writeFileSync(file, 'two\n')
   t.deepEqual(await step, line('two'))
+})
+
+test('following a FIFO fails with ESPIPE at once, with or without a writer, and holds no thread', async (t) => {
+  // Its open waited in open(2) for a writer, on one of the 32 blocking threads, which close()
+  // could not free: 32 such followers stopped every read of the process.
+  const dir = temp.path('fifos')
+  fs.mkdirSync(dir)
+  for (let i = 0; i < 33; i++) {
+    const fifo = path.join(dir, `fifo-${i}`)
+    execFileSync('mkfifo', [fifo])
+    const options = [undefined, { start: 0 }, { lastLines: 2 }][i % 3]
+    const error = await t.throwsAsync(followLines(fifo, options).next(), { code: 'ESPIPE' }, `fifo ${i}`)
+    t.is(error.path, fifo)
+  }
+  const written = path.join(dir, 'written')
+  execFileSync('mkfifo', [written])
+  // Opened read-write, so that the open waits for no reader (Linux).
+  const writer = fs.openSync(written, 'r+')
+  t.teardown(() => fs.closeSync(writer))
+  await t.throwsAsync(followLines(written).next(), { code: 'ESPIPE' })
+  const file = temp.file('still read\n', 'after-fifos.log')
+  t.deepEqual(await collect(readLines(file)), ['still read'])
 })
 
 test('following a directory by mistake fails with EISDIR, and the followers of files in it still see their rotations', async (t) => {

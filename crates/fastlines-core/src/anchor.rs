@@ -157,7 +157,7 @@ impl Anchor {
     /// at the link's old target, or renamed within its directory), else the one at the path now.
     /// Fails as `open(2)` of the path fails when neither is there.
     pub(crate) fn reopen(&self) -> io::Result<Reopened> {
-        let at_path = File::open(&self.path);
+        let at_path = open_now(&self.path);
         let Some((id, len)) = self.file else {
             return at_path.map(Reopened::Appeared);
         };
@@ -184,8 +184,23 @@ impl Anchor {
 
 /// `path` opened, if it is the file `id`.
 fn open_if(path: &Path, id: FileId) -> Option<File> {
-    let file = File::open(path).ok()?;
+    let file = open_now(path).ok()?;
     (FileId::of_file(&file).ok()?.0 == id).then_some(file)
+}
+
+/// `path` opened for reading without waiting: a FIFO opens at once, where a plain open waits
+/// for a writer on a blocking thread that nothing can free (a follower of a FIFO then fails at
+/// its seek, `ESPIPE`, and `close()` leaves no thread behind). A regular file's reads do not
+/// look at the flag.
+pub(crate) fn open_now(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options.open(path)
 }
 
 /// The file `id` under any name in `dir`. The directory's entries carry their inode numbers, so

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use tokio::task::spawn_blocking;
 
-use crate::anchor::{Anchor, FileId, Reopened};
+use crate::anchor::{open_now, Anchor, FileId, Reopened};
 use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
@@ -349,14 +349,7 @@ fn open_next(path: &Path) -> io::Result<Option<File>> {
     if !std::fs::metadata(path)?.is_file() {
         return Ok(None);
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options.open(path)?;
+    let file = open_now(path)?;
     Ok(file.metadata()?.is_file().then_some(file))
 }
 
