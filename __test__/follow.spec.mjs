@@ -649,15 +649,21 @@ test('rename: a lone \\r ending the old file and a \\n starting the new one are 
   t.is(reader.position, 3)
 })
 
-test('a follower made after its directory was moved aside and made again sees its rotations', async (t) => {
-  // The watch of the moved directory, found by its old path, stood for the new one.
-  const dir = temp.path('moved-aside')
+/** `app.log` holding the line `first`, in a directory of its own, followed from 0 past that line. */
+async function followedInOwnDirectory(t, name, first) {
+  const dir = temp.path(name)
   fs.mkdirSync(dir)
   const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'old\n')
-  const first = followLines(file, { start: 0 })
-  t.teardown(() => first.close())
-  t.deepEqual(await first.next(), line('old'))
+  fs.writeFileSync(file, `${first}\n`)
+  const reader = followLines(file, { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line(first))
+  return { dir, file, reader }
+}
+
+test('a follower made after its directory was moved aside and made again sees its rotations', async (t) => {
+  // The watch of the moved directory, found by its old path, stood for the new one.
+  const { dir, file, reader: first } = await followedInOwnDirectory(t, 'moved-aside', 'old')
   fs.renameSync(dir, `${dir}.old`)
   // The first follower stays on the file it has open, as GNU tail -F does.
   fs.appendFileSync(path.join(`${dir}.old`, 'app.log'), 'old 2\n')
@@ -697,13 +703,7 @@ test('following a FIFO fails with ESPIPE at once, with or without a writer, and 
 
 test('following a directory by mistake fails with EISDIR, and the followers of files in it still see their rotations', async (t) => {
   // Its file watch had replaced the directory's watch for names, which the others share.
-  const dir = temp.path('with-a-directory-follower')
-  fs.mkdirSync(dir)
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'one\n')
-  const reader = followLines(file, { start: 0 })
-  t.teardown(() => reader.close())
-  t.deepEqual(await reader.next(), line('one'))
+  const { dir, file, reader } = await followedInOwnDirectory(t, 'with-a-directory-follower', 'one')
   const step = reader.next()
   await t.throwsAsync(followLines(dir, { start: 0 }).next(), { code: 'EISDIR' })
   fs.writeFileSync(`${file}.tmp`, 'two\n')
