@@ -561,43 +561,6 @@ test('a byte source read to its end, or abandoned, is collected with its chunks'
   t.is(collected, made, 'every source was collected')
 })
 
-test('readers abandoned while a step waits on a quiet source are collected, though their signal lives on', (t) => {
-  // The signal must settle such a step at an abort for whoever awaits it, and held the whole
-  // reader for that, with its buffers: 340 KB each, for as long as the signal lived.
-  const result = runScript(
-    'abandoned-waiting',
-    `const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
-     const registry = new FinalizationRegistry(() => collected++)
-     let collected = 0
-     const controller = new AbortController()
-     const made = 20
-     const awaited = []
-     async function abandon(i) {
-       const quiet = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('x'.repeat(100_000) + '\\nb')) } })
-       const reader = fastlines.readLines(quiet, { signal: controller.signal })
-       registry.register(reader, null)
-       await reader.next()
-       const step = reader.next() // waits on the quiet source
-       if (i % 2 === 0) awaited.push(step.then(() => 'resolved', (error) => error.code))
-       await new Promise((resolve) => setTimeout(resolve, 1))
-     }
-     for (let i = 0; i < made; i++) await abandon(i)
-     for (let round = 0; round < 50 && collected < made; round++) {
-       collect()
-       await new Promise((resolve) => setTimeout(resolve, 10))
-     }
-     controller.abort()
-     console.log(JSON.stringify({ made, collected, settled: await Promise.all(awaited) }))`,
-    2_000,
-  )
-  t.is(result.status, 0, result.stderr)
-  const { made, collected, settled } = JSON.parse(result.stdout)
-  // Without the fix none is collected on Node. One may still be referenced when counted: 19 of
-  // 20 were collected in 2 runs of many (Node 22 on x64, Node 24 under qemu); why is not known.
-  t.true(collected >= made - 1, `${collected} of ${made} readers were collected`)
-  t.deepEqual(settled, Array(made / 2).fill('ABORT_ERR'), 'the abort settled every awaited step')
-})
-
 test('no unhandled rejection when a failing reader is abandoned', (t) => {
   const result = runScript(
     'unhandled',
