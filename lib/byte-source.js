@@ -586,7 +586,7 @@ class ByteSource {
       while (chunk === WAIT && !this.#stopped) chunk = chunks.unwrap(await chunks.wait())
       if (this.#stopped) return
       if (chunk === END) {
-        if (this.#highSurrogate !== '') this.#releaseHighSurrogate(feed)
+        this.#releaseHighSurrogate(feed)
         this.#handOverGathered(feed)
         feed.end()
         this.#wakeReader()
@@ -607,7 +607,7 @@ class ByteSource {
       if (!this.#latin1) return this.#pushText(feed, chunk)
       chunk = Buffer.from(chunk, 'latin1')
     }
-    const held = this.#highSurrogate === '' || this.#releaseHighSurrogate(feed)
+    const held = this.#releaseHighSurrogate(feed)
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#onFed !== null && this.#burst === null && this.#gatheredBytes === 0) {
       this.#burst = setImmediate(this.#burstOver)
@@ -643,8 +643,12 @@ class ByteSource {
     return this.#handOverText(feed, text)
   }
 
-  /** Hands over the high surrogate held back, alone: it becomes U+FFFD, as any lone one does. */
+  /**
+   * Hands over the high surrogate held back, if any, alone: it becomes U+FFFD, as any lone one
+   * does. Whether there is room.
+   */
   #releaseHighSurrogate(feed) {
+    if (this.#highSurrogate === '') return true
     const surrogate = this.#highSurrogate
     this.#highSurrogate = ''
     return this.#handOverText(feed, surrogate)
@@ -698,7 +702,7 @@ class ByteSource {
   #fail(feed, error) {
     if (this.#stopped) return
     this.error = error
-    if (this.#highSurrogate !== '') this.#releaseHighSurrogate(feed)
+    this.#releaseHighSurrogate(feed)
     this.#handOverGathered(feed)
     feed.fail()
     this.stop()
