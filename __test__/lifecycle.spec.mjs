@@ -457,6 +457,43 @@ test('a pending iteration keeps the process alive until its line arrives', async
   t.regex(output, /^got 0 \d+\ngot 1 \d+\n$/)
 })
 
+test('readers of FIFOs without writers hold no thread: other files are read, and close() ends them at once', (t) => {
+  // Opening a FIFO waited for a writer in open(2) on a blocking thread that nothing could free:
+  // 40 such readers held all 32 of them, so the file below was never read, and close() left
+  // each thread in open(2) until a writer came.
+  const dir = fs.mkdtempSync(`${temp.dir}/unwritten-`)
+  const file = temp.file(numberedLines(10))
+  const result = runScript(
+    'unwritten-fifos',
+    `import { execFileSync } from 'node:child_process'
+     import fs from 'node:fs'
+     const fifos = Array.from({ length: 40 }, (_, i) => ${JSON.stringify(dir)} + '/fifo-' + i)
+     for (const fifo of fifos) execFileSync('mkfifo', [fifo])
+     const readers = fifos.map((fifo) => fastlines.readLines(fifo))
+     const steps = readers.map((reader) => reader.next())
+     let lines = 0
+     for await (const _ of fastlines.readLines(${JSON.stringify(file)})) lines++
+     // A writer that comes and goes without writing ends the first; one that writes, the second.
+     fs.closeSync(fs.openSync(fifos[0], 'w'))
+     fs.writeFileSync(fifos[1], 'written\\n')
+     const written = [await steps[1], await readers[1].next()]
+     await Promise.all(readers.slice(2).map((reader) => reader.close()))
+     const ended = (await Promise.all(steps.slice(2))).every((step) => step.done)
+     const inOpen = fs.readdirSync('/proc/self/task')
+       .filter((task) => fs.readFileSync('/proc/self/task/' + task + '/wchan', 'utf8').includes('fifo')).length
+     console.log(JSON.stringify({ lines, first: await steps[0], written, ended, inOpen }))`,
+    1_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  t.deepEqual(JSON.parse(result.stdout), {
+    lines: 10,
+    first: { done: true },
+    written: [{ value: 'written', done: false }, { done: true }],
+    ended: true,
+    inOpen: 0,
+  })
+})
+
 /** The CPU a reader of a FIFO uses while it waits 1.6 s for 8 lines, on a quiet machine. */
 const FIFO_WAIT_QUIET_CPU_MS = 15
 

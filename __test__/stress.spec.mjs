@@ -333,7 +333,7 @@ test('close() closes the file at once even when every blocking thread is busy', 
   const run = await runFixture('stress-busy-pool.mjs', [file, dir], { quietMs: 3_500 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { closed, closeMs, fileOpenAfterClose, pendingStep } = JSON.parse(run.stdout)
-  t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by FIFO opens`)
+  t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by counts of FIFOs`)
   t.true(closed, 'close() waited for a blocking thread')
   t.false(fileOpenAfterClose)
   t.deepEqual(pendingStep, { done: true }, 'the step waiting for the queued read ended with close()')

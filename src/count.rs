@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
-    count_blocking, count_lines_async, count_opened, open, Encoding, LineFilter, Match, ReadError,
-    ReadOptions, Source, Threads,
+    count_blocking, count_lines_async, count_opened, open_unblocked, Encoding, LineFilter, Match,
+    ReadError, ReadOptions, Source, Threads,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
@@ -138,7 +138,7 @@ fn count_path(
     threads: Threads,
     cancel: &Cancel,
 ) -> std::result::Result<Option<u64>, ReadError> {
-    let source = open(path, options)?;
+    let source = open_unblocked(path, options)?;
     #[cfg(unix)]
     if source.is_pipe() {
         let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file)?;

@@ -8,6 +8,8 @@ use std::fs::{File, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::source::open_now;
+
 /// Tells one file from another, also from a later file given the same inode number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FileId {
@@ -186,21 +188,6 @@ impl Anchor {
 fn open_if(path: &Path, id: FileId) -> Option<File> {
     let file = open_now(path).ok()?;
     (FileId::of_file(&file).ok()?.0 == id).then_some(file)
-}
-
-/// `path` opened for reading without waiting: a FIFO opens at once, where a plain open waits
-/// for a writer on a blocking thread that nothing can free (a follower of a FIFO then fails at
-/// its seek, `ESPIPE`, and `close()` leaves no thread behind). A regular file's reads do not
-/// look at the flag.
-pub(crate) fn open_now(path: &Path) -> io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    options.open(path)
 }
 
 /// The file `id` under any name in `dir`. The directory's entries carry their inode numbers, so

@@ -26,13 +26,13 @@ use std::sync::Arc;
 
 use tokio::task::spawn_blocking;
 
-use crate::anchor::{open_now, Anchor, FileId, Reopened};
+use crate::anchor::{Anchor, FileId, Reopened};
 use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::Reader;
-use crate::source::{ReadOptions, Source};
+use crate::source::{open_now, ReadOptions, Source};
 use crate::stream::{
     read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader,
 };

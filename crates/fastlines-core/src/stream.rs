@@ -23,7 +23,7 @@ use crate::channel::{channel, Item, ItemSender, Waiter, Wake};
 use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open, Feed, ReadOptions, Source};
+use crate::source::{open_unblocked, Feed, ReadOptions, Source};
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
@@ -413,8 +413,9 @@ where
     F::Item: Send + 'static,
 {
     async fn run(self, path: PathBuf, options: ReadOptions) {
-        // Opening a FIFO waits for a writer, so it too runs on the blocking pool.
-        let source = match spawn_blocking(move || open(&path, &options)).await {
+        // An open may wait on a slow file system, so it runs on the blocking pool; a FIFO opens
+        // at once, and its writer is waited for on the reactor.
+        let source = match spawn_blocking(move || open_unblocked(&path, &options)).await {
             Ok(Ok(source)) => source,
             Ok(Err(err)) => {
                 self.items.send(Err(err.into())).await;

@@ -195,11 +195,62 @@ impl<I> Source<I> {
 /// syscall Node would name: `open` for the open, `fstat` for the size a share is cut from, and
 /// `read` for positioning, since Node positions with `pread`.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+    let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+    opened(file, options)
+}
+
+/// [`open`], without waiting for a FIFO's writer, for readers that read a FIFO as it becomes
+/// ready ([`Source::is_pipe`]): on Linux a FIFO opens at once, where `open` holds its thread in
+/// `open(2)` until a writer comes, and nothing frees it (a `close()` could not, and 32 FIFOs
+/// without writers held every blocking thread). Anything else is then read with blocking reads,
+/// as `open` gives it.
+pub fn open_unblocked(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+    let file = open_now(path).map_err(|err| OsError::new(&err, "open"))?;
+    if !is_fifo(&file) {
+        block_reads(&file).map_err(|err| OsError::new(&err, "open"))?;
+    }
+    opened(file, options)
+}
+
+/// `path` opened for reading without waiting: a FIFO opens at once, with or without a writer.
+/// Its reads then do not wait either (see [`block_reads`]); a regular file's reads do not look
+/// at the flag.
+pub(crate) fn open_now(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options.open(path)
+}
+
+/// Makes reads of `file`, opened by [`open_now`], wait for data again: a device such as a
+/// terminal is read with blocking reads.
+#[cfg(target_os = "linux")]
+fn block_reads(file: &File) -> io::Result<()> {
+    use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+    let flags = fcntl_getfl(file)?;
+    if flags.contains(OFlags::NONBLOCK) {
+        fcntl_setfl(file, flags - OFlags::NONBLOCK)?;
+    }
+    Ok(())
+}
+
+/// Elsewhere [`open_now`] opens as `open(2)` always does.
+#[cfg(not(target_os = "linux"))]
+fn block_reads(_: &File) -> io::Result<()> {
+    Ok(())
+}
+
+/// `file`, just opened, as the source `options` read: positioned at `options.start` or at the
+/// start of its share.
+fn opened(mut file: File, options: &ReadOptions) -> Result<Source, OsError> {
     debug_assert!(
         options.decompress == Decompress::Off || (options.start == 0 && options.end.is_none()),
         "a compressed stream is read whole"
     );
-    let mut file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     let is_pipe = is_fifo(&file);
     if is_pipe {
         widen_pipe(&file);
