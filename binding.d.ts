@@ -49,7 +49,7 @@ export declare class NativeChunkStream {
   static fromSource(source: NativeByteSource, options: NativeReadOptions): NativeChunkStream
   /** The number `feed()` takes for this reader; null unless it reads a fed byte source. */
   get feeder(): number | null
-  read(): Promise<Buffer | NativeError | null | undefined>
+  read(): Promise<Buffer | NativeError | null | undefined | false>
   tryRead(): Buffer | NativeError | null | undefined | false
   get bytesRead(): number
   close(): Promise<void>
@@ -136,7 +136,7 @@ export declare class NativeLineStream {
   static fromSource(source: NativeByteSource, options: NativeReadOptions, lines: NativeLineOptions): NativeLineStream
   /** The number `feed()` takes for this reader; null unless it reads a fed byte source. */
   get feeder(): number | null
-  read(): Promise<string | NativeError | null | undefined>
+  read(): Promise<string | NativeError | null | undefined | false>
   /**
    * Like `read()`, but only what is already read ahead (or, from a fed source, framed now),
    * at once: `undefined` when JS has to wait (then it calls `read()`), `false` when JS has to

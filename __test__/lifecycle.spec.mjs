@@ -598,6 +598,69 @@ test('a byte source read to its end, or abandoned, is collected with its chunks'
   t.is(collected, made, 'every source was collected')
 })
 
+test('readers abandoned while a step waits on a quiet source are collected, though their signal lives on', (t) => {
+  // The signal must settle such a step at an abort for whoever awaits it, and held the whole
+  // reader for that, with its buffers (340 KB each), for as long as the signal lived. Each kind
+  // below waits another way: a step taken at once (prompt), one taken after more than a reader
+  // goes without a turn of the event loop (slow), readChunks, readJsonLines, and a step that
+  // waited on the native side when the source's last chunk (of more than 4 KiB) completed no line
+  // (late): each of these alone kept all its readers before the fix it tests.
+  const result = runScript(
+    'abandoned-waiting',
+    `import { setMaxListeners } from 'node:events'
+     const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const kinds = ['prompt', 'slow', 'chunks', 'json', 'late']
+     const collected = Object.fromEntries(kinds.map((kind) => [kind, 0]))
+     const registry = new FinalizationRegistry((kind) => collected[kind]++)
+     const controller = new AbortController()
+     setMaxListeners(0, controller.signal)
+     const made = 6 * kinds.length
+     const awaited = []
+     const encode = (text) => new TextEncoder().encode(text)
+     const first = { json: '[' + '1,'.repeat(50_000) + '1]\\n{"a"', late: 'a\\n' }
+     async function abandon(i) {
+       const kind = kinds[i % kinds.length]
+       let source
+       const quiet = new ReadableStream({
+         start(controller) {
+           source = controller
+           controller.enqueue(encode(first[kind] ?? 'x'.repeat(100_000) + '\\nb'))
+         },
+       })
+       const read = { chunks: fastlines.readChunks, json: fastlines.readJsonLines }[kind] ?? fastlines.readLines
+       const reader = read(quiet, { signal: controller.signal })
+       registry.register(reader, kind)
+       // readChunks hands the 100,002 bytes out in 48 KiB Buffers: all of them are taken.
+       for (let taken = 0; taken < (kind === 'chunks' ? 100_002 : 1); ) {
+         const { value } = await reader.next()
+         taken += kind === 'chunks' ? value.length : 1
+       }
+       if (kind === 'slow') for (const start = performance.now(); performance.now() - start < 5; );
+       const step = reader.next() // waits on the quiet source
+       if (i % 2 === 0) awaited.push(step.then(() => 'resolved', (error) => error.code))
+       await new Promise((resolve) => setTimeout(resolve, 1))
+       if (kind === 'late') {
+         source.enqueue(encode('b'.repeat(10_000)))
+         await new Promise((resolve) => setTimeout(resolve, 5))
+       }
+       source = undefined
+     }
+     for (let i = 0; i < made; i++) await abandon(i)
+     const all = () => Object.values(collected).reduce((sum, count) => sum + count)
+     for (let round = 0; round < 50 && all() < made; round++) {
+       collect()
+       await new Promise((resolve) => setTimeout(resolve, 10))
+     }
+     controller.abort()
+     console.log(JSON.stringify({ collected, settled: await Promise.all(awaited) }))`,
+    2_000,
+  )
+  t.is(result.status, 0, result.stderr)
+  const { collected, settled } = JSON.parse(result.stdout)
+  t.deepEqual(collected, { prompt: 6, slow: 6, chunks: 6, json: 6, late: 6 }, 'readers collected, by kind')
+  t.deepEqual(settled, Array(15).fill('ABORT_ERR'), 'the abort settled every awaited step')
+})
+
 test('no unhandled rejection when a failing reader is abandoned', (t) => {
   const result = runScript(
     'unhandled',

@@ -35,16 +35,18 @@ class ChunkReader extends ClosingAsyncIterator {
       const chunk = this.#source.takeReady()
       if (chunk !== undefined) return Promise.resolve({ value: chunk, done: false })
     }
-    return this.#queue.run(async () => {
-      const chunk = await this.#source.next()
-      return chunk === null ? done() : { value: chunk, done: false }
-    })
+    // The step is the source's own (see NativeSource#nextItem): an async function awaiting it
+    // here would hold this reader for as long as the signal holds the step's rejecter.
+    return this.#queue.run(() => this.#source.next(chunkStep))
   }
 
   close() {
     return this.#source.close()
   }
 }
+
+/** The step result of a chunk, or the end; holds no reader. */
+const chunkStep = (chunk) => (chunk === null ? done() : { value: chunk, done: false })
 
 function readChunks(input, options) {
   return new ChunkReader(input, copyOptions(options))

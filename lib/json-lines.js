@@ -12,7 +12,7 @@ const { currentBatchPlace } = require('./cursor')
 const { codedError, codes } = require('./errors')
 const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { jsonSyntaxFailure } = require('./json-syntax')
-const { LineReader, lineStream } = require('./line-reader')
+const { LineReader, batchThen, lineStream, readyBatch } = require('./line-reader')
 const { LineReaderSync } = require('./line-reader-sync')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeJsonOptions, normalizePath } = require('./options')
@@ -416,7 +416,6 @@ function jsonReaderOf(Base) {
 /** The values of a JSON Lines file or byte source; see index.d.ts for the contract. */
 class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   #lines
-  #batches
   #cursor
   #queue = new StepQueue()
   #abortListener
@@ -427,7 +426,6 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
     const cursor = new JsonCursor(json, pathOf(input))
     super(cursor, lines, (take) => this.#step(take))
     this.#lines = lines
-    this.#batches = lines.batches()
     this.#cursor = cursor
     // Values already parsed are not handed out once the signal aborts.
     this.#abortListener = addAbortListenerOf(cursor, options?.signal, clearCursor)
@@ -445,31 +443,47 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
     return this.#queue.run(() => this.#fillAndTake(take))
   }
 
-  /** The line reader's next batch; its failure (an abort, a read) is thrown once it is closed. */
-  async #nextBatch() {
-    try {
-      return await this.#batches.next()
-    } catch (error) {
-      await this.close()
-      throw error
+  /**
+   * Parses batches until one has a value or fails, and takes from it; the end or a failure closes
+   * the reader. Batches already read are parsed here; one to wait for, in a callback (see
+   * LineReader[batchThen]), which comes back here. A failure of the line reader (an abort, a
+   * read) is thrown once this reader is closed, which only a weak reference leads to from the
+   * step: the signal may hold the step.
+   */
+  #fillAndTake(take) {
+    while (!this.#cursor.hasValue && !this.#cursor.failed) {
+      const batch = this.#lines[readyBatch]()
+      if (batch === undefined) {
+        const step = this.#lines[batchThen]((batch) => (this.#load(batch) ? this.#fillAndTake(take) : this.#end()))
+        return closingOnFailure(step, new WeakRef(this))
+      }
+      if (!this.#load(batch)) return this.#end()
     }
+    if (this.#cursor.hasValue) return Promise.resolve({ value: take(), done: false })
+    const failure = this.#cursor.takeFailure()
+    return this.close().then(() => {
+      throw failure
+    })
   }
 
-  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
-  async #fillAndTake(take) {
-    while (!this.#cursor.hasValue && !this.#cursor.failed) {
-      const step = await this.#nextBatch()
-      if (step.done) {
-        await this.close()
-        return done()
-      }
-      this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
-    }
-    if (this.#cursor.hasValue) return { value: take(), done: false }
-    const failure = this.#cursor.takeFailure()
-    await this.close()
-    throw failure
+  /** Parses a step's batch into the cursor; false at the end. */
+  #load(step) {
+    if (step.done) return false
+    this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
+    return true
   }
+
+  #end() {
+    return this.close().then(done)
+  }
+}
+
+/** `step`, which closes the reader `ref` leads to, if it is still there, before it fails. */
+function closingOnFailure(step, ref) {
+  return step.catch(async (error) => {
+    await ref.deref()?.close()
+    throw error
+  })
 }
 
 /** The values of a JSON Lines file, read on the calling thread. */

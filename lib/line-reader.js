@@ -9,6 +9,11 @@ const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { NativeSource } = require('./source')
 
+/** How readJsonLines takes its reader's batches (see LineReader). */
+const readyBatch = Symbol('readyBatch')
+const batchThen = Symbol('batchThen')
+const identity = (step) => step
+
 /** A native stream of line batches, of a file or a byte source (see NativeSource). */
 const lineStream = {
   path: (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) }),
@@ -105,13 +110,35 @@ class LineReader extends ClosingAsyncIterator {
     }
   }
 
-  /** Loads the next native batch into the cursor if it has no line left, and takes from it. */
-  #fillAndTake(take) {
-    if (this.#cursor.hasLine) return Promise.resolve({ value: take(), done: false })
+  /**
+   * The rest of the loaded batch if there is one, else of a batch already read; undefined when
+   * the next one has to be waited for (see batchThen). For readJsonLines, the one consumer of its
+   * reader, which takes batches outside the queue.
+   */
+  [readyBatch]() {
+    return this.#cursor.hasLine || this.#loadReady() ? { value: this.#cursor.restOfBatch(), done: false } : undefined
+  }
+
+  /**
+   * The next batch, as readyBatch gives it or the end, handed to `then` once it is there: a
+   * promise of what `then` gives. readJsonLines parses in `then` rather than awaiting the batch:
+   * a step that waits on a quiet byte source is held by the signal (see NativeSource#onFed), and
+   * so is whatever its reactions hold, which must not be the reader.
+   */
+  [batchThen](then) {
+    return this.#fillAndTake(() => this.#cursor.restOfBatch(), then)
+  }
+
+  /**
+   * Loads the next native batch into the cursor if it has no line left, and takes from it; the
+   * step is `then`'s result.
+   */
+  #fillAndTake(take, then = identity) {
+    if (this.#cursor.hasLine) return Promise.resolve(then({ value: take(), done: false }))
     return this.#source.next((joined) => {
-      if (joined === null) return done()
+      if (joined === null) return then(done())
       this.#cursor.load(joined)
-      return { value: take(), done: false }
+      return then({ value: take(), done: false })
     })
   }
 
@@ -130,4 +157,4 @@ function readLines(input, options) {
   return new LineReader(input, options)
 }
 
-module.exports = { LineReader, lineStream, readLines }
+module.exports = { LineReader, batchThen, lineStream, readLines, readyBatch }

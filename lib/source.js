@@ -134,7 +134,7 @@ class NativeSource {
    */
   next(use = identity) {
     if (this.#waitsForFeed()) return this.#waitForFeed(use)
-    return this.#nextItem().then(this.#unlessStopped(use))
+    return this.#nextItem(use).then((item) => (item instanceof FeedWait ? item.step : this.#unlessStopped(use)(item)))
   }
 
   /**
@@ -151,7 +151,13 @@ class NativeSource {
     }
   }
 
-  async #nextItem() {
+  /**
+   * The next item, for next(); or a FeedWait, whose step (already `use()`d) waits for the byte
+   * source's next feed. That step is handed back wrapped, not awaited or chained here: the signal
+   * keeps what rejects it (see #onFed), and with it whatever awaits it, which must not be this
+   * method's scope or a then(use), which hold the reader.
+   */
+  async #nextItem(use) {
     if (!this.#started()) return null
     if (this.#overdue()) {
       await setImmediate()
@@ -159,14 +165,22 @@ class NativeSource {
       // The turn may have closed or aborted the reader.
       if (!this.#started()) return null
     }
-    const now = this.takeReady()
-    if (now !== undefined) return now
-    if (this.#final !== undefined) {
-      const final = this.#final
-      this.#final = undefined
-      return this.#settle(final)
+    for (;;) {
+      const now = this.takeReady()
+      if (now !== undefined) return now
+      if (this.#final !== undefined) {
+        const final = this.#final
+        this.#final = undefined
+        return this.#settle(final)
+      }
+      if (this.#starved()) return new FeedWait(this.#waitForFeed(use))
+      const item = await this.#waitForItem()
+      if (item !== false) return item
+      // The native side framed all the byte source was fed, for nothing: look again (the
+      // source may have been fed meanwhile), then wait for its next feed as above, not on a
+      // native step that nothing may ever settle.
+      if (!this.#started()) return null
     }
-    return this.#starved() ? this.#waitForFeed(identity) : this.#waitForItem()
   }
 
   /**
@@ -252,8 +266,7 @@ class NativeSource {
       if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
       if (fed !== undefined && fed !== false) this.#final = fed
       // Looked at once what called this is done: close() stops the source, then marks itself.
-      const next = Promise.resolve().then(() => (this.#closing === null ? this.#nextItem() : null))
-      resolve(next.then(this.#unlessStopped(use)))
+      resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : use(null))))
     })
   }
 
@@ -268,6 +281,7 @@ class NativeSource {
     return fed
   }
 
+  /** The next native item, waited for; `false` when the byte source has to be fed first. */
   #waitForItem() {
     return new Promise((resolve, reject) => {
       this.#rejectStep = reject
@@ -278,7 +292,8 @@ class NativeSource {
           // A step that settles after close() yields nothing, whatever was read meanwhile.
           if (this.#closing !== null) return null
           // Woken with nothing to take (see src/streams.rs, read): wait again.
-          return item === undefined ? this.#waitForItem() : this.#settle(item)
+          if (item === undefined) return this.#waitForItem()
+          return item === false ? false : this.#settle(item)
         })
         .then(resolve, reject)
     })
@@ -344,6 +359,13 @@ function startsAtStart({ start, share }) {
 }
 
 const identity = (item) => item
+
+/** A step that waits for the byte source's next feed, as #nextItem() hands it to next(). */
+class FeedWait {
+  constructor(step) {
+    this.step = step
+  }
+}
 
 /** Settles a step with `use(item)`, or with what `use` throws. */
 function settleWith(resolve, reject, use, item) {

@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::byte_source::{NativeByteSource, Opened};
 use crate::feeding::{Feeder, FeederEntry};
 use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
-use crate::output::{ready, step, Step};
+use crate::output::{ready, Step};
 use crate::position::{JsBatch, LastBatch, NativeBatchPlace};
 use crate::runtime::{runtime, spawn_promise};
 use crate::teardown::{register, Registration};
@@ -97,7 +97,7 @@ impl NativeLineStream {
         self.feeder.as_ref().map(FeederEntry::number)
     }
 
-    #[napi(ts_return_type = "Promise<string | NativeError | null | undefined>")]
+    #[napi(ts_return_type = "Promise<string | NativeError | null | undefined | false>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.background
             .read(env, self.last_batch.maker(self.lending))
@@ -199,7 +199,7 @@ impl NativeChunkStream {
         self.feeder.as_ref().map(FeederEntry::number)
     }
 
-    #[napi(ts_return_type = "Promise<Buffer | NativeError | null | undefined>")]
+    #[napi(ts_return_type = "Promise<Buffer | NativeError | null | undefined | false>")]
     pub fn read<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.background.read(env, JsChunk)
     }
@@ -280,7 +280,8 @@ impl<T: Send + 'static> Background<T> {
     /// `undefined` (read again) only when it was woken for a sender that went away while
     /// others remain. The stream wakes it from the thread that sent the item, with no task in
     /// between; a fed stream's consumer waits on a task instead, which tells the feed that it
-    /// waits (see `fastlines_core::ReadStream::next`).
+    /// waits, and resolves `false` if it has to feed more first (see
+    /// `fastlines_core::ReadStream::next_or_starved`).
     fn read<'env, J>(
         &self,
         env: &'env Env,
@@ -291,7 +292,9 @@ impl<T: Send + 'static> Background<T> {
     {
         let stream = Arc::clone(&self.stream);
         if stream.is_fed() {
-            return spawn_promise(env, async move { step(stream.next().await, into_js) });
+            return spawn_promise(env, async move {
+                ready(stream.next_or_starved().await, into_js)
+            });
         }
         let (deferred, promise) = env.create_deferred()?;
         // Weak: the wake waits inside the stream until it is called.

@@ -22,6 +22,7 @@ use std::pin::pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
+use tokio::sync::futures::Notified;
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, Notify};
 
@@ -60,6 +61,7 @@ impl<T: Send + 'static> ReadStream<T> {
             let fed = Arc::new(FedReader {
                 stop: Arc::clone(&producer.stop),
                 parked: Notify::new(),
+                framed_all: Notify::new(),
                 signal,
             });
             fed.park(Trip {
@@ -89,6 +91,9 @@ struct FedReader<F: Framer> {
     stop: Arc<Stop<Trip<F>>>,
     /// Notified when the reader is parked: the background task may be waiting to take it.
     parked: Notify,
+    /// Notified, to every consumer waiting, when the background task has framed all that was
+    /// queued and parked the reader: one that finds nothing sent must feed more.
+    framed_all: Notify,
     /// Says when the background task has reason to read (see [`FedSignal::work`]).
     signal: FedSignal,
 }
@@ -126,6 +131,7 @@ where
                 return;
             };
             self.park(trip);
+            self.framed_all.notify_waiters();
         }
     }
 
@@ -223,6 +229,10 @@ where
 
     fn demand(&self) {
         self.signal.demand();
+    }
+
+    fn framed_all(&self) -> Notified<'_> {
+        self.framed_all.notified()
     }
 }
 

@@ -11,10 +11,12 @@ use std::fs::File;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use tokio::io::AsyncRead;
+use tokio::sync::futures::Notified;
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::task::{spawn_blocking, JoinHandle};
@@ -67,6 +69,33 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
 
     /// The consumer waits on the background task: it reads what is queued, however little.
     fn demand(&self);
+
+    /// Resolves when the background task has next framed all that was queued and parked the
+    /// reader (see [`ReadStream::next_or_starved`]); only for a waiter made before that.
+    fn framed_all(&self) -> Notified<'_>;
+}
+
+/// [`ReadStream::next_or_starved`] of a fed stream: what the consumer could take or frame now, else what
+/// the background task sends once it has framed all that is queued, or `Starved` if it sent
+/// nothing. The wait for that is set before looking, so a round that ends meanwhile is seen.
+async fn next_fed<T>(here: &dyn FrameHere<T>, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T> {
+    let framed = here.framed_all();
+    let mut framed = pin!(framed);
+    framed.as_mut().enable();
+    match here.try_next(items) {
+        TryNext::Wait => {}
+        now => return now,
+    }
+    here.demand();
+    tokio::select! {
+        biased;
+        item = items.recv() => TryNext::Ready(item),
+        () = framed => match items.try_recv() {
+            Ok(item) => TryNext::Ready(Some(item)),
+            Err(TryRecvError::Disconnected) => TryNext::Ready(None),
+            Err(TryRecvError::Empty) => TryNext::Starved,
+        },
+    }
 }
 
 /// What a consumer that does not wait finds (see [`ReadStream::try_next`]).
@@ -179,14 +208,26 @@ impl<T: Send + 'static> ReadStream<T> {
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
     pub async fn next(&self) -> Option<Item<T>> {
         let mut items = self.items.lock().await;
-        let item = match &self.here {
-            None => items.recv().await,
-            Some(here) => {
-                here.demand();
-                items.recv().await
-            }
+        if let Some(here) = &self.here {
+            here.demand();
+        }
+        items.recv().await.filter(|_| !self.stop.is_cancelled())
+    }
+
+    /// [`Self::next`], for a fed stream's consumer that feeds its source itself: `Starved` once
+    /// the background task has framed all it was fed and sent nothing. The consumer feeds more
+    /// first, and does not wait here on a source that may never send again (a JS step waiting
+    /// here is held by the engine until it settles, and with it the reader, however long ago it
+    /// was dropped). Never `Wait`.
+    pub async fn next_or_starved(&self) -> TryNext<T> {
+        let Some(here) = &self.here else {
+            return TryNext::Ready(self.next().await);
         };
-        item.filter(|_| !self.stop.is_cancelled())
+        let mut items = self.items.lock().await;
+        match next_fed(here.as_ref(), &mut items).await {
+            TryNext::Ready(item) => TryNext::Ready(item.filter(|_| !self.stop.is_cancelled())),
+            next => next,
+        }
     }
 
     /// The next item if one has already been read: `Ready(None)` at the end, `Wait` when the
