@@ -431,6 +431,28 @@ test('a symbolic link re-pointed at a file not made yet: read there once it is m
   )
 })
 
+test('a symbolic link re-pointed into a loop, then to a file: waited through as a path naming nothing', async (t) => {
+  const { linkDir, second, link, reader } = await followingALink(t, 'loop')
+  // A link to itself, renamed over the followed one: opening the path fails with ELOOP, which
+  // ended the follower.
+  fs.symlinkSync(link, path.join(linkDir, 'next.log'))
+  fs.renameSync(path.join(linkDir, 'next.log'), link)
+  const next = reader.next()
+  // Time for the follower to look at the path while it is a loop (no event says it has).
+  const meanwhile = await Promise.race([
+    next.then(
+      () => 'a line',
+      (error) => error.code,
+    ),
+    sleep(200, 'waiting'),
+  ])
+  t.is(meanwhile, 'waiting', 'the follower waits while the link is a loop')
+  fs.writeFileSync(second, 'after the loop\n')
+  fs.symlinkSync(second, path.join(linkDir, 'next.log'))
+  fs.renameSync(path.join(linkDir, 'next.log'), link)
+  t.deepEqual(await within(next, LINE_QUIET_MS, 'the line of the file the link names again'), line('after the loop'))
+})
+
 test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
   const IN_MODIFY = 0x2
   const IN_CREATE = 0x100

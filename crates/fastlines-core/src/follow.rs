@@ -326,18 +326,39 @@ fn path_change(path: &Path, file: &File) -> io::Result<PathChange> {
     let (reading, len) = FileId::of_file(file)?;
     let at_path = match FileId::of_path(path) {
         Ok((at_path, _)) => at_path,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(PathChange::Gone),
+        Err(err) if names_nothing(&err) => return Ok(PathChange::Gone),
         Err(err) => return Err(err),
     };
     if reading != at_path {
         return match open_next(path) {
             Ok(Some(next_file)) => Ok(PathChange::Replaced(next_file)),
             Ok(None) => Ok(PathChange::Gone),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(PathChange::Gone),
+            Err(err) if names_nothing(&err) => Ok(PathChange::Gone),
             Err(err) => Err(err),
         };
     }
     truncated_below(file, len)
+}
+
+/// Whether `err`, looking up a followed path, means that it names no file for now, as `tail -F`
+/// takes it, and the follower waits for one: nothing there, or a name on the way that is a file
+/// or a loop of links for now (a link or a directory being swapped).
+fn names_nothing(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    ) || is_link_loop(err)
+}
+
+#[cfg(target_os = "linux")]
+fn is_link_loop(err: &io::Error) -> bool {
+    rustix::io::Errno::from_io_error(err) == Some(rustix::io::Errno::LOOP)
+}
+
+/// Elsewhere a loop of links ends the follower, as other failures do.
+#[cfg(not(target_os = "linux"))]
+fn is_link_loop(_: &io::Error) -> bool {
+    false
 }
 
 /// Opens the file now at `path`; `None` when what is there is not a regular file, which is
