@@ -636,13 +636,15 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
  * loop starts come, and a rotation before it is followed as below.
  *
  * Woken by the OS's file notifications (inotify, FSEvents, ReadDirectoryChangesW), never by a
- * timer; one watcher per process, watching each followed file's directory. Rotations are
+ * timer; one watcher per process (on Linux each followed file is watched for writes and its
+ * directory for names; elsewhere the directories are watched). Rotations are
  * followed: when the path is renamed away and recreated, the old file is read to its end (its
  * last line even without a terminator), then the new one from its start; when the file is
  * truncated in place (`copytruncate`), reading starts again at offset 0, as `tail -F` does (lines
  * written after the copy and before the truncation are lost there too, and a truncation
  * followed by more than was read before it, before the follower wakes, looks like growth); when
- * the path is deleted, the follower waits for it to reappear. A path that names nothing at the
+ * the path is deleted (or, on Linux, turns into a loop of links), the follower waits for it to
+ * reappear. A path that names nothing at the
  * call is read from its start once a file is there; nothing there at the first step rejects
  * it with `ENOENT`.
  *
