@@ -218,6 +218,15 @@ test('start: follows from a byte offset, with the lines readLines gives from the
   await reader.close()
 })
 
+test('a start past the end: the file is read from 0, as after a truncation', async (t) => {
+  // A saved position past the end means the log was truncated since it was saved.
+  const file = temp.file('a\nb\n')
+  const reader = followLines(file, { start: 100 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await within(take(reader, 2), LINE_QUIET_MS, 'the lines from 0'), ['a', 'b'])
+  t.is(reader.position, 4)
+})
+
 test('lastLines: the last n lines, then every line appended', async (t) => {
   const file = temp.file('l1\nl2\r\nl3\rl4\n\nl6 é\n')
   for (const lastLines of [1, 2, 5, 6, 7, 100]) {
