@@ -75,9 +75,9 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
     fn framed_all(&self) -> Notified<'_>;
 }
 
-/// [`ReadStream::next_or_starved`] of a fed stream: what the consumer could take or frame now, else what
-/// the background task sends once it has framed all that is queued, or `Starved` if it sent
-/// nothing. The wait for that is set before looking, so a round that ends meanwhile is seen.
+/// [`ReadStream::next_or_starved`] of a fed stream: what the consumer could take or frame now,
+/// else what the background task sends once it has framed all that is queued, or `Starved` if it
+/// sent nothing. The wait for that is set before looking, so a round that ends meanwhile is seen.
 async fn next_fed<T>(here: &dyn FrameHere<T>, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T> {
     let framed = here.framed_all();
     let mut framed = pin!(framed);
