@@ -308,6 +308,40 @@ test('/dev/stdin fed by a pipe: every way of reading gets the lines as they are 
   }
 })
 
+test('a terminal read by its path (a pty): each line as soon as it is typed; close() and an abort close it at once', async (t) => {
+  // Python holds the pty (Node cannot open one) and types what it is sent. A terminal is read
+  // as it becomes ready, as a FIFO is: a blocking read held its reader's close() until the
+  // next line was typed. No line read may wait for the next one to be handed out either (a
+  // regular file's reads are woken for in groups, see channel.rs).
+  const typist = [
+    'import os, sys, termios',
+    'master, slave = os.openpty()',
+    'attrs = termios.tcgetattr(slave)',
+    'attrs[3] &= ~termios.ECHO',
+    'termios.tcsetattr(slave, termios.TCSANOW, attrs)',
+    'print(os.ttyname(slave), flush=True)',
+    'for line in sys.stdin: os.write(master, line.encode())',
+  ].join('\n')
+  const child = spawn('python3', ['-c', typist], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const [ttyPath] = (await once(child.stdout, 'data')).toString().split('\n')
+  for (const way of ['lines', 'batches']) {
+    const reader = readLines(ttyPath)
+    const steps = way === 'lines' ? reader : reader.batches()
+    for (const line of ['first', 'ünïcödé', '', 'fourth', 'fifth', 'sixth']) {
+      child.stdin.write(`${line}\n`)
+      const step = await steps.next()
+      t.deepEqual(step, { value: way === 'lines' ? line : [line], done: false }, way)
+    }
+    await reader.close()
+    t.false(isOpen(ttyPath), way)
+  }
+  const counting = countLines(ttyPath, { signal: AbortSignal.timeout(50) })
+  await t.throwsAsync(counting, { name: 'AbortError' })
+  await until(() => !isOpen(ttyPath), 'the aborted count to close the terminal')
+  child.stdin.end()
+  t.is((await once(child, 'exit'))[0], 0)
+})
+
 test('/dev/zero: read up to `end`, or stopped by close() or maxLineLength', async (t) => {
   const end = 256 * 1024 - 1
   const [zeros] = await collect(readLines('/dev/zero', { end }))

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
     count_blocking, count_lines_async, count_opened, open_unblocked, Encoding, LineFilter, Match,
-    ReadError, ReadOptions, Source, Threads,
+    ReadError, ReadOptions, Reads, Source, Threads,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
@@ -127,8 +127,8 @@ impl NativeLineCount {
     }
 }
 
-/// Counts the file at `path`, on the blocking thread this runs on: a FIFO as its bytes come,
-/// awaited here on the runtime's reactor, so that a cancel stops the count and closes the FIFO at
+/// Counts the file at `path`, on the blocking thread this runs on: a FIFO or a terminal as its
+/// bytes come, awaited here on the runtime's reactor, so that a cancel stops the count and closes the FIFO at
 /// once, not at the writer's next write (an idle writer held the descriptor and the thread
 /// until it wrote or left); anything else in reads that look for a cancel between them.
 fn count_path(
@@ -138,18 +138,15 @@ fn count_path(
     threads: Threads,
     cancel: &Cancel,
 ) -> std::result::Result<Option<u64>, ReadError> {
-    let source = open_unblocked(path, options)?;
-    #[cfg(unix)]
-    if source.is_pipe() {
-        let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file)?;
-        return tokio::runtime::Handle::current().block_on(async {
+    match open_unblocked(path, options)?.into_reads()? {
+        Reads::Ready(source) => tokio::runtime::Handle::current().block_on(async {
             tokio::select! {
-                counted = count_lines_async(pipe, filter) => counted.map(Some),
+                counted = count_lines_async(source, filter) => counted.map(Some),
                 () = cancel.cancelled() => Ok(None),
             }
-        });
+        }),
+        Reads::Blocking(source) => count_opened(source, filter, threads, &cancel.flag),
     }
-    count_opened(source, filter, threads, &cancel.flag)
 }
 
 /// Counts `source` on the runtime's workers (see `count_lines_async`), until `cancel` stops it.

@@ -71,8 +71,8 @@ pub use share::Share;
 #[cfg(unix)]
 pub use source::duplicate;
 pub use source::{
-    descriptor, fed, open, open_unblocked, Descriptor, FedInput, Feed, ReadOptions, ReadyInput,
-    Source,
+    descriptor, fed, open, open_unblocked, Descriptor, FedInput, Feed, ReadOptions, Reads,
+    ReadyInput, Source,
 };
 pub use stream::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
 

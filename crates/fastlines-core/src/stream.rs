@@ -25,7 +25,7 @@ use crate::channel::{channel, Item, ItemSender, Waiter, Wake};
 use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
-use crate::source::{open_unblocked, Feed, ReadOptions, Source};
+use crate::source::{open_unblocked, Feed, ReadOptions, Reads, Source};
 
 /// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
 /// reads happen, little enough to be irrelevant to memory.
@@ -455,7 +455,7 @@ where
 {
     async fn run(self, path: PathBuf, options: ReadOptions) {
         // An open may wait on a slow file system, so it runs on the blocking pool; a FIFO opens
-        // at once, and its writer is waited for on the reactor.
+        // at once, and its writer is waited for on the reactor, as a terminal's typist is.
         let source = match spawn_blocking(move || open_unblocked(&path, &options)).await {
             Ok(Ok(source)) => source,
             Ok(Err(err)) => {
@@ -465,17 +465,13 @@ where
             Err(_) => return, // the runtime is shutting down
         };
         let _ = self.started_at.set(source.offset());
-        #[cfg(unix)]
-        if source.is_pipe() {
-            let pipe = source.try_map_input(tokio::net::unix::pipe::Receiver::from_file);
-            return match pipe {
-                Ok(pipe) => self.read_async(pipe).await,
-                Err(err) => {
-                    self.items.send(Err(err.into())).await;
-                }
-            };
+        match source.into_reads() {
+            Ok(Reads::Ready(source)) => self.read_async(source).await,
+            Ok(Reads::Blocking(source)) => self.read_blocking(source).await,
+            Err(err) => {
+                self.items.send(Err(err.into())).await;
+            }
         }
-        self.read_blocking(source).await;
     }
 
     /// Reads an open file on the blocking pool, in trips (see [`run_trips`]).

@@ -1,6 +1,7 @@
 //! Opening what is read: a path becomes a [`Source`], an input positioned at the start of the
 //! byte range, with the bytes left before its end. Regular files and devices are read with
-//! blocking reads; a FIFO is marked so that an async reader can wait on readiness instead.
+//! blocking reads; a FIFO or a terminal can be read as it becomes ready instead
+//! ([`Source::into_reads`]).
 //! A source says how its bytes are decompressed; `decompress` does it as they are read.
 
 use std::fs::File;
@@ -47,9 +48,20 @@ pub struct ReadyInput {
     stream: ReadyStream,
 }
 
+impl ReadyInput {
+    /// `stream`, with nothing taken from it before.
+    fn new(stream: ReadyStream) -> Self {
+        ReadyInput {
+            taken: Bytes::new(),
+            stream,
+        }
+    }
+}
+
 /// What a [`ReadyInput`] reads once its taken bytes are read.
 #[derive(Debug)]
 enum ReadyStream {
+    /// A pipe, or a terminal opened by path (see [`Source::into_reads`]).
     #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Receiver),
     #[cfg(unix)]
@@ -191,6 +203,47 @@ impl<I> Source<I> {
     }
 }
 
+impl Source<File> {
+    /// How to read this source: a FIFO, and on Linux a terminal (a serial port, a pty), as it
+    /// becomes ready on the runtime's reactor, so that waiting for a writer holds no thread
+    /// and `close()` closes it at once (a blocking read of a terminal held its thread, and
+    /// its reader's close, until someone typed); anything else with blocking reads. Must be
+    /// called inside a Tokio runtime.
+    pub fn into_reads(self) -> Result<Reads, OsError> {
+        #[cfg(unix)]
+        if self.is_pipe {
+            return self
+                .try_map_input(|file| {
+                    let pipe = tokio::net::unix::pipe::Receiver::from_file(file)?;
+                    Ok(ReadyInput::new(ReadyStream::Pipe(pipe)))
+                })
+                .map(Reads::Ready);
+        }
+        // Tokio's pipe reader needs no more than a descriptor that reads without blocking and
+        // that epoll watches, which a terminal is (it checks for a FIFO only in `from_file`).
+        #[cfg(target_os = "linux")]
+        if std::io::IsTerminal::is_terminal(&self.input) {
+            return self
+                .try_map_input(|file| {
+                    set_blocking(&file, false)?;
+                    let terminal = tokio::net::unix::pipe::Receiver::from_file_unchecked(file)?;
+                    Ok(ReadyInput::new(ReadyStream::Pipe(terminal)))
+                })
+                .map(Reads::Ready);
+        }
+        Ok(Reads::Blocking(self))
+    }
+}
+
+/// How a [`Source`] is read (see [`Source::into_reads`]).
+#[derive(Debug)]
+pub enum Reads {
+    /// As it becomes ready, on the reactor.
+    Ready(Source<ReadyInput>),
+    /// With blocking reads.
+    Blocking(Source),
+}
+
 /// Opens `path` for reading at `options.start`, or at the start of its share. Errors name the
 /// syscall Node would name: `open` for the open, `fstat` for the size a share is cut from, and
 /// `read` for positioning, since Node positions with `pread`.
@@ -207,7 +260,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
 pub fn open_unblocked(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
     let file = open_now(path).map_err(|err| OsError::new(&err, "open"))?;
     if !is_fifo(&file) {
-        block_reads(&file).map_err(|err| OsError::new(&err, "open"))?;
+        set_blocking(&file, true).map_err(|err| OsError::new(&err, "open"))?;
     }
     opened(file, options)
 }
@@ -226,21 +279,23 @@ pub(crate) fn open_now(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
-/// Makes reads of `file`, opened by [`open_now`], wait for data again: a device such as a
-/// terminal is read with blocking reads.
+/// Makes reads of `file`, opened by [`open_now`], wait for data (`blocking`: a device such as
+/// `/dev/zero` is read with blocking reads) or not (a terminal read on the reactor). Only for
+/// a descriptor fastlines opened itself: the flag belongs to the open file, which an owner's
+/// descriptor would share.
 #[cfg(target_os = "linux")]
-fn block_reads(file: &File) -> io::Result<()> {
+fn set_blocking(file: &File, blocking: bool) -> io::Result<()> {
     use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
     let flags = fcntl_getfl(file)?;
-    if flags.contains(OFlags::NONBLOCK) {
-        fcntl_setfl(file, flags - OFlags::NONBLOCK)?;
+    if flags.contains(OFlags::NONBLOCK) == blocking {
+        fcntl_setfl(file, flags ^ OFlags::NONBLOCK)?;
     }
     Ok(())
 }
 
-/// Elsewhere [`open_now`] opens as `open(2)` always does.
+/// Elsewhere [`open_now`] opens as `open(2)` always does, and blocking reads are all there is.
 #[cfg(not(target_os = "linux"))]
-fn block_reads(_: &File) -> io::Result<()> {
+fn set_blocking(_: &File, _: bool) -> io::Result<()> {
     Ok(())
 }
 
