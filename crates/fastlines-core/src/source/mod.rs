@@ -204,6 +204,12 @@ impl<I> Source<I> {
 }
 
 impl Source<File> {
+    /// Whether a read returns at once with what the input holds: a regular file's does (or
+    /// after the disk), where a pipe's or a terminal's waits for a writer.
+    pub(crate) fn reads_promptly(&self) -> bool {
+        self.input.metadata().is_ok_and(|meta| meta.is_file())
+    }
+
     /// How to read this source: a FIFO, and on Linux a terminal (a serial port, a pty), as it
     /// becomes ready on the runtime's reactor, so that waiting for a writer holds no thread
     /// and `close()` closes it at once (a blocking read of a terminal held its thread, and
