@@ -1,0 +1,92 @@
+//! A fed stream's consumer that waits (`ReadStream::next_or_starved`, what JS's `read()` of a
+//! byte source awaits) is always answered: with an item, the end, or `Starved` once the
+//! background task has framed all it was fed and sent nothing. A wait that outlived its source's
+//! last chunk is what kept abandoned readers of quiet sources alive: a JS step waiting natively
+//! is held by the engine until it settles.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use fastlines_core::{
+    fed, Encoding, LineFramer, ReadStream, Source, Text, TryNext, FRAME_HERE_BYTES,
+};
+
+/// Runs `test` on a runtime of two workers on a thread of its own, and gives its outcome; a
+/// hang fails after a minute (the test takes milliseconds).
+fn settles<T: Send + 'static>(test: impl std::future::Future<Output = T> + Send + 'static) -> T {
+    let (done, outcome) = mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .expect("runtime");
+        let _ = done.send(runtime.block_on(test));
+    });
+    outcome
+        .recv_timeout(Duration::from_secs(60))
+        .expect("every wait settled")
+}
+
+/// What a wait gave, as text: a batch's lines, "end", or "starved".
+fn described(next: TryNext<fastlines_core::Batch>) -> String {
+    match next {
+        TryNext::Ready(Some(Ok(batch))) => match batch.text {
+            Text::OneByte(bytes) => String::from_utf8(bytes.to_vec()).expect("ASCII"),
+            Text::Utf16(units) => String::from_utf16(&units).expect("UTF-16"),
+        },
+        TryNext::Ready(Some(Err(err))) => format!("failed: {err}"),
+        TryNext::Ready(None) => "end".to_owned(),
+        TryNext::Wait => "wait".to_owned(),
+        TryNext::Starved => "starved".to_owned(),
+    }
+}
+
+#[test]
+fn a_waiting_consumer_is_told_to_feed_once_all_it_fed_completes_no_line() {
+    let steps = settles(async {
+        let (feed, input) = fed(1024 * 1024, 64 * 1024);
+        let stream = ReadStream::fed(
+            Source::new(input, None, 64 * 1024),
+            LineFramer::new(Encoding::Utf8),
+        );
+        let mut steps = Vec::new();
+        // More than the consumer frames on its own thread: the background task frames it.
+        let partial = vec![b'x'; FRAME_HERE_BYTES + 1000];
+        feed.push(&partial);
+        steps.push(described(stream.next_or_starved().await));
+        steps.push(described(stream.next_or_starved().await));
+        feed.push(b"y\nlast");
+        feed.end();
+        for _ in 0..3 {
+            steps.push(described(stream.next_or_starved().await));
+        }
+        steps
+    });
+    let line = format!("{}y", "x".repeat(FRAME_HERE_BYTES + 1000));
+    assert_eq!(steps, ["starved", "starved", &line, "last", "end"]);
+}
+
+#[test]
+fn a_waiting_consumer_gets_what_the_background_frames_and_then_the_end() {
+    let steps = settles(async {
+        let (feed, input) = fed(1024 * 1024, 64 * 1024);
+        let stream = ReadStream::fed(
+            Source::new(input, None, 64 * 1024),
+            LineFramer::new(Encoding::Utf8),
+        );
+        let mut steps = Vec::new();
+        let lines = "line\n".repeat(FRAME_HERE_BYTES / 5 + 100);
+        feed.push(lines.as_bytes());
+        steps.push(described(stream.next_or_starved().await));
+        steps.push(described(stream.next_or_starved().await));
+        feed.end();
+        steps.push(described(stream.next_or_starved().await));
+        steps
+    });
+    let lines = "line\n".repeat(FRAME_HERE_BYTES / 5 + 100);
+    assert_eq!(
+        steps,
+        [lines.trim_end_matches('\n'), "starved", "end"],
+        "the lines, then a wait that finds all framed and sent, then the end"
+    );
+}
