@@ -462,6 +462,54 @@ test('a symbolic link re-pointed into a loop, then to a file: waited through as 
   t.deepEqual(await within(next, LINE_QUIET_MS, 'the line of the file the link names again'), line('after the loop'))
 })
 
+test('a symbolic link re-pointed into a directory not made yet: read there once it is made', async (t) => {
+  const { linkDir, second, link, reader } = await followingALink(t, 'into-new-dir')
+  const above = path.dirname(second)
+  const target = path.join(above, 'day2', 'app.log')
+  fs.symlinkSync(target, path.join(linkDir, 'next.log'))
+  fs.renameSync(path.join(linkDir, 'next.log'), link)
+  const next = reader.next()
+  // The follower waits for `day2` in the nearest directory there; it watched nothing there before.
+  const aboveIno = fs.statSync(above).ino.toString(16)
+  await until(
+    () => inotifyMasks().some((watch) => watch.ino === aboveIno),
+    'the follower to watch where the directory will be made',
+  )
+  fs.mkdirSync(path.dirname(target))
+  fs.writeFileSync(target, 'in the new directory\n')
+  t.deepEqual(
+    await within(next, LINE_QUIET_MS, 'the line of the target in the directory made after the link'),
+    line('in the new directory'),
+  )
+})
+
+test('a directory deleted and made again, with the one above it: the new file is read from its start', async (t) => {
+  const top = temp.path('deleted-dirs')
+  const dir = path.join(top, 'a', 'b')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'one\n')
+  const reader = followLines(file, { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line('one'))
+  const next = reader.next()
+  fs.rmSync(path.join(top, 'a'), { recursive: true })
+  // Once it has seen the deletion, the follower waits for `a` in `top`, the nearest directory
+  // there; it watched nothing there before.
+  const topIno = fs.statSync(top).ino.toString(16)
+  await until(() => inotifyMasks().some((watch) => watch.ino === topIno), 'the follower to watch the directory above')
+  fs.mkdirSync(path.join(top, 'a'))
+  fs.mkdirSync(dir)
+  fs.writeFileSync(file, 'two\n')
+  t.deepEqual(await within(next, LINE_QUIET_MS, 'the line of the file in the directories made again'), line('two'))
+  // Deleted and made again at once, before the watcher has seen the deletion.
+  const again = reader.next()
+  fs.rmSync(path.join(top, 'a'), { recursive: true })
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(file, 'three\n')
+  t.deepEqual(await within(again, LINE_QUIET_MS, 'the line of the file made again at once'), line('three'))
+})
+
 test('the file is watched for writes and its directory only for names: writing to a neighbour wakes nothing', async (t) => {
   const IN_MODIFY = 0x2
   const IN_CREATE = 0x100

@@ -8,7 +8,10 @@
 //! watched for writes (a rotated log's new file, or the new target of a re-pointed symbolic
 //! link), and so is the directory of a link's new target, before the follower is called. So a
 //! write to the new file either comes after the watch and raises an event, or before the call
-//! and is read by the follower then.
+//! and is read by the follower then. While the path names nothing, the name of its directory
+//! is listened to in the directory above as well, and a missing directory is waited for in
+//! the nearest one there (see `names_of`): a log directory deleted and made again, with or
+//! without the directories above it, is followed into.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -19,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
-use super::{names_of, Calls, Change, Listeners, OnChange};
+use super::{canonical_dir_and_name, names_of, Calls, Change, Listeners, OnChange};
 
 /// What a followed file is watched for.
 const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
@@ -34,6 +37,9 @@ fn name_events() -> WatchMask {
         | WatchMask::MOVE_SELF
         | WatchMask::ONLYDIR
 }
+
+/// The most looks [`State::repoint`] takes at a path whose names keep changing under it.
+const MAX_LOOKS: usize = 8;
 
 /// The events read at once: many writes between two reads come in one read, and the followers
 /// they concern are called once each.
@@ -57,7 +63,7 @@ impl Registration {
         // Dropped on failure, removing what was added.
         let registration = Registration { id };
         for (dir, name) in names_of(path)? {
-            state.listen_to_name(id, &dir, name)?;
+            state.listen_to_nearest(id, dir, name)?;
         }
         match state.watch_file(id) {
             // The file may come later: its directory's events will say so.
@@ -195,8 +201,20 @@ impl State {
         }
         let wd = wd.get_watch_descriptor_id();
         if mask.contains(EventMask::IGNORED) {
-            // The kernel dropped the watch: its file or directory is gone.
-            return self.forget_watch(wd);
+            // The kernel dropped the watch: its file or directory is gone. Who listened to
+            // names in a directory now waits for it to be made again, in the nearest directory
+            // above that is there (see `names_of`), and looks at its path once: it may have been
+            // made again, file and all, before this watch was taken.
+            let ids = self.forget_watch(wd);
+            for &id in &ids {
+                self.repoint(id);
+            }
+            for id in ids {
+                if let Some(listener) = self.listeners.get(&id) {
+                    calls.add(id, Change::Named, &listener.on_change);
+                }
+            }
+            return;
         }
         if mask.contains(EventMask::MOVE_SELF) {
             // A watched directory moved: its watch no longer stands for its old path, where a
@@ -256,6 +274,24 @@ impl State {
         Ok(())
     }
 
+    /// [`Self::listen_to_name`], or, when `dir` is gone by the time it is watched (deleted
+    /// since [`names_of`] found it), the same in the nearest directory above that is there.
+    fn listen_to_nearest(
+        &mut self,
+        id: u64,
+        mut dir: PathBuf,
+        mut name: OsString,
+    ) -> io::Result<()> {
+        loop {
+            match self.listen_to_name(id, &dir, name) {
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    (dir, name) = canonical_dir_and_name(&dir)?;
+                }
+                listened => return listened,
+            }
+        }
+    }
+
     /// Watches the file `id`'s path names now for writes (through a symbolic link, its target).
     fn watch_file(&mut self, id: u64) -> io::Result<()> {
         let Some(listener) = self.listeners.get(&id) else {
@@ -289,18 +325,31 @@ impl State {
     /// Looks again at what `id`'s path names after a name came or went: watches the file
     /// there now and the directories of its names, then lets go of the ones before. A
     /// directory that cannot be watched any more keeps its old watch; a file that cannot be
-    /// watched is looked for again at the next name event.
+    /// watched is looked for again at the next name event. A name that changed between the
+    /// look and the watches raised no event for them, so it looks once more when they stand,
+    /// until what it watches is what it finds (a few times at most: a directory removed with
+    /// everything in it, as `rm -rf` does, while the watcher follows it up the tree).
     fn repoint(&mut self, id: u64) {
-        let Some(listener) = self.listeners.get_mut(&id) else {
-            return;
-        };
+        for _ in 0..MAX_LOOKS {
+            let Some((path, watched)) = self.repoint_once(id) else {
+                return;
+            };
+            if names_of(&path).unwrap_or_default() == watched {
+                return;
+            }
+        }
+    }
+
+    /// [`Self::repoint`]'s one look: the path, and the names it found to watch.
+    fn repoint_once(&mut self, id: u64) -> Option<(PathBuf, Vec<(PathBuf, OsString)>)> {
+        let listener = self.listeners.get_mut(&id)?;
         let old_names = std::mem::take(&mut listener.names);
         let old_file = listener.file.take();
         let path = listener.path.clone();
         let names = names_of(&path).unwrap_or_default();
         let mut kept = Vec::new();
-        for (dir, name) in names {
-            if self.listen_to_name(id, &dir, name).is_err() {
+        for (dir, name) in names.clone() {
+            if self.listen_to_nearest(id, dir.clone(), name).is_err() {
                 kept.extend(
                     old_names
                         .iter()
@@ -318,6 +367,7 @@ impl State {
             listener.names.extend(kept);
         }
         self.forget(id, released, old_file);
+        Some((path, names))
     }
 
     fn dir_path(&self, wd: i32) -> Option<&Path> {
@@ -372,17 +422,24 @@ impl State {
         }
     }
 
-    /// A watch the kernel dropped: nobody listens there any more.
-    fn forget_watch(&mut self, wd: i32) {
+    /// A watch the kernel dropped: nobody listens there any more. Returns who listened to
+    /// names there, if it was a directory's.
+    fn forget_watch(&mut self, wd: i32) -> Vec<u64> {
         if self.forget_watch_entry(wd).is_none() {
-            return;
+            return Vec::new();
         }
-        for listener in self.listeners.values_mut() {
+        let mut named_there = Vec::new();
+        for (&id, listener) in self.listeners.iter_mut() {
+            let names = listener.names.len();
             listener.names.retain(|(other, _)| *other != wd);
+            if listener.names.len() < names {
+                named_there.push(id);
+            }
             if listener.file == Some(wd) {
                 listener.file = None;
             }
         }
+        named_there
     }
 
     fn forget_watch_entry(&mut self, wd: i32) -> Option<Watched> {

@@ -11,7 +11,7 @@
 //! Windows, each watching the directories.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -137,12 +137,31 @@ impl<L> std::ops::DerefMut for Listeners<L> {
 /// is a symbolic link, its target's too (the target can be renamed or replaced in its own
 /// directory, or, for a link re-pointed before its new target was made, be created there).
 fn names_of(path: &Path) -> io::Result<Vec<(PathBuf, OsString)>> {
-    let mut names = vec![canonical_dir_and_name(path)?];
+    let mut names = Vec::new();
+    add_names(&mut names, canonical_dir_and_name(path)?);
     let target = link_target(path).and_then(|target| canonical_dir_and_name(&target).ok());
-    if let Some(target) = target.filter(|target| *target != names[0]) {
-        names.push(target);
+    if let Some(target) = target {
+        add_names(&mut names, target);
     }
     Ok(names)
+}
+
+/// Adds `dir` and `name` to `names`, and, while nothing has that name there, `dir`'s own name
+/// in the directory above: the follower waits for the name to come, and if `dir` is deleted
+/// or moved meanwhile, it has to wait for `dir` to come back instead. No event of `dir` itself
+/// says so in time: a deleted directory's watch ends only once nothing holds it, and a file
+/// of it that the follower still has open does.
+fn add_names(names: &mut Vec<(PathBuf, OsString)>, (dir, name): (PathBuf, OsString)) {
+    let waiting = matches!(dir.join(&name).symlink_metadata(), Err(err) if err.kind() == io::ErrorKind::NotFound);
+    let above = waiting
+        .then(|| canonical_dir_and_name(&dir).ok())
+        .flatten()
+        .filter(|(above, _)| *above != dir);
+    for listened in std::iter::once((dir, name)).chain(above) {
+        if !names.contains(&listened) {
+            names.push(listened);
+        }
+    }
 }
 
 /// What `path` leads to once its links are followed: the file (`path` itself when it is no
@@ -154,11 +173,25 @@ fn link_target(path: &Path) -> Option<PathBuf> {
     })
 }
 
-/// The canonical form of the directory of `path`, and its name there. Directories are watched
-/// by their canonical path only: the OS watches a directory once however it is named (through
-/// a symbolic link, say), and reports its events under one of those names, which must be the
-/// one listeners are found by.
-fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
+/// The canonical form of the directory of `path`, and its name there; when that directory is
+/// not there (deleted, or not made yet), the nearest directory above it that is, and the name
+/// of the next one down, whose making is the change to wait for. Directories are watched by
+/// their canonical path only: the OS watches a directory once however it is named (through a
+/// symbolic link, say), and reports its events under one of those names, which must be the one
+/// listeners are found by.
+pub(crate) fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
+    let (mut dir, mut name) = dir_and_name(path)?;
+    loop {
+        match std::fs::canonicalize(dir) {
+            Ok(canonical) => return Ok((canonical, name.to_owned())),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => (dir, name) = dir_and_name(dir)?,
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// The directory `path` is in (`.` for a bare name) and its name there.
+fn dir_and_name(path: &Path) -> io::Result<(&Path, &OsStr)> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     };
@@ -167,5 +200,5 @@ fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsString)> {
     } else {
         dir
     };
-    Ok((std::fs::canonicalize(dir)?, name.to_owned()))
+    Ok((dir, name))
 }
