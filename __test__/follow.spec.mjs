@@ -740,15 +740,18 @@ async function followedInOwnDirectory(t, name, first) {
   return { dir, file, reader }
 }
 
-test('a follower made after its directory was moved aside and made again sees its rotations', async (t) => {
+test('a directory moved aside and made again: its follower reads on in the old file, then the new one; a follower made later sees its rotations', async (t) => {
   // The watch of the moved directory, found by its old path, stood for the new one.
   const { dir, file, reader: first } = await followedInOwnDirectory(t, 'moved-aside', 'old')
   fs.renameSync(dir, `${dir}.old`)
-  // The first follower stays on the file it has open, as GNU tail -F does.
+  // The first follower stays on the file it has open, as GNU tail -F does, until a file is at
+  // its path again.
   fs.appendFileSync(path.join(`${dir}.old`, 'app.log'), 'old 2\n')
   t.deepEqual(await first.next(), line('old 2'))
+  const firstNext = first.next()
   fs.mkdirSync(dir)
   fs.writeFileSync(file, 'one\n')
+  t.deepEqual(await within(firstNext, LINE_QUIET_MS, 'the line of the file in the directory made again'), line('one'))
   const reader = followLines(file, { start: 0 })
   t.teardown(() => reader.close())
   t.deepEqual(await reader.next(), line('one'))

@@ -206,22 +206,19 @@ impl State {
             // above that is there (see `names_of`), and looks at its path once: it may have been
             // made again, file and all, before this watch was taken.
             let ids = self.forget_watch(wd);
-            for &id in &ids {
-                self.repoint(id);
-            }
-            for id in ids {
-                if let Some(listener) = self.listeners.get(&id) {
-                    calls.add(id, Change::Named, &listener.on_change);
-                }
-            }
-            return;
+            return self.repoint_and_call(ids, calls);
         }
         if mask.contains(EventMask::MOVE_SELF) {
             // A watched directory moved: its watch no longer stands for its old path, where a
             // follower made later must watch the directory there now. Who listens to names in
-            // it stays, as on a file of it that they have open.
+            // it looks at its path again: it names nothing now, until a directory is made
+            // there again (a file of the moved one that a follower has open stays watched).
             self.dirs.retain(|_, number| *number != wd);
-            return;
+            let ids: Vec<u64> = match self.watched.get(&wd).map(|watched| &watched.what) {
+                Some(WatchedKind::Dir(_, names)) => names.values().flatten().copied().collect(),
+                _ => return,
+            };
+            return self.repoint_and_call(ids, calls);
         }
         let (ids, change) = match (self.watched.get(&wd).map(|watched| &watched.what), name) {
             (Some(WatchedKind::File(ids)), _) => (ids.clone(), Change::Written),
@@ -237,6 +234,20 @@ impl State {
         for id in ids {
             if let Some(listener) = self.listeners.get(&id) {
                 calls.add(id, change, &listener.on_change);
+            }
+        }
+    }
+
+    /// Looks again at the paths of `ids` (see [`Self::repoint`]), and has each called once.
+    fn repoint_and_call(&mut self, mut ids: Vec<u64>, calls: &mut Calls) {
+        ids.sort_unstable();
+        ids.dedup();
+        for &id in &ids {
+            self.repoint(id);
+        }
+        for id in ids {
+            if let Some(listener) = self.listeners.get(&id) {
+                calls.add(id, Change::Named, &listener.on_change);
             }
         }
     }
@@ -325,7 +336,8 @@ impl State {
     /// Looks again at what `id`'s path names after a name came or went: watches the file
     /// there now and the directories of its names, then lets go of the ones before. A
     /// directory that cannot be watched any more keeps its old watch; a file that cannot be
-    /// watched is looked for again at the next name event. A name that changed between the
+    /// watched is looked for again at the next name event, and the file watched before stays
+    /// watched meanwhile. A name that changed between the
     /// look and the watches raised no event for them, so it looks once more when they stand,
     /// until what it watches is what it finds (a few times at most: a directory removed with
     /// everything in it, as `rm -rf` does, while the watcher follows it up the tree).
@@ -359,6 +371,15 @@ impl State {
             }
         }
         let _ = self.watch_file(id);
+        // A path that names no file now keeps the watch of the one it named: its follower
+        // still reads it (renamed away, or in a directory moved away) until a new file comes.
+        let old_file = match self.listeners.get_mut(&id) {
+            Some(listener) if listener.file.is_none() => {
+                listener.file = old_file;
+                None
+            }
+            _ => old_file,
+        };
         let released: Vec<_> = old_names
             .into_iter()
             .filter(|name| !kept.contains(name))
