@@ -483,6 +483,44 @@ test('a symbolic link re-pointed into a directory not made yet: read there once 
   )
 })
 
+test("a directory link on the way re-pointed, as a deployment's `current` is: the old file to its end, then the new one", async (t) => {
+  const base = temp.path('deploys')
+  for (const release of ['r1', 'r2']) fs.mkdirSync(path.join(base, 'releases', release, 'log'), { recursive: true })
+  const logOf = (release) => path.join(base, 'releases', release, 'log', 'app.log')
+  fs.writeFileSync(logOf('r1'), 'r1 one\n')
+  fs.symlinkSync(path.join('releases', 'r1'), path.join(base, 'current'))
+  const reader = followLines(path.join(base, 'current', 'log', 'app.log'), { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line('r1 one'))
+  const next = reader.next()
+  fs.writeFileSync(logOf('r2'), 'r2 one\n')
+  // Re-pointed as `ln -sfn` does: a new link renamed over the old one.
+  fs.symlinkSync(path.join('releases', 'r2'), path.join(base, 'next'))
+  fs.renameSync(path.join(base, 'next'), path.join(base, 'current'))
+  t.deepEqual(await within(next, LINE_QUIET_MS, 'the first line of the new release'), line('r2 one'))
+  fs.appendFileSync(logOf('r2'), 'r2 two\n')
+  t.deepEqual(await within(reader.next(), LINE_QUIET_MS, 'a line written to the new release'), line('r2 two'))
+})
+
+test('a link to a link whose inner link is re-pointed: followed like a rename', async (t) => {
+  const base = temp.path('link-to-link')
+  fs.mkdirSync(path.join(base, 'inner'), { recursive: true })
+  const [first, second] = [path.join(base, 'first.log'), path.join(base, 'second.log')]
+  fs.writeFileSync(first, 'first\n')
+  fs.writeFileSync(second, 'second\n')
+  const inner = path.join(base, 'inner', 'current')
+  fs.symlinkSync(first, inner)
+  const outer = path.join(base, 'app.log')
+  fs.symlinkSync(inner, outer)
+  const reader = followLines(outer, { start: 0 })
+  t.teardown(() => reader.close())
+  t.deepEqual(await reader.next(), line('first'))
+  const next = reader.next()
+  fs.symlinkSync(second, path.join(base, 'inner', 'next'))
+  fs.renameSync(path.join(base, 'inner', 'next'), inner)
+  t.deepEqual(await within(next, LINE_QUIET_MS, "the line of the inner link's new target"), line('second'))
+})
+
 test('a directory deleted and made again, with the one above it: the new file is read from its start', async (t) => {
   const top = temp.path('deleted-dirs')
   const dir = path.join(top, 'a', 'b')

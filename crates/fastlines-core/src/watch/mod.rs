@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 #[cfg(target_os = "linux")]
@@ -133,17 +133,86 @@ impl<L> std::ops::DerefMut for Listeners<L> {
     }
 }
 
-/// The directories (canonical) and names whose changes concern `path`: its own, and, when it
-/// is a symbolic link, its target's too (the target can be renamed or replaced in its own
-/// directory, or, for a link re-pointed before its new target was made, be created there).
+/// The directories (canonical) and names whose changes concern `path`: its own, every symbolic
+/// link on the way to its file (a directory link such as a deployment's `current`, a link to
+/// a link), and the file's own name where the links lead (the target can be renamed or
+/// replaced in its own directory, or, for a link re-pointed before its new target was made,
+/// be created there). Any of them re-pointed, renamed or replaced changes what the path names.
 fn names_of(path: &Path) -> io::Result<Vec<(PathBuf, OsString)>> {
     let mut names = Vec::new();
     add_names(&mut names, canonical_dir_and_name(path)?);
-    let target = link_target(path).and_then(|target| canonical_dir_and_name(&target).ok());
-    if let Some(target) = target {
+    let (links, target) = links_on(path);
+    for link in links {
+        add_names(&mut names, link);
+    }
+    if let Ok(target) = canonical_dir_and_name(&target) {
         add_names(&mut names, target);
     }
     Ok(names)
+}
+
+/// The most links followed on the way along a path, as Linux's `MAXSYMLINKS`: past it the
+/// path is a loop, which names nothing.
+const MAX_LINKS: usize = 40;
+
+/// The symbolic links met on the way along `path`, each as the directory it is in (with every
+/// link before it followed) and its name there, and where the path leads once they are all
+/// followed: as `realpath` resolves it, but going on past a name that is not there.
+fn links_on(path: &Path) -> (Vec<(PathBuf, OsString)>, PathBuf) {
+    let mut ahead = Vec::new();
+    push_ahead(
+        &mut ahead,
+        &std::env::current_dir().unwrap_or_default().join(path),
+    );
+    let (mut links, mut at) = (Vec::new(), PathBuf::from("/"));
+    while let Some(step) = ahead.pop() {
+        match step {
+            Step::Root(root) => at = root,
+            Step::Up => {
+                at.pop();
+            }
+            Step::Into(name) => {
+                let next = at.join(&name);
+                match std::fs::read_link(&next) {
+                    Ok(target) if links.len() < MAX_LINKS => {
+                        links.push((at.clone(), name));
+                        push_ahead(&mut ahead, &target);
+                    }
+                    _ => at = next,
+                }
+            }
+        }
+    }
+    (links, at)
+}
+
+/// One step along a path (see [`links_on`]).
+enum Step {
+    /// To the root (or a Windows prefix and its root).
+    Root(PathBuf),
+    /// To the directory above.
+    Up,
+    /// Into the name.
+    Into(OsString),
+}
+
+/// Puts the steps along `path` ahead of those left, its first step last (the walk pops them).
+fn push_ahead(ahead: &mut Vec<Step>, path: &Path) {
+    let mut root = PathBuf::new();
+    let mut steps = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir => {
+                root.push(component.as_os_str());
+                steps.clear();
+                steps.push(Step::Root(root.clone()));
+            }
+            Component::CurDir => {}
+            Component::ParentDir => steps.push(Step::Up),
+            Component::Normal(name) => steps.push(Step::Into(name.to_owned())),
+        }
+    }
+    ahead.extend(steps.into_iter().rev());
 }
 
 /// Adds `dir` and `name` to `names`, and, while nothing has that name there, `dir`'s own name
@@ -162,15 +231,6 @@ fn add_names(names: &mut Vec<(PathBuf, OsString)>, (dir, name): (PathBuf, OsStri
             names.push(listened);
         }
     }
-}
-
-/// What `path` leads to once its links are followed: the file (`path` itself when it is no
-/// link), or, for a link to nothing yet, the name the link itself gives.
-fn link_target(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok().or_else(|| {
-        let link = std::fs::read_link(path).ok()?;
-        Some(path.parent().unwrap_or(Path::new(".")).join(link))
-    })
 }
 
 /// The canonical form of the directory of `path`, and its name there; when that directory is
