@@ -15,8 +15,9 @@ use tokio::task::JoinHandle;
 /// Async workers only forward read batches and settle promises; a few are plenty.
 const MAX_WORKER_THREADS: usize = 2;
 
-/// Blocking threads do the reads (one per reader while its trip runs), whole-file counts, and
-/// the `open(2)` of a FIFO, which waits there for a writer as it does in Node. Reads from the
+/// Blocking threads do the reads (one per reader while its trip runs), whole-file counts (a
+/// FIFO's or a terminal's too, awaiting its bytes there), and the `open(2)` of a FIFO where it
+/// waits for a writer, as it does in Node (`readLastLines`, and every reader outside Linux). Reads from the
 /// page cache are CPU-bound, so more threads than this would only contend; readers beyond it
 /// queue for a thread.
 const MAX_BLOCKING_THREADS: usize = 32;
