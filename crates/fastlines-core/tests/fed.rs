@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use fastlines_core::{
-    fed, Encoding, LineFramer, ReadStream, Source, Text, TryNext, FRAME_HERE_BYTES,
+    fed, Batch, Encoding, Feed, LineFramer, ReadStream, Source, Text, TryNext, FRAME_HERE_BYTES,
 };
 
 /// Runs `test` on a runtime of two workers on a thread of its own, and gives its outcome; a
@@ -28,7 +28,7 @@ fn settles<T: Send + 'static>(test: impl std::future::Future<Output = T> + Send 
 }
 
 /// What a wait gave, as text: a batch's lines, "end", or "starved".
-fn described(next: TryNext<fastlines_core::Batch>) -> String {
+fn described(next: TryNext<Batch>) -> String {
     match next {
         TryNext::Ready(Some(Ok(batch))) => match batch.text {
             Text::OneByte(bytes) => String::from_utf8(bytes.to_vec()).expect("ASCII"),
@@ -41,24 +41,32 @@ fn described(next: TryNext<fastlines_core::Batch>) -> String {
     }
 }
 
+/// A fed stream of lines, read 64 KiB at a time, and its feed. Inside a Tokio runtime.
+fn fed_lines() -> (Feed, ReadStream<Batch>) {
+    let (feed, input) = fed(1024 * 1024, 64 * 1024);
+    let stream = ReadStream::fed(
+        Source::new(input, None, 64 * 1024),
+        LineFramer::new(Encoding::Utf8),
+    );
+    (feed, stream)
+}
+
+/// What the next wait of `stream`'s consumer gives (see [`described`]).
+async fn wait(stream: &ReadStream<Batch>) -> String {
+    described(stream.next_or_starved().await)
+}
+
 #[test]
 fn a_waiting_consumer_is_told_to_feed_once_all_it_fed_completes_no_line() {
     let steps = settles(async {
-        let (feed, input) = fed(1024 * 1024, 64 * 1024);
-        let stream = ReadStream::fed(
-            Source::new(input, None, 64 * 1024),
-            LineFramer::new(Encoding::Utf8),
-        );
-        let mut steps = Vec::new();
+        let (feed, stream) = fed_lines();
         // More than the consumer frames on its own thread: the background task frames it.
-        let partial = vec![b'x'; FRAME_HERE_BYTES + 1000];
-        feed.push(&partial);
-        steps.push(described(stream.next_or_starved().await));
-        steps.push(described(stream.next_or_starved().await));
+        feed.push(&vec![b'x'; FRAME_HERE_BYTES + 1000]);
+        let mut steps = vec![wait(&stream).await, wait(&stream).await];
         feed.push(b"y\nlast");
         feed.end();
         for _ in 0..3 {
-            steps.push(described(stream.next_or_starved().await));
+            steps.push(wait(&stream).await);
         }
         steps
     });
@@ -68,22 +76,16 @@ fn a_waiting_consumer_is_told_to_feed_once_all_it_fed_completes_no_line() {
 
 #[test]
 fn a_waiting_consumer_gets_what_the_background_frames_and_then_the_end() {
-    let steps = settles(async {
-        let (feed, input) = fed(1024 * 1024, 64 * 1024);
-        let stream = ReadStream::fed(
-            Source::new(input, None, 64 * 1024),
-            LineFramer::new(Encoding::Utf8),
-        );
-        let mut steps = Vec::new();
-        let lines = "line\n".repeat(FRAME_HERE_BYTES / 5 + 100);
-        feed.push(lines.as_bytes());
-        steps.push(described(stream.next_or_starved().await));
-        steps.push(described(stream.next_or_starved().await));
+    let lines = "line\n".repeat(FRAME_HERE_BYTES / 5 + 100);
+    let fed_lines_text = lines.clone();
+    let steps = settles(async move {
+        let (feed, stream) = fed_lines();
+        feed.push(fed_lines_text.as_bytes());
+        let mut steps = vec![wait(&stream).await, wait(&stream).await];
         feed.end();
-        steps.push(described(stream.next_or_starved().await));
+        steps.push(wait(&stream).await);
         steps
     });
-    let lines = "line\n".repeat(FRAME_HERE_BYTES / 5 + 100);
     assert_eq!(
         steps,
         [lines.trim_end_matches('\n'), "starved", "end"],
