@@ -337,10 +337,10 @@ impl State {
     /// there now and the directories of its names, then lets go of the ones before. A
     /// directory that cannot be watched any more keeps its old watch; a file that cannot be
     /// watched is looked for again at the next name event, and the file watched before stays
-    /// watched meanwhile. A name that changed between the
-    /// look and the watches raised no event for them, so it looks once more when they stand,
-    /// until what it watches is what it finds (a few times at most: a directory removed with
-    /// everything in it, as `rm -rf` does, while the watcher follows it up the tree).
+    /// watched meanwhile. A name that changed between the look and the watches raised no
+    /// event for them, so it looks once more when they stand, until what it watches is what it
+    /// finds (a few times at most: a directory removed with everything in it, as `rm -rf`
+    /// does, while the watcher follows it up the tree).
     fn repoint(&mut self, id: u64) {
         for _ in 0..MAX_LOOKS {
             let Some((path, watched)) = self.repoint_once(id) else {
