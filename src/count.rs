@@ -128,9 +128,10 @@ impl NativeLineCount {
 }
 
 /// Counts the file at `path`, on the blocking thread this runs on: a FIFO or a terminal as its
-/// bytes come, awaited here on the runtime's reactor, so that a cancel stops the count and closes the FIFO at
-/// once, not at the writer's next write (an idle writer held the descriptor and the thread
-/// until it wrote or left); anything else in reads that look for a cancel between them.
+/// bytes come, awaited here on the runtime's reactor, so that a cancel stops the count and
+/// closes it at once, not at the writer's next write (an idle writer held the descriptor and
+/// the thread until it wrote or left); anything else in reads that look for a cancel between
+/// them.
 fn count_path(
     path: &Path,
     options: &ReadOptions,

@@ -110,13 +110,11 @@ impl<T> ItemSender<T> {
 
     /// Puts `item` in if there is room, without waiting.
     pub(crate) fn try_send(&self, item: Item<T>) -> Result<(), TrySendError<Item<T>>> {
-        self.items().try_send(item)?;
-        self.waiter.wake();
-        Ok(())
+        self.try_send_paced(item, &mut WakePace::new(1))
     }
 
-    /// [`Self::try_send`], waking a waiting consumer only when `pace` says so (see
-    /// [`WakePace`]).
+    /// Puts `item` in if there is room, without waiting, waking a waiting consumer only when
+    /// `pace` says so (see [`WakePace`]).
     pub(crate) fn try_send_paced(
         &self,
         item: Item<T>,
