@@ -27,6 +27,13 @@ use super::{canonical_dir_and_name, names_of, Calls, Change, Listeners, OnChange
 /// What a followed file is watched for.
 const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
 
+/// Added to every mask a watch is made with: a file or directory watched already (by another
+/// follower, or looked at again after a name event) keeps its mask, with these events added.
+/// Without it, inotify replaces the mask, and the kernel clears it before setting it again: a
+/// write to a followed file in between raised no event, and its follower, waiting at the end,
+/// saw that line only at the next write.
+const ADD: WatchMask = WatchMask::MASK_ADD;
+
 /// What a followed file's directory is watched for: its names, not its files' contents, and its
 /// own move, after which its watch no longer stands for its path.
 fn name_events() -> WatchMask {
@@ -263,7 +270,7 @@ impl State {
         let wd = match self.dirs.get(dir) {
             Some(&wd) => wd,
             None => {
-                let wd = self.watches.add(dir, name_events())?;
+                let wd = self.watches.add(dir, name_events() | ADD)?;
                 let number = wd.get_watch_descriptor_id();
                 let what = WatchedKind::Dir(dir.to_owned(), HashMap::new());
                 // The same directory under another path gets the same descriptor: share it.
@@ -308,7 +315,7 @@ impl State {
         let Some(listener) = self.listeners.get(&id) else {
             return Ok(());
         };
-        let wd = self.watches.add(&listener.path, FILE_EVENTS)?;
+        let wd = self.watches.add(&listener.path, FILE_EVENTS | ADD)?;
         let number = wd.get_watch_descriptor_id();
         if let Some(Watched {
             what: WatchedKind::Dir(..),
@@ -316,7 +323,9 @@ impl State {
         }) = self.watched.get(&number)
         {
             // The path names a directory other followers watch for names (its reading fails
-            // with EISDIR): inotify gave its watch this mask in place of theirs. Give it back.
+            // with EISDIR): inotify added writes to their mask, which would call them for every
+            // write to a file in it. Take them off (this one replaces the mask: for an instant
+            // the directory is watched for nothing, a price only following a directory pays).
             self.watches.add(&listener.path, name_events())?;
             return Ok(());
         }
@@ -484,6 +493,7 @@ fn remove_one(ids: &mut Vec<u64>, id: u64) {
 #[cfg(test)]
 mod tests {
     use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc;
     use std::time::Duration;
 
@@ -564,6 +574,62 @@ mod tests {
             "the new target appeared and grew: the follower is called"
         );
         std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// A follower starting (or looking again after a name event) watches a file that others
+    /// may watch already. Re-adding a watch with the same mask replaces it, and the kernel
+    /// clears the mask before setting it again: a write in between raised no event, and a
+    /// follower waiting at the end of the file missed that line until the next write. A write's
+    /// event is queued before `write(2)` returns, so each write is checked at once.
+    #[test]
+    fn a_file_watched_again_while_it_is_written_loses_no_write() {
+        const WRITES: usize = 200_000;
+        let dir = scratch_dir("again");
+        let path = dir.join("app.log");
+        append(&path, "");
+        let mut inotify = Inotify::init().expect("inotify"); // reads do not wait
+        let state = Arc::new(Mutex::new(State::new(inotify.watches())));
+        let listener = |state: &mut State, path: &Path| {
+            state.listeners.add(Listener {
+                path: path.to_owned(),
+                on_change: Arc::new(|_| {}),
+                names: Vec::new(),
+                file: None,
+            })
+        };
+        let waiting = listener(&mut lock(&state), &path);
+        lock(&state).watch_file(waiting).expect("watched");
+        let writing = Arc::new(AtomicBool::new(true));
+        let others = std::thread::spawn({
+            let (state, writing, path) = (Arc::clone(&state), Arc::clone(&writing), path.clone());
+            move || {
+                while writing.load(Ordering::Relaxed) {
+                    let mut state = lock(&state);
+                    let other = listener(&mut state, &path);
+                    state.watch_file(other).expect("watched");
+                    let gone = state.listeners.remove(&other).expect("listening");
+                    state.forget(other, gone.names, gone.file);
+                }
+            }
+        });
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open to append");
+        let mut buffer = vec![0; EVENT_BUFFER_BYTES];
+        let mut lost = 0;
+        for _ in 0..WRITES {
+            file.write_all(b"x").expect("append");
+            match inotify.read_events(&mut buffer) {
+                Ok(events) => lost += usize::from(events.count() == 0),
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => lost += 1,
+                Err(err) => panic!("reading events: {err}"),
+            }
+        }
+        writing.store(false, Ordering::Relaxed);
+        others.join().expect("joined");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(lost, 0, "writes that raised no event, of {WRITES}");
     }
 
     /// One directory under two paths, as a bind mount shows it (here `dir` and `dir/sub/..`,
