@@ -339,10 +339,21 @@ test('close() closes the file at once even when every blocking thread is busy', 
   const run = await runFixture('stress-busy-pool.mjs', [file, dir], { quietMs: 3_500 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { closed, closeMs, fileOpenAfterClose, pendingStep } = JSON.parse(run.stdout)
-  t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by counts of FIFOs`)
+  t.log(`close() took ${closeMs.toFixed(1)} ms with all 32 blocking threads held by readLastLines of FIFOs`)
   t.true(closed, 'close() waited for a blocking thread')
   t.false(fileOpenAfterClose)
   t.deepEqual(pendingStep, { done: true }, 'the step waiting for the queued read ended with close()')
+})
+
+test('counts of FIFOs waiting for their bytes hold no blocking thread', async (t) => {
+  const file = temp.file(numberedLines(1000), 'counted-beside-fifos.txt')
+  const dir = fs.mkdtempSync(`${temp.dir}/quiet-fifos-`)
+  const run = await runFixture('stress-quiet-fifos.mjs', [file, dir], { quietMs: 1_000 })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const { fileLines, waitingMeanwhile, fifoLines } = JSON.parse(run.stdout)
+  t.is(fileLines, 1000, 'the file was counted while 40 counts of FIFOs waited')
+  t.is(waitingMeanwhile, 40)
+  t.deepEqual(fifoLines, Array(40).fill(2))
 })
 
 test('a worker terminated while counting an endless device stops the count', async (t) => {

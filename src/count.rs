@@ -1,6 +1,7 @@
 //! The line count behind `countLines`: of a file or descriptor, run on the blocking pool, or of
 //! a fed source or pipe, run on the runtime's workers; making no strings either way.
 
+use std::future::Future;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +20,7 @@ use tokio::sync::Notify;
 use crate::byte_source::{NativeByteSource, Opened};
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
-use crate::runtime::{spawn_blocking_promise, spawn_promise};
+use crate::runtime::{spawn_blocking_promise, spawn_blocking_then_promise, spawn_promise, Then};
 use crate::teardown::{register, Registration, Stop};
 
 /// A line count, which `cancel()` stops, as do finalizing this object (collected, or its
@@ -36,7 +37,8 @@ pub struct NativeLineCount {
 /// What is counted.
 enum Counted {
     /// A file, read on the blocking pool (in parts as `Threads` says), which checks for a
-    /// cancel between reads.
+    /// cancel between reads; a FIFO or a terminal at the path, as its bytes come, on the
+    /// runtime's workers.
     Path(PathBuf, ReadOptions, Threads),
     /// A byte source, until `count()` takes it.
     Source(Mutex<Option<Opened>>),
@@ -95,14 +97,8 @@ impl NativeLineCount {
         match &self.counted {
             Counted::Path(path, options, threads) => {
                 let (path, options, threads) = (path.clone(), *options, *threads);
-                spawn_blocking_promise(env, move || -> CountStep {
-                    to_step(count_path(
-                        &path,
-                        &options,
-                        filter.as_deref(),
-                        threads,
-                        &cancel,
-                    ))
+                spawn_blocking_then_promise(env, move || {
+                    count_path(&path, &options, filter, threads, cancel)
                 })
             }
             Counted::Source(source) => {
@@ -127,26 +123,29 @@ impl NativeLineCount {
     }
 }
 
-/// Counts the file at `path`, on the blocking thread this runs on: a FIFO or a terminal as its
-/// bytes come, awaited here on the runtime's reactor, so that a cancel stops the count and
-/// closes it at once, not at the writer's next write (an idle writer held the descriptor and
-/// the thread until it wrote or left); anything else in reads that look for a cancel between
-/// them.
+/// Counts the file at `path` on the blocking thread this runs on, checking for a cancel between
+/// reads; or, for a FIFO or a terminal, gives the count to await on the runtime's workers as its
+/// bytes come: waiting for a writer holds no thread (32 quiet FIFOs held every one), and a
+/// cancel stops the count and closes the descriptor at once, not at the writer's next write.
 fn count_path(
     path: &Path,
     options: &ReadOptions,
-    filter: Option<&LineFilter>,
+    filter: Option<Arc<LineFilter>>,
     threads: Threads,
-    cancel: &Cancel,
-) -> std::result::Result<Option<u64>, ReadError> {
-    match open_unblocked(path, options)?.into_reads()? {
-        Reads::Ready(source) => tokio::runtime::Handle::current().block_on(async {
-            tokio::select! {
-                counted = count_lines_async(source, filter) => counted.map(Some),
-                () = cancel.cancelled() => Ok(None),
-            }
-        }),
-        Reads::Blocking(source) => count_opened(source, filter, threads, &cancel.flag),
+    cancel: Arc<Cancel>,
+) -> Then<CountStep, impl Future<Output = CountStep>> {
+    let reads = open_unblocked(path, options)
+        .and_then(Source::into_reads)
+        .map_err(ReadError::from);
+    match reads {
+        Ok(Reads::Ready(source)) => Then::Await(count_until_cancelled(source, filter, cancel)),
+        Ok(Reads::Blocking(source)) => Then::Done(to_step(count_opened(
+            source,
+            filter.as_deref(),
+            threads,
+            &cancel.flag,
+        ))),
+        Err(err) => Then::Done(to_step(Err(err))),
     }
 }
 
@@ -160,13 +159,22 @@ fn count_async<'env, I>(
 where
     I: AsyncRead + Unpin + Send + 'static,
 {
-    spawn_promise(env, async move {
-        let count = count_lines_async(source, filter.as_deref());
-        tokio::select! {
-            counted = count => to_step(counted.map(Some)),
-            () = cancel.cancelled() => None,
-        }
-    })
+    spawn_promise(env, count_until_cancelled(source, filter, cancel))
+}
+
+/// [`count_lines_async`] of `source`, or `null` once `cancel` stops it.
+async fn count_until_cancelled<I>(
+    source: Source<I>,
+    filter: Option<Arc<LineFilter>>,
+    cancel: Arc<Cancel>,
+) -> CountStep
+where
+    I: AsyncRead + Unpin + Send + 'static,
+{
+    tokio::select! {
+        counted = count_lines_async(source, filter.as_deref()) => to_step(counted.map(Some)),
+        () = cancel.cancelled() => None,
+    }
 }
 
 /// What a count gives JS: the count, a failure, or `null` when it was cancelled.

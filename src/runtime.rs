@@ -3,23 +3,22 @@
 //! runtime handed to it is replaced by its default one once every env that loaded the addon has
 //! exited (say, a pool of recycled workers).
 
-use std::future::Future;
+use std::future::{Future, Ready};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use napi::bindgen_prelude::{retain_current_module_for_unload_safety, Object, Result, ToNapiValue};
-use napi::{Env, Error};
+use napi::{Env, Error, JsDeferred};
 use tokio::runtime::{Builder, Runtime};
 use tokio::task::JoinHandle;
 
 /// Async workers only forward read batches and settle promises; a few are plenty.
 const MAX_WORKER_THREADS: usize = 2;
 
-/// Blocking threads do the reads (one per reader while its trip runs), whole-file counts (a
-/// FIFO's or a terminal's too, awaiting its bytes there), and the `open(2)` of a FIFO where it
-/// waits for a writer, as it does in Node (`readLastLines`, and every reader outside Linux). Reads from the
-/// page cache are CPU-bound, so more threads than this would only contend; readers beyond it
-/// queue for a thread.
+/// Blocking threads do the reads (one per reader while its trip runs), whole-file counts, and the
+/// `open(2)` of a FIFO where it waits for a writer, as it does in Node (`readLastLines`, and
+/// every reader outside Linux). Reads from the page cache are CPU-bound, so more threads than
+/// this would only contend; readers beyond it queue for a thread.
 const MAX_BLOCKING_THREADS: usize = 32;
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -69,10 +68,29 @@ where
     T: ToNapiValue + Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    spawn_blocking_then_promise(env, move || Then::<T, Ready<T>>::Done(work()))
+}
+
+/// What blocking work gives: its value, or what is left to await, which must not hold a
+/// blocking thread while it waits (the bytes of a pipe, which may never come).
+pub enum Then<T, F> {
+    Done(T),
+    Await(F),
+}
+
+/// Like [`spawn_blocking_promise`], for blocking `work` that may find that what is left is to
+/// wait: that is awaited on the runtime's workers, which settle the promise.
+pub fn spawn_blocking_then_promise<'env, T, W, F>(env: &'env Env, work: W) -> Result<Object<'env>>
+where
+    T: ToNapiValue + Send + 'static,
+    W: FnOnce() -> Then<T, F> + Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
     let runtime = runtime()?;
     let (deferred, promise) = env.create_deferred()?;
     runtime.spawn_blocking(move || match catch_unwind(AssertUnwindSafe(work)) {
-        Ok(value) => deferred.resolve(move |_| Ok(value)),
+        Ok(Then::Done(value)) => resolve(deferred, value),
+        Ok(Then::Await(rest)) => settle_when_done(runtime, deferred, runtime.spawn(rest)),
         Err(_) => deferred.reject(Error::from_reason(
             "fastlines failed: a native task panicked",
         )),
@@ -80,8 +98,7 @@ where
     Ok(promise)
 }
 
-/// A promise that settles when `task` ends: with its value, or rejected if it panicked. Either
-/// way it settles, so it never holds the event loop open for nothing.
+/// A promise that settles when `task` ends (see [`settle_when_done`]).
 fn settle_with<'env, T>(
     env: &'env Env,
     runtime: &Runtime,
@@ -91,13 +108,30 @@ where
     T: ToNapiValue + Send + 'static,
 {
     let (deferred, promise) = env.create_deferred()?;
+    settle_when_done(runtime, deferred, task);
+    Ok(promise)
+}
+
+/// A promise to settle from the runtime's threads. Its resolver is boxed so that the work that
+/// settles it and a task it hands that on to resolve it alike.
+type Deferred<T> = JsDeferred<T, Box<dyn FnOnce(Env) -> Result<T> + Send>>;
+
+fn resolve<T: ToNapiValue + Send + 'static>(deferred: Deferred<T>, value: T) {
+    deferred.resolve(Box::new(move |_| Ok(value)));
+}
+
+/// Settles `deferred` when `task` ends: with its value, or rejected if it panicked. Either way
+/// it settles, so it never holds the event loop open for nothing.
+fn settle_when_done<T>(runtime: &Runtime, deferred: Deferred<T>, task: JoinHandle<T>)
+where
+    T: ToNapiValue + Send + 'static,
+{
     runtime.spawn(async move {
         match task.await {
-            Ok(value) => deferred.resolve(move |_| Ok(value)),
+            Ok(value) => resolve(deferred, value),
             Err(failed) => {
                 deferred.reject(Error::from_reason(format!("fastlines failed: {failed}")))
             }
         }
     });
-    Ok(promise)
 }
