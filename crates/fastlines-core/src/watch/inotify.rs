@@ -311,10 +311,16 @@ impl State {
     }
 
     /// Watches the file `id`'s path names now for writes (through a symbolic link, its target).
+    /// A directory there is not watched: its follower fails at its first read (`EISDIR`), and a
+    /// watch of it for writes, made first, would stand for its watch for names too, which other
+    /// followers of files in it make later (and would be removed with it).
     fn watch_file(&mut self, id: u64) -> io::Result<()> {
         let Some(listener) = self.listeners.get(&id) else {
             return Ok(());
         };
+        if std::fs::metadata(&listener.path)?.is_dir() {
+            return Ok(());
+        }
         let wd = self.watches.add(&listener.path, FILE_EVENTS | ADD)?;
         let number = wd.get_watch_descriptor_id();
         if let Some(Watched {
@@ -322,10 +328,10 @@ impl State {
             ..
         }) = self.watched.get(&number)
         {
-            // The path names a directory other followers watch for names (its reading fails
-            // with EISDIR): inotify added writes to their mask, which would call them for every
+            // The path named a directory other followers watch for names by the time it was
+            // watched: inotify added writes to their mask, which would call them for every
             // write to a file in it. Take them off (this one replaces the mask: for an instant
-            // the directory is watched for nothing, a price only following a directory pays).
+            // the directory is watched for nothing, a price only such a race pays).
             self.watches.add(&listener.path, name_events())?;
             return Ok(());
         }
@@ -546,6 +552,28 @@ mod tests {
             Ok(Change::Written),
             "the file created at the path is watched for writes"
         );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// A follower of a directory (a mistake: its first read fails) that starts before a follower
+    /// of a file in it: the directory's one watch descriptor was made as a file's, so the second
+    /// follower's names were never listened to, and the watch went with the first follower.
+    #[test]
+    fn a_follower_of_a_directory_leaves_the_names_in_it_to_other_followers() {
+        let dir = scratch_dir("directory");
+        let path = dir.join("app.log");
+        append(&path, "");
+        let mistaken = Registration::new(&dir, Arc::new(|_| {})).expect("watched");
+        let (sender, calls) = mpsc::channel();
+        let on_change: OnChange = Arc::new(move |change| {
+            let _ = sender.send(change);
+        });
+        let _registration = Registration::new(&path, on_change).expect("watched");
+        std::fs::rename(&path, dir.join("app.log.1")).expect("rename");
+        until_named(&calls);
+        drop(mistaken);
+        append(&path, "");
+        until_named(&calls);
         std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
