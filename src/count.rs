@@ -110,8 +110,12 @@ impl NativeLineCount {
                             to_step(count_blocking(source, filter.as_deref(), &cancel.flag))
                         })
                     }
-                    Some(Opened::Fed(source)) => count_async(env, source, filter, cancel),
-                    Some(Opened::Ready(source)) => count_async(env, source, filter, cancel),
+                    Some(Opened::Fed(source)) => {
+                        spawn_promise(env, count_until_cancelled(source, filter, cancel))
+                    }
+                    Some(Opened::Ready(source)) => {
+                        spawn_promise(env, count_until_cancelled(source, filter, cancel))
+                    }
                 }
             }
         }
@@ -149,20 +153,7 @@ fn count_path(
     }
 }
 
-/// Counts `source` on the runtime's workers (see `count_lines_async`), until `cancel` stops it.
-fn count_async<'env, I>(
-    env: &'env Env,
-    source: Source<I>,
-    filter: Option<Arc<LineFilter>>,
-    cancel: Arc<Cancel>,
-) -> Result<Object<'env>>
-where
-    I: AsyncRead + Unpin + Send + 'static,
-{
-    spawn_promise(env, count_until_cancelled(source, filter, cancel))
-}
-
-/// [`count_lines_async`] of `source`, or `null` once `cancel` stops it.
+/// [`count_lines_async`] of `source`, on the runtime's workers, or `null` once `cancel` stops it.
 async fn count_until_cancelled<I>(
     source: Source<I>,
     filter: Option<Arc<LineFilter>>,

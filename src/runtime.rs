@@ -112,8 +112,8 @@ where
     Ok(promise)
 }
 
-/// A promise to settle from the runtime's threads. Its resolver is boxed so that the work that
-/// settles it and a task it hands that on to resolve it alike.
+/// A promise to settle from the runtime's threads. Its resolver is boxed, so that blocking work
+/// and the task it hands what is left to can each resolve it.
 type Deferred<T> = JsDeferred<T, Box<dyn FnOnce(Env) -> Result<T> + Send>>;
 
 fn resolve<T: ToNapiValue + Send + 'static>(deferred: Deferred<T>, value: T) {

@@ -525,6 +525,16 @@ mod tests {
         file.write_all(text.as_bytes()).expect("append");
     }
 
+    /// A listener of `path`, added to a `State` by hand, whose calls do nothing.
+    fn silent_listener(path: &Path) -> Listener {
+        Listener {
+            path: path.to_owned(),
+            on_change: Arc::new(|_| {}),
+            names: Vec::new(),
+            file: None,
+        }
+    }
+
     /// Waits for a call with a name change, passing over calls for writes before it.
     fn until_named(calls: &mpsc::Receiver<Change>) {
         while calls.recv_timeout(HANG).expect("a call") != Change::Named {}
@@ -617,15 +627,7 @@ mod tests {
         append(&path, "");
         let mut inotify = Inotify::init().expect("inotify"); // reads do not wait
         let state = Arc::new(Mutex::new(State::new(inotify.watches())));
-        let listener = |state: &mut State, path: &Path| {
-            state.listeners.add(Listener {
-                path: path.to_owned(),
-                on_change: Arc::new(|_| {}),
-                names: Vec::new(),
-                file: None,
-            })
-        };
-        let waiting = listener(&mut lock(&state), &path);
+        let waiting = lock(&state).listeners.add(silent_listener(&path));
         lock(&state).watch_file(waiting).expect("watched");
         let writing = Arc::new(AtomicBool::new(true));
         let others = std::thread::spawn({
@@ -633,7 +635,7 @@ mod tests {
             move || {
                 while writing.load(Ordering::Relaxed) {
                     let mut state = lock(&state);
-                    let other = listener(&mut state, &path);
+                    let other = state.listeners.add(silent_listener(&path));
                     state.watch_file(other).expect("watched");
                     let gone = state.listeners.remove(&other).expect("listening");
                     state.forget(other, gone.names, gone.file);
@@ -673,15 +675,8 @@ mod tests {
         append(&second_path, "");
         let mut inotify = Inotify::init().expect("inotify");
         let mut state = State::new(inotify.watches());
-        let mut listener = |path: &Path| {
-            state.listeners.add(Listener {
-                path: path.to_owned(),
-                on_change: Arc::new(|_| {}),
-                names: Vec::new(),
-                file: None,
-            })
-        };
-        let (first, second) = (listener(&first_path), listener(&second_path));
+        let first = state.listeners.add(silent_listener(&first_path));
+        let second = state.listeners.add(silent_listener(&second_path));
         state
             .listen_to_name(first, &dir, "app.log".into())
             .expect("listening");
