@@ -224,6 +224,9 @@ impl<F: Framer, I: std::io::Read> Reader<F, I> {
                 return Ok(Some(item));
             }
             if stopped() || std::mem::take(&mut self.drained) {
+                // Caught up: a follower may now wait for hours for a line; the buffers kept
+                // for the read-ahead of its catching up would wait with it.
+                self.buf.free_spare_buffers();
                 return Ok(None);
             }
             let len = self.next_read_len();
