@@ -112,7 +112,8 @@ class AbortError extends Error {
   }
 }
 
-const systemErrors = util.getSystemErrorMap ? util.getSystemErrorMap() : new Map()
+/** libuv's errors by number, `[code, description]`: made at the first failure, not at load. */
+let systemErrors = null
 
 /**
  * Builds the error `fs` would give for a failed syscall: `ENOENT: no such file or directory,
@@ -120,6 +121,7 @@ const systemErrors = util.getSystemErrorMap ? util.getSystemErrorMap() : new Map
  */
 function fsError({ errno, syscall }, path) {
   const uvErrno = -errno
+  systemErrors ??= util.getSystemErrorMap ? util.getSystemErrorMap() : new Map()
   const [code, description] = systemErrors.get(uvErrno) || [
     util.getSystemErrorName ? util.getSystemErrorName(uvErrno) : `E${errno}`,
     'unknown error',
