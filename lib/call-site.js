@@ -6,15 +6,22 @@
 // the awaiting callers to the errors of Node's fs promises.
 'use strict'
 
-const path = require('node:path')
-const { pathToFileURL } = require('node:url')
 const { isOwnError } = require('./errors')
 
-/** Where this library's frames come from: lib/ and the package's entry points, as paths and URLs. */
-const libraryPlaces = [__dirname + path.sep, path.join(__dirname, '..', 'index.')].flatMap((place) => [
-  place,
-  pathToFileURL(place).href + (place.endsWith(path.sep) ? '/' : ''),
-])
+/**
+ * Where this library's frames come from: lib/ and the package's entry points, as paths and URLs.
+ * Made when first needed, by an error: node:path and node:url cost Bun 3 ms of every start.
+ */
+let libraryPlaces = null
+
+function placesOfLibrary() {
+  const path = require('node:path')
+  const { pathToFileURL } = require('node:url')
+  return [__dirname + path.sep, path.join(__dirname, '..', 'index.')].flatMap((place) => [
+    place,
+    pathToFileURL(place).href + (place.endsWith(path.sep) ? '/' : ''),
+  ])
+}
 
 /**
  * The frames of the code that is running now, this library's own included (dropped when they
@@ -57,6 +64,7 @@ function isCallerFrame(line) {
   const frame = line.trim()
   if (!frame.startsWith('at ')) return false
   if (/^at (?:node|ext|native):|\((?:node|ext|native):|\((?:native|<anonymous>)\)$/.test(frame)) return false
+  libraryPlaces ??= placesOfLibrary()
   return !libraryPlaces.some((place) => frame.includes(place))
 }
 
