@@ -264,6 +264,13 @@ mod tests {
         buf.split_to(buf.len() - carry)
     }
 
+    /// Reads a stream's full read-ahead of chunks, as the reading thread does while JS holds them.
+    fn read_a_read_ahead(buf: &mut ReadBuf) -> Vec<Bytes> {
+        (0..POOL_BYTES / CHUNK)
+            .map(|_| read_chunk_and_split(buf, 10))
+            .collect()
+    }
+
     fn allocated(buf: &ReadBuf) -> usize {
         buf.pool
             .allocated
@@ -284,14 +291,9 @@ mod tests {
     fn buffers_given_back_after_a_full_read_ahead_are_all_reused() {
         let read_ahead = POOL_BYTES / CHUNK;
         let mut buf = ReadBuf::new(CHUNK);
-        let held: Vec<Bytes> = (0..read_ahead)
-            .map(|_| read_chunk_and_split(&mut buf, 10))
-            .collect();
+        drop(read_a_read_ahead(&mut buf));
         let first_round = allocated(&buf);
-        drop(held);
-        let held: Vec<Bytes> = (0..read_ahead)
-            .map(|_| read_chunk_and_split(&mut buf, 10))
-            .collect();
+        let held = read_a_read_ahead(&mut buf);
         assert_eq!(
             (first_round, allocated(&buf)),
             (read_ahead + 1, read_ahead + 1)
@@ -301,12 +303,8 @@ mod tests {
 
     #[test]
     fn a_reader_caught_up_keeps_only_the_fewest_free_buffers() {
-        let read_ahead = POOL_BYTES / CHUNK;
         let mut buf = ReadBuf::new(CHUNK);
-        let held: Vec<Bytes> = (0..read_ahead)
-            .map(|_| read_chunk_and_split(&mut buf, 10))
-            .collect();
-        drop(held);
+        drop(read_a_read_ahead(&mut buf));
         buf.free_spare_buffers();
         let kept = buf.pool.free.lock().unwrap().len();
         assert_eq!(kept, *POOL_CAPACITY.start());
