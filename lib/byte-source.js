@@ -105,8 +105,12 @@ function isUntouched(stream) {
  */
 function isWholeFileStream(stream) {
   return (
-    // fs.ReadStream, read only here: its getter loads fs's streams (and node:stream), 4 ms of
-    // every process that loads fastlines, and a stream passed here has them loaded.
+    // fs.ReadStream is read only for a Readable: its getter loads fs's streams (and
+    // node:stream), 4 ms of every process that loads fastlines or reads a path, and whoever
+    // made a stream has them loaded.
+    typeof stream === 'object' &&
+    stream !== null &&
+    isNodeReadable(stream) &&
     stream instanceof fs.ReadStream &&
     (stream.start ?? 0) === 0 &&
     (stream.end ?? Infinity) === Infinity &&
