@@ -1,6 +1,9 @@
 // The shape of the API: batches and lines agree, steps stay in order, progress is reported, and
 // CommonJS and ESM expose the same functions.
+import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 
 import test from 'ava'
@@ -8,9 +11,11 @@ import test from 'ava'
 import * as esm from '../index.mjs'
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, numberedLines } from './helpers/files.mjs'
+import { hangLimit } from './helpers/hang.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
 import { fixturePath } from './helpers/tail.mjs'
 
+const execFileAsync = promisify(execFile)
 const temp = makeTempDir(test)
 const text = numberedLines(3000, 40)
 const expected = text.trimEnd().split('\n')
@@ -163,6 +168,26 @@ test('readChunks gives Buffers holding exactly the file bytes', async (t) => {
   const chunks = await collect(readChunks(file, { highWaterMark: 10_000 }))
   t.true(chunks.every((chunk) => Buffer.isBuffer(chunk) && chunk.length <= 10_000 && chunk.length > 0))
   t.is(Buffer.concat(chunks).toString(), text)
+})
+
+test("loading fastlines and reading a path loads none of Node's modules it does not use", async (t) => {
+  // fs's streams (node:stream with them) and perf_hooks cost Node 4 ms and 1.7 ms to load: a
+  // reader of paths needs neither. Node lists what it loaded; the other runtimes do not.
+  const index = fileURLToPath(new URL('../index.js', import.meta.url))
+  const script = `
+    const fastlines = require(${JSON.stringify(index)})
+    const file = ${JSON.stringify(file)}
+    fastlines.countLines(file).then(async (count) => {
+      let lines = 0
+      for await (const line of fastlines.readLines(file)) lines++
+      for await (const batch of fastlines.readLines(file).batches()) lines += batch.length
+      const loaded = process.moduleLoadList.filter((name) => name.includes('fs/streams') || name.includes('perf_hooks'))
+      console.log(JSON.stringify({ count, lines, loaded }))
+    })`
+  // Node's own executable, also when the suite runs on Bun or Deno.
+  const node = process.versions.bun === undefined && process.versions.deno === undefined ? process.execPath : 'node'
+  const { stdout } = await execFileAsync(node, ['-e', script], { timeout: hangLimit(1_000) })
+  t.deepEqual(JSON.parse(stdout), { count: expected.length, lines: 2 * expected.length, loaded: [] })
 })
 
 test('iterators are their own iterables', (t) => {
