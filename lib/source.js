@@ -23,10 +23,15 @@ const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = r
 const MAX_MS_WITHOUT_A_TURN = 2
 
 /**
- * Milliseconds on a monotonic clock, for MAX_MS_WITHOUT_A_TURN. Not `performance.now()`: Node 20
- * loads perf_hooks at its first use, which cost the first reader of a process 1.7 ms.
+ * Milliseconds on a monotonic clock, for MAX_MS_WITHOUT_A_TURN, read once per batch. On Node,
+ * `process.uptime()`: Node 20 loads perf_hooks at the first `performance.now()`, which cost the
+ * first reader of a process 1.7 ms. Bun and Deno have it loaded, and there it is the cheaper
+ * (138 ns a call against `process.uptime()`'s 460 on Deno).
  */
-const nowMs = () => process.uptime() * 1000
+const nowMs =
+  process.versions.bun === undefined && process.versions.deno === undefined
+    ? () => process.uptime() * 1000
+    : () => performance.now()
 
 /**
  * One native background stream (batches of lines, or chunks), created on the first step so
