@@ -8,18 +8,24 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
-/// Bytes of free buffers a reader keeps: as many as a stream's read-ahead holds
-/// (`stream::READ_AHEAD_BYTES`), so that buffers JS gives back in a burst, after the reading
-/// thread ran a full read-ahead ahead of it, are there when it runs ahead again. Kept to 6
-/// buffers, a reader of logs-1g in 48 KiB reads allocated one buffer in eight anew (2,600 of
-/// 21,000), each faulting in and zeroing its pages. Node reading it six times took 70,000 to
-/// 100,000 page faults; with this and [`CARRY_ROOM_DIVISOR`], 15,000, and its reading thread
-/// 13% less CPU time.
-const POOL_BYTES: usize = 1024 * 1024;
+/// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
+/// reads happen, little enough to be irrelevant to memory.
+pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
-/// The fewest and most buffers kept: the one being filled and the one JS is copying, and a
-/// stream's longest read-ahead (64 items) and those two.
-const POOL_CAPACITY: std::ops::RangeInclusive<usize> = 2..=66;
+/// How many reads of `chunk_size` a stream holds ahead of its consumer: [`READ_AHEAD_BYTES`]'
+/// worth, at least 2 and at most 64.
+pub fn read_ahead_chunks(chunk_size: usize) -> usize {
+    (READ_AHEAD_BYTES / chunk_size.max(1)).clamp(2, 64)
+}
+
+/// Free buffers a reader keeps beyond its read-ahead: the one being filled and the one JS is
+/// copying. With the read-ahead's, buffers JS gives back in a burst, after the reading thread
+/// ran a full read-ahead ahead of it, are there when it runs ahead again. Kept to 6 buffers, a
+/// reader of logs-1g in 48 KiB reads allocated one buffer in eight anew (2,600 of 21,000), each
+/// faulting in and zeroing its pages. Node reading it six times took 70,000 to 100,000 page
+/// faults; with this and [`CARRY_ROOM_DIVISOR`], 15,000, and its reading thread 13% less CPU
+/// time. A reader that has caught up keeps only these.
+const BUFFERS_IN_HAND: usize = 2;
 
 /// Data handed out in pieces no larger than this is copied out of the buffer rather than lent
 /// with it: a follower woken for each line would otherwise lend a whole chunk per line, and
@@ -38,7 +44,7 @@ const CARRY_ROOM_DIVISOR: usize = 4;
 #[derive(Debug, Clone, Default)]
 struct Pool {
     free: Arc<Mutex<Vec<Vec<u8>>>>,
-    /// How many free buffers are kept (see [`POOL_BYTES`]).
+    /// How many free buffers are kept (see [`BUFFERS_IN_HAND`]).
     capacity: usize,
     /// The size a new buffer has at least: a chunk and room for a carried line.
     new_len: usize,
@@ -69,7 +75,7 @@ impl Pool {
     /// Frees the free buffers but the fewest kept.
     fn shrink(&self) {
         if let Ok(mut free) = self.free.lock() {
-            free.truncate(*POOL_CAPACITY.start());
+            free.truncate(BUFFERS_IN_HAND);
         }
     }
 
@@ -122,8 +128,7 @@ impl ReadBuf {
             chunk_size,
             pool: Pool {
                 free: Arc::default(),
-                capacity: (POOL_BYTES / chunk_size.max(1) + 2)
-                    .clamp(*POOL_CAPACITY.start(), *POOL_CAPACITY.end()),
+                capacity: read_ahead_chunks(chunk_size) + BUFFERS_IN_HAND,
                 new_len: chunk_size.saturating_add(chunk_size / CARRY_ROOM_DIVISOR),
                 max_len: chunk_size.saturating_mul(MAX_POOLED_CHUNKS),
                 #[cfg(test)]
@@ -266,7 +271,7 @@ mod tests {
 
     /// Reads a stream's full read-ahead of chunks, as the reading thread does while JS holds them.
     fn read_a_read_ahead(buf: &mut ReadBuf) -> Vec<Bytes> {
-        (0..POOL_BYTES / CHUNK)
+        (0..read_ahead_chunks(CHUNK))
             .map(|_| read_chunk_and_split(buf, 10))
             .collect()
     }
@@ -289,7 +294,7 @@ mod tests {
 
     #[test]
     fn buffers_given_back_after_a_full_read_ahead_are_all_reused() {
-        let read_ahead = POOL_BYTES / CHUNK;
+        let read_ahead = read_ahead_chunks(CHUNK);
         let mut buf = ReadBuf::new(CHUNK);
         drop(read_a_read_ahead(&mut buf));
         let first_round = allocated(&buf);
@@ -307,7 +312,7 @@ mod tests {
         drop(read_a_read_ahead(&mut buf));
         buf.free_spare_buffers();
         let kept = buf.pool.free.lock().unwrap().len();
-        assert_eq!(kept, *POOL_CAPACITY.start());
+        assert_eq!(kept, BUFFERS_IN_HAND);
     }
 
     #[test]

@@ -54,6 +54,7 @@ mod transcode;
 mod watch;
 
 pub use anchor::Anchor;
+pub use buffer::READ_AHEAD_BYTES;
 pub use channel::Wake;
 pub use count::{
     count_blocking, count_lines, count_lines_async, count_opened, Threads, MIN_PART_BYTES,
@@ -74,7 +75,7 @@ pub use source::{
     descriptor, fed, open, open_unblocked, Descriptor, FedInput, Feed, ReadOptions, Reads,
     ReadyInput, Source,
 };
-pub use stream::{FedNext, ReadStream, TryNext, READ_AHEAD_BYTES};
+pub use stream::{FedNext, ReadStream, TryNext};
 
 /// The stages' own types, for the crate's benchmarks and property tests only: not API.
 #[cfg(feature = "internals")]

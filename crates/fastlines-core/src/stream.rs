@@ -21,15 +21,12 @@ use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::task::{spawn_blocking, JoinHandle};
 
+use crate::buffer::read_ahead_chunks;
 use crate::channel::{channel, Item, ItemSender, Waiter, Wake, WakePace};
 use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::{Progress, Reader};
 use crate::source::{open_unblocked, Feed, ReadOptions, Reads, Source};
-
-/// How far a stream reads ahead of its consumer: enough to keep the consumer fed while the next
-/// reads happen, little enough to be irrelevant to memory.
-pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
 const ITEMS_PER_TRIP: usize = 64;
@@ -132,7 +129,7 @@ pub enum FedNext<T> {
 
 impl<T: Send + 'static> ReadStream<T> {
     /// Opens `path` and starts reading it. Must be called inside a Tokio runtime. At most
-    /// [`READ_AHEAD_BYTES`] (or two chunks, if more) wait in the channel, plus one item being
+    /// [`READ_AHEAD_BYTES`](crate::buffer::READ_AHEAD_BYTES) (or two chunks, if more) wait in the channel, plus one item being
     /// read: that bounds memory however slow the consumer is.
     pub fn spawn<F>(path: PathBuf, options: ReadOptions, framer: F) -> Self
     where
@@ -185,7 +182,7 @@ impl<T: Send + 'static> ReadStream<T> {
         R: Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let read_ahead = (READ_AHEAD_BYTES / options.chunk_size.max(1)).clamp(2, 64);
+        let read_ahead = read_ahead_chunks(options.chunk_size);
         let (items_sender, items, waiter) = channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
