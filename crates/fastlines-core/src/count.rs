@@ -6,16 +6,16 @@ use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 use memchr::{memchr, memchr2_iter};
 use tokio::io::AsyncRead;
 
 use crate::buffer::ReadBuf;
-use crate::decompress::{Decompress, Input};
+use crate::decompress::Input;
 use crate::error::{OsError, ReadError};
 use crate::filter::LineFilter;
 use crate::frame::Framer;
+use crate::helpers::Helpers;
 use crate::reader::{Progress, Reader};
 use crate::share::{FileRange, Share};
 use crate::source::{open, ReadOptions, Source};
@@ -71,26 +71,13 @@ pub const MIN_PART_BYTES: u64 = 8 * 1024 * 1024;
 /// The range to count in parts and how many, or `None` for one pass: a pipe, a device or a
 /// decompressed file is read from its start to its end, and a small file gains nothing.
 fn parts_of(source: &Source, threads: Threads) -> Result<Option<(Range<u64>, usize)>, ReadError> {
-    if source.is_pipe() || source.decompress != Decompress::Off {
+    let Some(within) = source
+        .cut_range()
+        .map_err(|err| OsError::new(&err, "fstat"))?
+    else {
         return Ok(None);
-    }
-    let meta = source
-        .input
-        .metadata()
-        .map_err(|err| OsError::new(&err, "fstat"))?;
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    let start = source.offset;
-    let end = source.remaining.map_or(meta.len(), |remaining| {
-        start.saturating_add(remaining).min(meta.len())
-    });
-    let len = end.saturating_sub(start);
-    if meta.len() == 0 {
-        // A file whose size the OS does not give (procfs, some FUSE files) has no parts to
-        // cut: it is read to its end.
-        return Ok(None);
-    }
+    };
+    let len = within.end - within.start;
     let parts = match threads {
         Threads::Parts(parts) => parts.get(),
         Threads::Auto => {
@@ -98,7 +85,7 @@ fn parts_of(source: &Source, threads: Threads) -> Result<Option<(Range<u64>, usi
             usize::try_from(len / MIN_PART_BYTES).map_or(cores, |fit| fit.min(cores))
         }
     };
-    Ok((parts > 1).then_some((start..end, parts)))
+    Ok((parts > 1).then_some((within, parts)))
 }
 
 /// Counts `within` of `source`'s file in `parts` shares, taken in turn by this thread and the
@@ -135,7 +122,7 @@ fn count_in_parts(
     };
     let helpers = Helpers::take(parts - 1);
     let mut counted = std::thread::scope(|scope| {
-        let started: Vec<_> = (0..helpers.0)
+        let started: Vec<_> = (0..helpers.count())
             .filter_map(|_| {
                 std::thread::Builder::new()
                     .spawn_scoped(scope, count_parts)
@@ -162,39 +149,6 @@ fn count_in_parts(
         }
     }
     Ok(Some(total))
-}
-
-/// Threads that counts may start besides their own, process-wide: as many as the machine runs
-/// at once, less one, so that counts running together never start more threads than the cores
-/// (a count that finds none free counts its parts alone). Taken back when dropped.
-struct Helpers(usize);
-
-/// Helpers free now; the machine's parallelism less one at first.
-fn free_helpers() -> &'static AtomicUsize {
-    static FREE: OnceLock<AtomicUsize> = OnceLock::new();
-    FREE.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        AtomicUsize::new(cores - 1)
-    })
-}
-
-impl Helpers {
-    /// Up to `wanted` helpers, as many as are free.
-    fn take(wanted: usize) -> Self {
-        let free = free_helpers();
-        let mut taken = 0;
-        let _ = free.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-            taken = now.min(wanted);
-            Some(now - taken)
-        });
-        Helpers(taken)
-    }
-}
-
-impl Drop for Helpers {
-    fn drop(&mut self) {
-        free_helpers().fetch_add(self.0, Ordering::AcqRel);
-    }
 }
 
 /// Counts the lines `source` holds, or those `filter` keeps, with blocking reads; `None` once

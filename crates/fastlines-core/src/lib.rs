@@ -42,6 +42,7 @@ mod fed_stream;
 mod filter;
 mod follow;
 mod frame;
+mod helpers;
 mod json;
 mod last_lines;
 mod read;
@@ -50,6 +51,8 @@ mod share;
 mod source;
 mod split;
 mod stream;
+#[cfg(test)]
+mod test_files;
 mod transcode;
 mod watch;
 

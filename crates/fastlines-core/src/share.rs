@@ -13,7 +13,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::ops::Range;
+use std::ops::{Deref, Range};
 
 use memchr::memchr2;
 
@@ -127,18 +127,19 @@ pub(crate) fn line_start_from(file: &File, at: u64, within: &Range<u64>) -> io::
     }
 }
 
-/// A range of a file, read at offsets (`pread`): readers on other threads may share the file,
-/// since none moves its position.
+/// A range of a file, read at offsets (`pread`) through `H`, any handle to it (`&File`, or one
+/// a part read on another thread owns): readers on other threads may share the file, since
+/// none moves its position.
 #[derive(Debug)]
-pub struct FileRange<'a> {
-    file: &'a File,
+pub struct FileRange<H> {
+    file: H,
     /// The next byte to read; never past `end`.
     next: u64,
     end: u64,
 }
 
-impl<'a> FileRange<'a> {
-    pub fn new(file: &'a File, range: Range<u64>) -> Self {
+impl<H> FileRange<H> {
+    pub fn new(file: H, range: Range<u64>) -> Self {
         FileRange {
             file,
             next: range.start,
@@ -147,14 +148,14 @@ impl<'a> FileRange<'a> {
     }
 }
 
-impl Read for FileRange<'_> {
+impl<H: Deref<Target = File>> Read for FileRange<H> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = usize::try_from(self.end - self.next).unwrap_or(usize::MAX);
         let want = buf.len().min(left);
         if want == 0 {
             return Ok(0);
         }
-        let read = read_at(self.file, &mut buf[..want], self.next)?;
+        let read = read_at(&self.file, &mut buf[..want], self.next)?;
         self.next += read as u64;
         Ok(read)
     }
@@ -174,32 +175,7 @@ fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 mod tests {
     use super::*;
     use crate::split::tests::reference_lines;
-    use std::io::Write;
-
-    fn file_of(bytes: &[u8]) -> File {
-        let mut file = anonymous_file();
-        file.write_all(bytes).unwrap();
-        file
-    }
-
-    /// An anonymous temporary file (unlinked at once, so nothing is left behind).
-    fn anonymous_file() -> File {
-        let dir = std::env::temp_dir();
-        let path = dir.join(format!(
-            "fastlines-share-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .unwrap();
-        std::fs::remove_file(&path).unwrap();
-        file
-    }
+    use crate::test_files::file_of;
 
     /// The lines of shares 0..count of `within` of `bytes`, in order, each share cut by `cut`
     /// from [`Share::new`].

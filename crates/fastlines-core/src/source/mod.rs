@@ -210,6 +210,24 @@ impl Source<File> {
         self.input.metadata().is_ok_and(|meta| meta.is_file())
     }
 
+    /// The bytes of the file this source reads, as it stands now, when they can be cut into
+    /// parts read at offsets ([`Share`]s of them): `None` for a pipe, a device or a
+    /// decompressed file, which are read from their start to their end, and for a file whose
+    /// size the OS does not give (it says 0: procfs, some FUSE files).
+    pub(crate) fn cut_range(&self) -> io::Result<Option<Range<u64>>> {
+        if self.is_pipe || self.decompress != Decompress::Off {
+            return Ok(None);
+        }
+        let meta = self.input.metadata()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return Ok(None);
+        }
+        let end = self.remaining.map_or(meta.len(), |remaining| {
+            self.offset.saturating_add(remaining).min(meta.len())
+        });
+        Ok(Some(self.offset..end.max(self.offset)))
+    }
+
     /// How to read this source: a FIFO, and on Linux a terminal (a serial port, a pty), as it
     /// becomes ready on the runtime's reactor, so that waiting for a writer holds no thread
     /// and `close()` closes it at once (a blocking read of a terminal held its thread, and
