@@ -709,6 +709,73 @@ test('an 8 MB log whose only match is its last line, unterminated', async (t) =>
   )
 })
 
+// ---- a file read in parts ---------------------------------------------------------------------------
+
+/** A search's reader reads a file of 4 parts or more in parts, on two threads (parts.rs). */
+const PART_BYTES = 4 * 1024 * 1024
+
+/**
+ * A 29 MB log, 7 parts, with what can go wrong where a part is cut (at `i * size / parts`): a
+ * `\r\n` cut between its bytes, a lone `\r` right before a cut, a line starting right at one,
+ * and a matching line of 5 MB, longer than a part, across two cuts (the part between them is
+ * empty); its last line matches and is unterminated.
+ */
+function partedLog() {
+  const bytes = Buffer.from(`${LARGE_TEXT.repeat(3)}${'pad '.repeat(1_300_000)}\nthe last ERROR`)
+  const parts = Math.floor(bytes.length / PART_BYTES)
+  const cut = (index) => Math.floor((index * bytes.length) / parts)
+  bytes.write('\r\n', cut(1) - 1, 'latin1')
+  bytes.write('\rERROR', cut(2) - 1, 'latin1')
+  bytes.write('\nERROR at a cut', cut(3) - 1, 'latin1')
+  const longStart = cut(4) - 300_000
+  bytes.fill('y', longStart, longStart + 5_000_000)
+  bytes.write('\nERROR long', longStart - 1, 'latin1')
+  bytes.write('\n', longStart + 5_000_000, 'latin1')
+  return { bytes, parts, cuts: [1, 2, 3, 4, 5].map(cut) }
+}
+
+test('a file read in parts: the lines, numbers and offsets of one pass, and break closes it', async (t) => {
+  const { bytes, parts, cuts } = partedLog()
+  t.true(parts >= 4 && cuts[4] - cuts[3] < 5_000_000, `${parts} parts, cut at ${cuts}`)
+  const file = temp.file(bytes, 'parted.log')
+  const lineBytes = splitLineBytes(bytes)
+  const all = referenceLines(bytes)
+  for (const matchOptions of [{ match: 'ERROR' }, { match: ['ERROR at a cut', 'the last'] }, { match: 'absent' }]) {
+    const context = show(matchOptions)
+    const expected = referenceMatches(all, matchOptions)
+    const reader = readLines(file, matchOptions)
+    const got = []
+    for await (const line of reader) got.push([reader.lineNumber, reader.lineOffset, line])
+    const offsets = expected.map(([number, line]) => [number, lineBytes[number - 1].byteOffset, line])
+    t.true(isDeepStrictEqual(got, offsets), `numbers and offsets: ${context} (${got.length} vs ${expected.length})`)
+    t.is(reader.bytesRead, bytes.length, context)
+    const batches = await collect(readLines(file, matchOptions).batches())
+    t.true(
+      isDeepStrictEqual(
+        batches.flat(),
+        expected.map(([, line]) => line),
+      ),
+      `batches(): ${context}`,
+    )
+  }
+  t.true(all.some((line) => line.startsWith('ERROR at a cut')) && all.at(-1) === 'the last ERROR')
+
+  // A range of the file: numbered from its first line, read to its end and no further.
+  const range = { start: 1000, end: bytes.length - 2000 }
+  const rangeLines = referenceLines(byteRange(bytes, range))
+  const entries = await collect(readLines(file, { match: 'ERROR', ...range }).entries())
+  t.true(isDeepStrictEqual(entries, referenceMatches(rangeLines, { match: 'ERROR' })), 'a range in parts')
+
+  const reader = readLines(file, { match: 'ERROR' })
+  const first = []
+  for await (const line of reader) {
+    first.push(line)
+    if (first.length === 3) break
+  }
+  t.deepEqual(first, all.filter((line) => line.includes('ERROR')).slice(0, 3))
+  t.false(isOpen(file))
+})
+
 // ---- maxLineLength, close, break, abort, fs errors -------------------------------------------------
 
 test('maxLineLength with match: ERR_LINE_TOO_LONG after every kept line before the long one', async (t) => {

@@ -26,6 +26,7 @@ use tokio::sync::futures::Notified;
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use crate::buffer::read_ahead_chunks;
 use crate::channel::{Item, ItemSender};
 use crate::error::ReadError;
 use crate::frame::Framer;
@@ -57,21 +58,26 @@ impl<T: Send + 'static> ReadStream<T> {
         let options = source.read_options();
         let signal = source.input.signal();
         let mut here = None;
-        let mut stream = Self::start(&options, framer, Arc::new(OnceLock::from(0)), |producer| {
-            let fed = Arc::new(FedReader {
-                stop: Arc::clone(&producer.stop),
-                parked: Notify::new(),
-                framed_all: Notify::new(),
-                signal,
-            });
-            fed.park(Trip {
-                reader: Reader::new(source, producer.framer, producer.progress),
-                items: producer.items,
-                _file_closed: producer.file_closed,
-            });
-            here = Some(Arc::clone(&fed));
-            fed.run()
-        });
+        let mut stream = Self::start(
+            read_ahead_chunks(options.chunk_size),
+            framer,
+            Arc::new(OnceLock::from(0)),
+            |producer| {
+                let fed = Arc::new(FedReader {
+                    stop: Arc::clone(&producer.stop),
+                    parked: Notify::new(),
+                    framed_all: Notify::new(),
+                    signal,
+                });
+                fed.park(Trip {
+                    reader: Reader::new(source, producer.framer, producer.progress),
+                    items: producer.items,
+                    _file_closed: producer.file_closed,
+                });
+                here = Some(Arc::clone(&fed));
+                fed.run()
+            },
+        );
         stream.here = here.map(|fed| fed as Arc<dyn FrameHere<T>>);
         stream
     }

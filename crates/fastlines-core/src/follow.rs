@@ -27,6 +27,7 @@ use std::sync::Arc;
 use tokio::task::spawn_blocking;
 
 use crate::anchor::{Anchor, FileId, Reopened};
+use crate::buffer::read_ahead_chunks;
 use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
@@ -59,9 +60,12 @@ impl ReadStream<Batch> {
         framer: LineFramer,
         from: FollowFrom,
     ) -> Self {
-        Self::start(&options, framer, Arc::default(), |producer| {
-            follow(producer, anchor, options, from)
-        })
+        Self::start(
+            read_ahead_chunks(options.chunk_size),
+            framer,
+            Arc::default(),
+            |producer| follow(producer, anchor, options, from),
+        )
     }
 }
 

@@ -29,6 +29,28 @@ pub trait Framer {
     /// Where in the input the first byte it frames is, which a reader learns only once its
     /// source is open (a share starts at its first line): framers that give no offsets ignore it.
     fn start_at(&mut self, _offset: u64) {}
+    /// A framer for a part of the same input that frames it as this one would from the part's
+    /// start, numbering its lines from 1, for reading a file in parts on two threads (see
+    /// `parts.rs`); `None` where that does not pay, the default.
+    fn for_part(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
+    /// How many lines of the input it framed (counted by framers that number lines; 0 for the
+    /// others).
+    fn lines_framed(&self) -> u64 {
+        0
+    }
+    /// `item`, framed by a [`Framer::for_part`] framer whose part begins after `lines` lines of
+    /// the input, numbered as one framer of the whole input numbers it.
+    fn after_lines(item: Self::Item, _lines: u64) -> Self::Item
+    where
+        Self: Sized,
+    {
+        item
+    }
 }
 
 /// A batch of complete lines, decoded and joined by `\n` (see [`without_final_terminator`]),
@@ -263,6 +285,30 @@ impl Framer for LineFramer {
     /// Counts offsets from `offset`.
     fn start_at(&mut self, offset: u64) {
         self.offset = offset;
+    }
+
+    /// Only a search's framer reads in parts: its reading thread, which searches every byte,
+    /// is the bound, where JS, making every line's string, is for the others.
+    fn for_part(&self) -> Option<Self> {
+        self.filters().then(|| LineFramer {
+            splitter: LineSplitter::default(),
+            offset: 0,
+            lines_before: 0,
+            ..self.clone()
+        })
+    }
+
+    fn lines_framed(&self) -> u64 {
+        self.lines_before
+    }
+
+    fn after_lines(mut batch: Batch, lines: u64) -> Batch {
+        if let Some(kept) = &mut batch.kept {
+            for number in &mut kept.numbers {
+                *number += lines;
+            }
+        }
+        batch
     }
 
     /// With a filter, runs whose lines all fail it are passed over here: `None` must mean

@@ -20,6 +20,9 @@
 //! - `reader`: the read loop that drives a source, the buffer and a framer ([`Reader`]);
 //! - `count`: counting lines without making them ([`count_lines`]);
 //! - `last_lines`: the last lines of a file, read backward ([`read_last_lines`]);
+//! - `parts`: a search's reader of a large regular file framing it in line-aligned parts, the
+//!   next one on a helper thread (taken from the process-wide allowance in `helpers`, which
+//!   counts in parts share) while this one is read, handed out in order;
 //! - `stream`: running a reader in the background on a Tokio runtime, with bounded read-ahead
 //!   ([`ReadStream`]) in a `channel` whose consumer may wait on its own thread ([`Wake`]); `fed_stream`: the same for a fed source, whose consumer frames what
 //!   little is queued on its own thread instead of waiting for the background ([`TryNext`]);
@@ -45,6 +48,7 @@ mod frame;
 mod helpers;
 mod json;
 mod last_lines;
+mod parts;
 mod read;
 mod reader;
 mod share;

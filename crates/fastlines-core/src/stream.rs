@@ -25,6 +25,7 @@ use crate::buffer::read_ahead_chunks;
 use crate::channel::{channel, Item, ItemSender, Waiter, Wake, WakePace};
 use crate::error::ReadError;
 use crate::frame::Framer;
+use crate::parts::{self, InParts};
 use crate::reader::{Progress, Reader};
 use crate::source::{open_unblocked, Feed, ReadOptions, Reads, Source};
 
@@ -137,7 +138,8 @@ impl<T: Send + 'static> ReadStream<T> {
     {
         // Known once the file is open: a share starts at its first line.
         let started_at = Arc::new(OnceLock::new());
-        Self::start(&options, framer, started_at, |producer| {
+        let read_ahead = parts::read_ahead(&framer, options.chunk_size);
+        Self::start(read_ahead, framer, started_at, |producer| {
             producer.run(path, options)
         })
     }
@@ -152,7 +154,8 @@ impl<T: Send + 'static> ReadStream<T> {
     {
         let options = source.read_options();
         let started_at = Arc::new(OnceLock::from(source.offset()));
-        Self::start::<F, (), _>(&options, framer, started_at, |producer| {
+        let read_ahead = read_ahead_chunks(options.chunk_size);
+        Self::start::<F, (), _>(read_ahead, framer, started_at, |producer| {
             producer.read_async(source)
         })
     }
@@ -163,16 +166,17 @@ impl<T: Send + 'static> ReadStream<T> {
     where
         F: Framer<Item = T> + Send + 'static,
     {
-        let options = source.read_options();
+        let read_ahead = read_ahead_chunks(source.read_options().chunk_size);
         let started_at = Arc::new(OnceLock::from(source.offset()));
-        Self::start(&options, framer, started_at, |producer| {
-            producer.read_blocking(source)
+        Self::start(read_ahead, framer, started_at, |producer| {
+            producer.read_file(source, false)
         })
     }
 
     /// A stream and its producer, which `run` starts: everything both kinds of stream share.
+    /// Up to `read_ahead` items wait in its channel.
     pub(crate) fn start<F, R, Fut>(
-        options: &ReadOptions,
+        read_ahead: usize,
         framer: F,
         started_at: Arc<OnceLock<u64>>,
         run: impl FnOnce(Producer<F, R>) -> Fut,
@@ -182,7 +186,6 @@ impl<T: Send + 'static> ReadStream<T> {
         R: Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let read_ahead = read_ahead_chunks(options.chunk_size);
         let (items_sender, items, waiter) = channel(read_ahead);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
@@ -442,14 +445,53 @@ pub(crate) struct Producer<F: Framer, R> {
     pub(crate) started_at: Arc<OnceLock<u64>>,
 }
 
-/// A reader with the channel it fills. Fields drop in order, so `file_closed` tells the stream
-/// its file is closed only after the reader (and with it the file) is gone.
-struct Trip<F: Framer, I = File> {
-    reader: Reader<F, I>,
+/// A file's reader with the channel it fills.
+struct Trip<F: Framer> {
+    reader: FileReader<F>,
     items: ItemSender<F::Item>,
     /// Items a trip sends per wake of a waiting consumer (see [`TripReader::wake_every`]).
     wake_every: usize,
-    _file_closed: oneshot::Sender<()>,
+}
+
+/// How a trip reads a file: whole, or in parts on two threads (see `parts.rs`). Each tells the
+/// stream its file is closed only once the file is: `closed` drops after `reader` (fields drop
+/// in order), and a file read in parts is closed once neither the reader nor a helper holds it.
+enum FileReader<F: Framer> {
+    Whole {
+        reader: Reader<F>,
+        _closed: oneshot::Sender<()>,
+    },
+    InParts(InParts<F>),
+}
+
+impl<F> FileReader<F>
+where
+    F: Framer + Send + 'static,
+    F::Item: Send + 'static,
+{
+    /// Reads `source`, opened from a path, in parts when that pays (see [`InParts::pays`]).
+    fn new(
+        source: Source,
+        framer: F,
+        progress: Progress,
+        closed: oneshot::Sender<()>,
+        parts_allowed: bool,
+    ) -> Self {
+        if parts_allowed && InParts::pays(&source, &framer) {
+            return FileReader::InParts(InParts::new(source, framer, progress, closed));
+        }
+        FileReader::Whole {
+            reader: Reader::new(source, framer, progress),
+            _closed: closed,
+        }
+    }
+
+    fn next_unless(&mut self, stopped: &dyn Fn() -> bool) -> Result<Option<F::Item>, ReadError> {
+        match self {
+            FileReader::Whole { reader, .. } => reader.next_unless(stopped),
+            FileReader::InParts(parts) => parts.next_unless(stopped),
+        }
+    }
 }
 
 impl<F> Producer<F, Trip<F>>
@@ -471,15 +513,17 @@ where
         let _ = self.started_at.set(source.offset());
         match source.into_reads() {
             Ok(Reads::Ready(source)) => self.read_async(source).await,
-            Ok(Reads::Blocking(source)) => self.read_blocking(source).await,
+            Ok(Reads::Blocking(source)) => self.read_file(source, true).await,
             Err(err) => {
                 self.items.send(Err(err.into())).await;
             }
         }
     }
 
-    /// Reads an open file on the blocking pool, in trips (see [`run_trips`]).
-    async fn read_blocking(self, source: Source<File>) {
+    /// Reads an open file on the blocking pool, in trips (see [`run_trips`]): in parts if it
+    /// was opened from a path (`parts_allowed`) and that pays. A file handed over by JS (a
+    /// `FileHandle`) is read whole, with reads that move its position as JS's own would.
+    async fn read_file(self, source: Source<File>, parts_allowed: bool) {
         let Producer {
             framer,
             items,
@@ -495,10 +539,9 @@ where
             1
         };
         let trip = Trip {
-            reader: Reader::new(source, framer, progress),
+            reader: FileReader::new(source, framer, progress, file_closed, parts_allowed),
             items,
             wake_every,
-            _file_closed: file_closed,
         };
         run_trips(trip, stop, None).await;
     }
@@ -512,15 +555,12 @@ where
     /// Reads an input that signals readiness (a FIFO, a fed source) on the runtime's workers:
     /// waiting for data holds no thread.
     async fn read_async<I: AsyncRead + Unpin>(self, source: Source<I>) {
-        let mut trip = Trip {
-            reader: Reader::new(source, self.framer, self.progress),
-            items: self.items,
-            wake_every: 1,
-            _file_closed: self.file_closed,
-        };
+        // Locals drop in reverse order: the stream hears its input is closed after it is.
+        let _file_closed = self.file_closed;
+        let mut reader = Reader::new(source, self.framer, self.progress);
         loop {
-            let next = trip.reader.next_async().await;
-            if !forward(&trip.items, next).await {
+            let next = reader.next_async().await;
+            if !forward(&self.items, next).await {
                 return;
             }
         }
