@@ -137,6 +137,27 @@ impl ReadBuf {
         }
     }
 
+    /// An empty buffer that takes its memory from, and gives it back to, the pool of `self`:
+    /// the readers of a file's parts, one after another and on two threads, reuse the same
+    /// buffers where each would allocate (and fault in) its own.
+    pub(crate) fn sharing_pool(&self) -> ReadBuf {
+        ReadBuf {
+            buffer: Vec::new(),
+            start: 0,
+            filled: 0,
+            chunk_size: self.chunk_size,
+            pool: self.pool.clone(),
+        }
+    }
+
+    /// How many buffers its pool allocated rather than reused.
+    #[cfg(test)]
+    pub(crate) fn allocated(&self) -> usize {
+        self.pool
+            .allocated
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The size of a normal read into this buffer.
     pub fn chunk_size(&self) -> usize {
         self.chunk_size
@@ -233,6 +254,16 @@ impl ReadBuf {
     }
 }
 
+impl Drop for ReadBuf {
+    /// Its buffer goes back to the pool, where a reader sharing it finds it (see
+    /// [`ReadBuf::sharing_pool`]).
+    fn drop(&mut self) {
+        if !self.buffer.is_empty() {
+            self.pool.give_back(std::mem::take(&mut self.buffer));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,9 +308,7 @@ mod tests {
     }
 
     fn allocated(buf: &ReadBuf) -> usize {
-        buf.pool
-            .allocated
-            .load(std::sync::atomic::Ordering::Relaxed)
+        buf.allocated()
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
-use crate::buffer::read_ahead_chunks;
+use crate::buffer::{read_ahead_chunks, ReadBuf};
 use crate::error::{OsError, ReadError};
 use crate::frame::Framer;
 use crate::helpers::Helpers;
@@ -109,19 +109,20 @@ impl Cut {
         })
     }
 
-    /// A reader of part `index` that frames with `framer` and counts what it reads into
-    /// `progress`, the stream's.
+    /// A reader of part `index` that frames with `framer`, reads into `buf` (a buffer sharing
+    /// the parts' pool) and counts what it reads into `progress`, the stream's.
     fn reader<F: Framer>(
         &self,
         index: u64,
         framer: F,
+        buf: ReadBuf,
         progress: Progress,
     ) -> Result<PartReader<F>, ReadError> {
         let range = self.range(index)?;
         let start = range.start;
         let input = FileRange::new(self.file.clone(), range);
         let source = Source::new(input, None, self.chunk_size).at(start);
-        Ok(Reader::new(source, framer, progress))
+        Ok(Reader::with_buffer(source, framer, progress, buf))
     }
 }
 
@@ -185,13 +186,10 @@ impl<T> AheadPart<T> {
     }
 }
 
-/// Frames part `index` whole on a thread of the blocking pool, unless the reader claimed it
-/// first; `helpers` is given back when it is done.
+/// Frames a part whole on a thread of the blocking pool, with the reader `reader_of` makes,
+/// unless the stream's reader claimed the part first; `helpers` is given back when it is done.
 fn frame_ahead<F: Framer>(
-    cut: Cut,
-    index: u64,
-    framer: F,
-    progress: Progress,
+    reader_of: impl FnOnce() -> Result<PartReader<F>, ReadError>,
     state: &(Mutex<Ahead<F::Item>>, Condvar),
     dropped: &AtomicBool,
     helpers: Helpers,
@@ -203,17 +201,14 @@ fn frame_ahead<F: Framer>(
         }
         *state = Ahead::Framing;
     }
-    let framed = catch_unwind(AssertUnwindSafe(|| {
-        frame_whole(cut.reader(index, framer, progress), dropped)
-    }))
-    .unwrap_or_else(|_| Framed {
-        items: VecDeque::new(),
-        lines: 0,
-        failed: Some(ReadError::Panicked),
-    });
-    // The file is not held past this point (the reader is gone): only the stream's reader may
-    // still hold it, so that closing the stream closes it.
-    drop(cut);
+    // The reader, and with it this thread's handle to the file, is gone once the part is
+    // framed: only the stream's reader may still hold the file, so closing the stream closes it.
+    let framed = catch_unwind(AssertUnwindSafe(|| frame_whole(reader_of(), dropped)))
+        .unwrap_or_else(|_| Framed {
+            items: VecDeque::new(),
+            lines: 0,
+            failed: Some(ReadError::Panicked),
+        });
     drop(helpers);
     *locked(&state.0) = Ahead::Done(framed);
     state.1.notify_all();
@@ -266,6 +261,9 @@ pub(crate) struct InParts<F: Framer> {
     lines_before: u64,
     /// Frames nothing itself: each part is framed by a framer it gives ([`Framer::for_part`]).
     template: F,
+    /// Reads nothing itself: each part's reader, here or on a helper, reads into a buffer that
+    /// shares its pool, so that they reuse the same few buffers.
+    buffers: ReadBuf,
     progress: Progress,
     /// Set once this reader is dropped: a helper still framing stops at its next read.
     dropped: Arc<AtomicBool>,
@@ -312,6 +310,7 @@ where
             .flatten()
             .unwrap_or(source.offset..source.offset);
         let parts = ((within.end - within.start) / part_bytes.max(1)).max(1);
+        let buffers = ReadBuf::new(source.chunk_size);
         let cut = Cut {
             within,
             parts,
@@ -329,6 +328,7 @@ where
             ahead: None,
             lines_before: 0,
             template: framer,
+            buffers,
             progress,
             dropped: Arc::new(AtomicBool::new(false)),
             #[cfg(test)]
@@ -385,9 +385,10 @@ where
             return Ok(Part::Framed(framed));
         }
         self.frame_ahead(index + 1);
+        let buf = self.buffers.sharing_pool();
         let reader = self
             .cut
-            .reader(index, self.part_framer(), self.progress.clone())?;
+            .reader(index, self.part_framer(), buf, self.progress.clone())?;
         Ok(Part::Here(reader))
     }
 
@@ -405,11 +406,13 @@ where
         }
         let state = Arc::new((Mutex::new(Ahead::Queued), Condvar::new()));
         let (cut, framer, progress) = (self.cut.clone(), self.part_framer(), self.progress.clone());
+        let buf = self.buffers.sharing_pool();
+        let reader_of = move || cut.reader(index, framer, buf, progress);
         let (shared, dropped) = (Arc::clone(&state), Arc::clone(&self.dropped));
         // Not awaited: the reader learns the outcome from `state`. If the runtime is shutting
         // down, the job is dropped unrun, and the part stays queued for the reader to frame.
         drop(runtime.spawn_blocking(move || {
-            frame_ahead(cut, index, framer, progress, &shared, &dropped, helpers);
+            frame_ahead(reader_of, &shared, &dropped, helpers);
         }));
         self.ahead = Some(AheadPart { index, state });
     }
@@ -605,6 +608,32 @@ mod tests {
                 assert_eq!(parts, whole, "seed {seed}, parts of {part_bytes} bytes");
             }
         }
+    }
+
+    #[test]
+    fn the_readers_of_the_parts_share_a_few_buffers() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let _entered = runtime.enter();
+        let bytes: Vec<u8> = (0..4000).flat_map(|_| *b"ab cd\n").collect();
+        let (closed, _) = oneshot::channel();
+        let mut parts = InParts::with_part_bytes(
+            source_of(&bytes),
+            framer("ab", None),
+            Progress::default(),
+            closed,
+            256,
+        );
+        let (lines, failed) = drain(|| parts.next_unless(&|| false));
+        assert_eq!((lines.len(), failed), (4000, None));
+        assert!(parts.cut.parts >= 90, "{} parts", parts.cut.parts);
+        let allocated = parts.buffers.allocated();
+        assert!(
+            (1..=6).contains(&allocated),
+            "{allocated} buffers allocated"
+        );
     }
 
     #[cfg(unix)]

@@ -55,14 +55,27 @@ pub struct Reader<F, I = File> {
 }
 
 impl<F: Framer, I> Reader<F, I> {
-    /// The one way to build a reader: over an opened source, framing with `framer` (with
-    /// offsets from the source's), counting the bytes it reads into `progress`.
-    pub fn new(source: Source<I>, mut framer: F, progress: Progress) -> Self {
+    /// A reader over an opened source, framing with `framer` (with offsets from the source's),
+    /// counting the bytes it reads into `progress`.
+    pub fn new(source: Source<I>, framer: F, progress: Progress) -> Self {
+        let buf = ReadBuf::new(source.chunk_size);
+        Self::with_buffer(source, framer, progress, buf)
+    }
+
+    /// [`Reader::new`], reading into `buf`, empty, whose pool another reader may share (see
+    /// [`ReadBuf::sharing_pool`]).
+    pub(crate) fn with_buffer(
+        source: Source<I>,
+        mut framer: F,
+        progress: Progress,
+        buf: ReadBuf,
+    ) -> Self {
+        debug_assert!(buf.is_empty());
         framer.start_at(source.offset);
         Reader {
             input: Input::new(source.input, source.decompress),
             remaining: source.remaining,
-            buf: ReadBuf::new(source.chunk_size),
+            buf,
             framer,
             eof: false,
             drained: false,
