@@ -115,7 +115,8 @@ export const SEARCHERS = {
     library: 'fastlines',
     run: async (path, strings, { lib }) => ({ lines: await lib.countLines(path, { match: strings, threads: 1 }) }),
     note:
-      "the same count on one thread: what the readers' one reading thread does (read, search, number the lines " +
-      'between matches) with no batch framed and no string made, the floor of per line and batches',
+      "the same count on one thread: what a reader's reading thread does (read, search, number the lines between " +
+      'matches) with no batch framed and no string made; readers of a file this large read it in parts on two ' +
+      'threads, as the count does, whose time is their floor',
   },
 }
