@@ -517,21 +517,35 @@ mod tests {
     /// What [`InParts`] hands out, with parts of `part_bytes`, and how many parts a helper
     /// framed. On a runtime's blocking pool, as in a stream.
     fn read_in_parts(bytes: &[u8], framer: LineFramer, part_bytes: u64) -> (Outcome, usize) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let _entered = runtime.enter();
-        let (closed, _) = oneshot::channel();
-        let source = source_of(bytes);
-        let progress = Progress::default();
-        let mut parts =
-            InParts::with_part_bytes(source, framer, progress.clone(), closed, part_bytes);
+        let (mut parts, _) = in_parts(source_of(bytes), framer, part_bytes);
         let outcome = drain(|| parts.next_unless(&|| false));
         if outcome.1.is_none() {
-            assert_eq!(progress.bytes(), bytes.len() as u64, "every byte read once");
+            let read = parts.progress.bytes();
+            assert_eq!(read, bytes.len() as u64, "every byte read once");
         }
         (outcome, parts.framed_ahead)
+    }
+
+    /// A runtime for the helpers to run on, on its blocking pool, as a stream's do.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap()
+    }
+
+    /// `source` read in parts of `part_bytes`, and where its file's closing is heard.
+    fn in_parts(
+        source: Source,
+        framer: LineFramer,
+        part_bytes: u64,
+    ) -> (InParts<LineFramer>, oneshot::Receiver<()>) {
+        let (closed, file_closed) = oneshot::channel();
+        let progress = Progress::default();
+        let parts = InParts::with_part_bytes(source, framer, progress, closed, part_bytes);
+        (parts, file_closed)
     }
 
     /// Seeded lines with every terminator, lines longer than a part, and the needle `ab` in
@@ -612,20 +626,10 @@ mod tests {
 
     #[test]
     fn the_readers_of_the_parts_share_a_few_buffers() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let _entered = runtime.enter();
         let bytes: Vec<u8> = (0..4000).flat_map(|_| *b"ab cd\n").collect();
-        let (closed, _) = oneshot::channel();
-        let mut parts = InParts::with_part_bytes(
-            source_of(&bytes),
-            framer("ab", None),
-            Progress::default(),
-            closed,
-            256,
-        );
+        let (mut parts, _) = in_parts(source_of(&bytes), framer("ab", None), 256);
         let (lines, failed) = drain(|| parts.next_unless(&|| false));
         assert_eq!((lines.len(), failed), (4000, None));
         assert!(parts.cut.parts >= 90, "{} parts", parts.cut.parts);
@@ -640,18 +644,12 @@ mod tests {
     #[test]
     fn a_file_that_grows_while_it_is_read_in_parts_is_read_to_its_end() {
         use std::os::unix::fs::FileExt;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let _entered = runtime.enter();
         let bytes = seeded_input(7);
         let file = file_of(&bytes);
         let appender = file.try_clone().unwrap();
-        let (closed, _) = oneshot::channel();
-        let source = Source::new(file, None, 64);
-        let mut parts =
-            InParts::with_part_bytes(source, framer("ab", None), Progress::default(), closed, 100);
+        let (mut parts, _) = in_parts(Source::new(file, None, 64), framer("ab", None), 100);
         let first = parts.next_unless(&|| false).unwrap();
         let appended = b"more ab\nand the last ab";
         appender.write_all_at(appended, bytes.len() as u64).unwrap();
@@ -667,20 +665,10 @@ mod tests {
 
     #[test]
     fn a_reader_dropped_mid_way_closes_its_file_once_no_helper_holds_it() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let _entered = runtime.enter();
         let bytes: Vec<u8> = (0..20_000).flat_map(|_| *b"ab cd\n").collect();
-        let (closed, file_closed) = oneshot::channel();
-        let mut parts = InParts::with_part_bytes(
-            source_of(&bytes),
-            framer("ab", None),
-            Progress::default(),
-            closed,
-            4096,
-        );
+        let (mut parts, file_closed) = in_parts(source_of(&bytes), framer("ab", None), 4096);
         for _ in 0..3 {
             assert!(parts.next_unless(&|| false).unwrap().is_some());
         }
