@@ -148,6 +148,7 @@ enum Part<F: Framer> {
 enum Ahead<T> {
     /// Waiting for a thread of the pool.
     Queued,
+    /// A helper frames it: the reader that comes to it waits.
     Framing,
     Done(Framed<T>),
     /// The reader came to the part before a thread did, and frames it itself: the helper, when
