@@ -7,9 +7,9 @@
 //! one part on its own thread, as it hands its items out, a helper on the blocking pool frames
 //! the next one whole, and its items wait, renumbered later, until the part before is out.
 //!
-//! Only the part right after one framed here is framed ahead, and the stream's channel holds a
-//! part's worth of reads ([`read_ahead`]): at most two parts' kept lines wait in memory (8 MiB
-//! when every line matches, against 1 MiB read whole). A helper only frames; it never waits for the
+//! Only the part right after one framed here is framed ahead, and the stream's channel holds two
+//! parts' worth of reads ([`read_ahead`]): at most three parts' kept lines wait in memory
+//! (12 MiB when every line matches, against 1 MiB read whole). A helper only frames; it never waits for the
 //! consumer, so a slow consumer holds no second thread, and the process-wide [`Helpers`]
 //! allowance keeps readers and counts together from keeping more threads busy than there are
 //! cores (a reader that finds none free frames every part itself).
@@ -37,18 +37,21 @@ use crate::source::Source;
 pub(crate) const PART_BYTES: u64 = 4 * 1024 * 1024;
 
 /// How many reads of `chunk_size` a stream of a path holds ahead of its consumer: with a framer
-/// that reads in parts, a part's worth (2 to 64), else
+/// that reads in parts, two parts' worth (2 to 64), else
 /// [`READ_AHEAD_BYTES`](crate::buffer::READ_AHEAD_BYTES)' worth. A search's items hold only the
-/// lines it kept, so a part's worth is at most a part's bytes, when every line matches. With
-/// 1 MiB's worth, the reader, which frames its own part as it hands it out, waited for the
-/// consumer long before it had framed it, while the helper had long framed the next: on logs-1g,
-/// the batches for `ERROR` (12% of the lines) took 382-422 ms in parts, no faster than read whole
-/// (335-369 ms); with a part's worth, 297-330 ms (6 runs of each, in turn).
+/// lines it kept, so that is at most two parts' bytes, when every line matches. With 1 MiB's
+/// worth, the reader, which frames its own part as it hands it out, waited for the consumer long
+/// before it had framed it, while the helper had long framed the next: on logs-1g, the batches
+/// for `ERROR` (12% of the lines) took 382-422 ms in parts, no faster than read whole
+/// (335-369 ms); with a part's worth, 297-330 ms (6 runs of each, in turn). Two parts' worth took
+/// them from 245-287 ms to 224-259 ms, per line from 263-355 to 258-300 ms and three strings'
+/// batches from 411-484 to 408-439 ms (5 runs of each, in turn; on Bun 237-263 to 235-276,
+/// 265-304 to 248-310).
 pub(crate) fn read_ahead<F: Framer>(framer: &F, chunk_size: usize) -> usize {
     if framer.for_part().is_none() {
         return read_ahead_chunks(chunk_size);
     }
-    usize::try_from(PART_BYTES / chunk_size.max(1) as u64)
+    usize::try_from(2 * PART_BYTES / chunk_size.max(1) as u64)
         .unwrap_or(usize::MAX)
         .clamp(2, 64)
 }
