@@ -281,38 +281,36 @@ where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
-    /// Whether `source` is read in parts with `framer`: a regular file (see
+    /// The bytes of `source` to read in parts with `framer`, if that pays: a regular file (see
     /// [`Source::cut_range`]) of at least [`MIN_PARTS`] parts, with a framer that frames parts
     /// ([`Framer::for_part`]).
-    pub(crate) fn pays(source: &Source, framer: &F) -> bool {
-        let enough = |range: Range<u64>| range.end - range.start >= MIN_PARTS * PART_BYTES;
-        framer.for_part().is_some() && source.cut_range().ok().flatten().is_some_and(enough)
+    pub(crate) fn range_to_cut(source: &Source, framer: &F) -> Option<Range<u64>> {
+        let range = source.cut_range().ok().flatten()?;
+        let enough = range.end - range.start >= MIN_PARTS * PART_BYTES;
+        (enough && framer.for_part().is_some()).then_some(range)
     }
 
-    /// Reads `source` in parts (see [`Self::pays`]), counting what it reads into `progress`;
-    /// `closed` is dropped once the file is closed.
+    /// Reads `within` of `source` (see [`Self::range_to_cut`]) in parts, counting what it reads
+    /// into `progress`; `closed` is dropped once the file is closed.
     pub(crate) fn new(
         source: Source,
+        within: Range<u64>,
         framer: F,
         progress: Progress,
         closed: oneshot::Sender<()>,
     ) -> Self {
-        Self::with_part_bytes(source, framer, progress, closed, PART_BYTES)
+        Self::with_part_bytes(source, within, framer, progress, closed, PART_BYTES)
     }
 
     /// [`Self::new`], with parts of about `part_bytes`.
     fn with_part_bytes(
         source: Source,
+        within: Range<u64>,
         framer: F,
         progress: Progress,
         closed: oneshot::Sender<()>,
         part_bytes: u64,
     ) -> Self {
-        let within = source
-            .cut_range()
-            .ok()
-            .flatten()
-            .unwrap_or(source.offset..source.offset);
         let parts = ((within.end - within.start) / part_bytes.max(1)).max(1);
         let buffers = ReadBuf::new(source.chunk_size);
         let cut = Cut {
@@ -548,7 +546,8 @@ mod tests {
     ) -> (InParts<LineFramer>, oneshot::Receiver<()>) {
         let (closed, file_closed) = oneshot::channel();
         let progress = Progress::default();
-        let parts = InParts::with_part_bytes(source, framer, progress, closed, part_bytes);
+        let within = source.cut_range().unwrap().expect("a regular file");
+        let parts = InParts::with_part_bytes(source, within, framer, progress, closed, part_bytes);
         (parts, file_closed)
     }
 

@@ -469,7 +469,7 @@ where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
-    /// Reads `source`, opened from a path, in parts when that pays (see [`InParts::pays`]).
+    /// Reads `source`, opened from a path, in parts when that pays (see [`InParts::range_to_cut`]).
     fn new(
         source: Source,
         framer: F,
@@ -477,8 +477,9 @@ where
         closed: oneshot::Sender<()>,
         parts_allowed: bool,
     ) -> Self {
-        if parts_allowed && InParts::pays(&source, &framer) {
-            return FileReader::InParts(InParts::new(source, framer, progress, closed));
+        let in_parts = parts_allowed.then(|| InParts::range_to_cut(&source, &framer));
+        if let Some(within) = in_parts.flatten() {
+            return FileReader::InParts(InParts::new(source, within, framer, progress, closed));
         }
         FileReader::Whole {
             reader: Reader::new(source, framer, progress),
