@@ -21,13 +21,6 @@ import { bunBinary, muslBunBinary, muslNodeBinary, nodeBinary } from './helpers/
  * PyPI), and what their specs leave out beyond the exhaustive series. Every runtime runs the packaging test;
  * the first also runs the specs (each run takes minutes under emulation).
  */
-/**
- * Why the search's 29 MB file read in parts is left out under emulation: it took 27-39 s there.
- * Where the parts are cut and how their lines are numbered is the same Rust code on every CPU,
- * which x64 runs, glibc and musl; the arm searches run in the spec's other tests.
- */
-const PARTS_LEFT_OUT = 'the file read in parts: 27-39 s emulated; run on x64'
-
 const PLATFORMS = {
   'linux-x64-musl': {
     triple: 'x86_64-unknown-linux-musl',
@@ -58,9 +51,6 @@ const PLATFORMS = {
     leftOut: {
       '!*its text matched at every offset and highWaterMark*': 'the search series over every offset: run on x64',
       '!*a needle cut by reads at every offset*': 'the search series over every offset: run on x64',
-      // 2m47s of the 4m45s these specs took emulated on 2026-12-02, where `.ci/run` ran over 45 min.
-      '!*at every small highWaterMark*': 'the search series over every small read size: run on x64',
-      '!a file read in parts*': PARTS_LEFT_OUT,
     },
   },
   'linux-arm-gnueabihf': {
@@ -72,7 +62,6 @@ const PLATFORMS = {
       // `.ci/run` tests arm64 first and the two share its time; arm64 runs those of lines and decompress.
       '!*at every*':
         'the series over every offset, cut and read size: those of lines and decompress run on linux-arm64-gnu',
-      '!a file read in parts*': PARTS_LEFT_OUT,
     },
   },
 }
