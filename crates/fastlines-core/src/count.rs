@@ -28,7 +28,8 @@ use crate::split::{count_newlines, LineSplitter};
 ///
 /// A regular file read as it is (not decompressed) is counted in parts as `threads` says, each
 /// part a line-aligned [`Share`] of the range read at offsets, on threads of its own while
-/// [`Helpers`] are free: the sum is the one-pass count, since every line starts in one part.
+/// helper threads are free (`helpers.rs`): the sum is the one-pass count, since every line
+/// starts in one part.
 pub fn count_lines(
     path: &Path,
     options: &ReadOptions,
@@ -154,7 +155,7 @@ fn count_in_parts(
 /// Counts the lines `source` holds, or those `filter` keeps, with blocking reads; `None` once
 /// `cancelled` is set (checked between reads).
 ///
-/// Every line: no splitting into buffers, no decoding and no strings, only a [`LineCounter`]
+/// Every line: no splitting into buffers, no decoding and no strings, only a `LineCounter`
 /// over each read. Matching lines: lines are cut and searched in the read buffer, never
 /// decoded, by a [`Reader`] whose items are counts.
 pub fn count_blocking<I: Read>(

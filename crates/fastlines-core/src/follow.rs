@@ -52,8 +52,8 @@ pub enum FollowFrom {
 
 impl ReadStream<Batch> {
     /// Follows the file `anchor` took as it grows, starting `from` where it says as of the
-    /// anchor: see [`crate::follow`]. Must be called inside a Tokio runtime; bounded like
-    /// [`Self::spawn`].
+    /// anchor: see the `follow` task in `follow.rs`. Must be called inside a Tokio runtime;
+    /// bounded like [`Self::spawn`].
     pub fn follow(
         anchor: Anchor,
         options: ReadOptions,

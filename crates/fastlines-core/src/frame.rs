@@ -53,7 +53,7 @@ pub trait Framer {
     }
 }
 
-/// A batch of complete lines, decoded and joined by `\n` (see [`without_final_terminator`]),
+/// A batch of complete lines, decoded and joined by `\n` (see `without_final_terminator`),
 /// so that JS makes all of them with one `split('\n')`; and where they were in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
