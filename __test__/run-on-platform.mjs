@@ -76,6 +76,9 @@ const SPECS = ['lines', 'errors', 'lifecycle', 'search', 'decompress', 'follow']
 const EMULATED_LEFT_OUT = {
   '!a FIFO delivers each line as it is written, with no CPU spent waiting (no polling)':
     'counts CPU against wall time: qemu spends CPU translating code the first time it runs',
+  // Passed emulated until a run of 2026-12-02, where armv7's used 53.6 ms over 1 s (bound 50).
+  '!no CPU is spent while waiting, and the process exits by itself after close()':
+    'counts CPU against wall time, as the FIFO test above does',
   '!rename rotation while a writer process writes: every line once, in order':
     'the writer finishes before the emulated follower has read far enough to ask for every rotation',
 }
