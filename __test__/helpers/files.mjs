@@ -26,7 +26,14 @@ export function makeTempDir(test) {
  */
 const DENO_CACHE = /\/deno\/[a-z0-9_]+_cache_v\d+(-wal|-shm)?$/
 
-/** The paths this process has open, read from /proc/self/fd, but the runtime's own caches. */
+/**
+ * System files the runtime's own threads open for a moment, whenever they choose: strace shows
+ * Node 24's background threads reading /sys/devices/system/cpu/online (glibc's sysconf counting
+ * CPUs), and a CI snapshot caught one open. fastlines opens none of them.
+ */
+const SYSTEM_FILES = /^\/(sys|proc)\//
+
+/** The paths this process has open, read from /proc/self/fd, but the runtime's own files. */
 export function openPaths() {
   const paths = []
   for (const fd of fs.readdirSync('/proc/self/fd')) {
@@ -36,7 +43,7 @@ export function openPaths() {
       // the descriptor readdir itself used is gone by now
     }
   }
-  return paths.filter((path) => !DENO_CACHE.test(path))
+  return paths.filter((path) => !DENO_CACHE.test(path) && !SYSTEM_FILES.test(path))
 }
 
 /** How many descriptors this process holds on `file`. */
