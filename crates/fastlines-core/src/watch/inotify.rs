@@ -96,8 +96,6 @@ struct State {
     listeners: Listeners<Listener>,
     /// What each watch descriptor (by its number) watches.
     watched: HashMap<i32, Watched>,
-    /// The watch descriptor of each directory watched, by its canonical path.
-    dirs: HashMap<PathBuf, i32>,
 }
 
 struct Listener {
@@ -186,7 +184,6 @@ impl State {
             watches,
             listeners: Listeners::default(),
             watched: HashMap::new(),
-            dirs: HashMap::new(),
         }
     }
 
@@ -216,11 +213,9 @@ impl State {
             return self.repoint_and_call(ids, calls);
         }
         if mask.contains(EventMask::MOVE_SELF) {
-            // A watched directory moved: its watch no longer stands for its old path, where a
-            // follower made later must watch the directory there now. Who listens to names in
-            // it looks at its path again: it names nothing now, until a directory is made
-            // there again (a file of the moved one that a follower has open stays watched).
-            self.dirs.retain(|_, number| *number != wd);
+            // A watched directory moved: who listens to names in it looks at its path again:
+            // it names nothing now, until a directory is made there again (a file of the moved
+            // one that a follower has open stays watched).
             let ids: Vec<u64> = match self.watched.get(&wd).map(|watched| &watched.what) {
                 Some(WatchedKind::Dir(_, names)) => names.values().flatten().copied().collect(),
                 _ => return,
@@ -266,19 +261,19 @@ impl State {
     }
 
     /// Has `id` called when `name` in `dir` comes or goes, watching `dir` if nobody did.
+    ///
+    /// The directory is asked of the kernel each time, not looked up by its path among those
+    /// watched: one deleted while a follower holds a file of it open keeps its watch (and its
+    /// path among them) until that file is closed, and a directory made again at the path
+    /// meanwhile is another one, which a follower waiting for its file must watch. The kernel
+    /// gives the descriptor a directory has already (the same under another path), or a new one.
     fn listen_to_name(&mut self, id: u64, dir: &Path, name: OsString) -> io::Result<()> {
-        let wd = match self.dirs.get(dir) {
-            Some(&wd) => wd,
-            None => {
-                let wd = self.watches.add(dir, name_events() | ADD)?;
-                let number = wd.get_watch_descriptor_id();
-                let what = WatchedKind::Dir(dir.to_owned(), HashMap::new());
-                // The same directory under another path gets the same descriptor: share it.
-                self.watched.entry(number).or_insert(Watched { wd, what });
-                self.dirs.insert(dir.to_owned(), number);
-                number
-            }
-        };
+        let descriptor = self.watches.add(dir, name_events() | ADD)?;
+        let wd = descriptor.get_watch_descriptor_id();
+        self.watched.entry(wd).or_insert_with(|| Watched {
+            wd: descriptor,
+            what: WatchedKind::Dir(dir.to_owned(), HashMap::new()),
+        });
         if let Some(Watched {
             what: WatchedKind::Dir(_, names),
             ..
@@ -452,7 +447,7 @@ impl State {
     }
 
     fn unwatch(&mut self, wd: i32) {
-        if let Some(watched) = self.forget_watch_entry(wd) {
+        if let Some(watched) = self.watched.remove(&wd) {
             // The file or directory may be gone already, and its watch with it.
             let _ = self.watches.remove(watched.wd);
         }
@@ -461,7 +456,7 @@ impl State {
     /// A watch the kernel dropped: nobody listens there any more. Returns who listened to
     /// names there, if it was a directory's.
     fn forget_watch(&mut self, wd: i32) -> Vec<u64> {
-        if self.forget_watch_entry(wd).is_none() {
+        if self.watched.remove(&wd).is_none() {
             return Vec::new();
         }
         let mut named_there = Vec::new();
@@ -476,14 +471,6 @@ impl State {
             }
         }
         named_there
-    }
-
-    fn forget_watch_entry(&mut self, wd: i32) -> Option<Watched> {
-        let watched = self.watched.remove(&wd)?;
-        if let WatchedKind::Dir(..) = &watched.what {
-            self.dirs.retain(|_, number| *number != wd);
-        }
-        Some(watched)
     }
 }
 
@@ -660,6 +647,60 @@ mod tests {
         others.join().expect("joined");
         std::fs::remove_dir_all(&dir).expect("clean up");
         assert_eq!(lost, 0, "writes that raised no event, of {WRITES}");
+    }
+
+    /// Feeds every event queued on `inotify` (whose reads do not wait) to `state`; returns who
+    /// they call.
+    fn handle_queued(inotify: &mut Inotify, state: &mut State) -> Vec<u64> {
+        let mut buffer = vec![0; EVENT_BUFFER_BYTES];
+        let mut calls = Calls::default();
+        loop {
+            match inotify.read_events(&mut buffer) {
+                Ok(events) => {
+                    for event in events {
+                        state.on_event(event.wd, event.mask, event.name, &mut calls);
+                    }
+                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => break,
+                Err(err) => panic!("reading events: {err}"),
+            }
+        }
+        calls.by_id.keys().copied().collect()
+    }
+
+    /// `rm -rf` of a log's directory and the one above it, then `mkdir -p` and the file made
+    /// again, before the watcher had seen the deletion. The follower still holds the old file
+    /// open, so the deleted directory keeps its watch; the directory made at its path is
+    /// another one, and it is the one whose new file the follower waits for. (Found by a CI run
+    /// of follow.spec on linux-x64-musl: the follower watched the deleted directory, and waited
+    /// for ever.)
+    #[test]
+    fn a_directory_made_again_while_the_deleted_one_is_held_is_watched_itself() {
+        let top = scratch_dir("made-again");
+        let dir = top.join("a").join("b");
+        let path = dir.join("app.log");
+        std::fs::create_dir_all(&dir).expect("a directory");
+        append(&path, "one\n");
+        let held = std::fs::File::open(&path).expect("the follower's file");
+        let mut inotify = Inotify::init().expect("inotify"); // reads do not wait
+        let mut state = State::new(inotify.watches());
+        let id = state.listeners.add(silent_listener(&path));
+        for (dir, name) in names_of(&path).expect("names") {
+            state.listen_to_nearest(id, dir, name).expect("listening");
+        }
+        state.watch_file(id).expect("watched");
+        std::fs::remove_dir_all(top.join("a")).expect("rm -rf");
+        std::fs::create_dir_all(&dir).expect("mkdir -p");
+        handle_queued(&mut inotify, &mut state);
+        append(&path, "two\n");
+        let called = handle_queued(&mut inotify, &mut state);
+        drop(held);
+        std::fs::remove_dir_all(&top).expect("clean up");
+        assert_eq!(
+            called,
+            [id],
+            "the file made in the new directory calls its follower"
+        );
     }
 
     /// One directory under two paths, as a bind mount shows it (here `dir` and `dir/sub/..`,
