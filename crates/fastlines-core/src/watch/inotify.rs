@@ -19,7 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
+use inotify::{Event, EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
 use super::{canonical_dir_and_name, names_of, Calls, Change, Listeners, OnChange};
@@ -168,12 +168,7 @@ fn read_events(mut inotify: Inotify, state: &Mutex<State>) {
                 return;
             }
         };
-        {
-            let mut state = lock(state);
-            for event in events {
-                state.on_event(event.wd, event.mask, event.name, &mut calls);
-            }
-        }
+        lock(state).on_events(events, &mut calls);
         calls.call();
     }
 }
@@ -184,6 +179,13 @@ impl State {
             watches,
             listeners: Listeners::default(),
             watched: HashMap::new(),
+        }
+    }
+
+    /// Adds to `calls` who each of `events` (one read's) concerns.
+    fn on_events<'a>(&mut self, events: impl Iterator<Item = Event<&'a OsStr>>, calls: &mut Calls) {
+        for event in events {
+            self.on_event(event.wd, event.mask, event.name, calls);
         }
     }
 
@@ -656,11 +658,7 @@ mod tests {
         let mut calls = Calls::default();
         loop {
             match inotify.read_events(&mut buffer) {
-                Ok(events) => {
-                    for event in events {
-                        state.on_event(event.wd, event.mask, event.name, &mut calls);
-                    }
-                }
+                Ok(events) => state.on_events(events, &mut calls),
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => break,
                 Err(err) => panic!("reading events: {err}"),
             }
@@ -727,9 +725,8 @@ mod tests {
         std::fs::rename(&first_path, dir.join("app.log.1")).expect("rename");
         let mut buffer = vec![0; EVENT_BUFFER_BYTES];
         let mut calls = Calls::default();
-        for event in inotify.read_events_blocking(&mut buffer).expect("events") {
-            state.on_event(event.wd, event.mask, event.name, &mut calls);
-        }
+        let events = inotify.read_events_blocking(&mut buffer).expect("events");
+        state.on_events(events, &mut calls);
         let called: Vec<u64> = calls.by_id.keys().copied().collect();
         std::fs::remove_dir_all(&dir).expect("clean up");
         assert_eq!(
