@@ -234,8 +234,10 @@ const gunzipped = (file) => pipeline(fs.createReadStream(file), zlib.createGunzi
  * How each kind of case makes a fresh source per run, in each form a contender may read: `node`
  * (a Node Readable of the bytes, for readline and split2), `chunks` (an async iterable of byte
  * chunks, for the hand split and the floor), `web` (a web ReadableStream), `texts` (the same
- * kind of source yielding each chunk's text, decoded before timing, for the split floor) and
- * `fastlines` (what readLines and countLines are given, with their options). `source` is `{ file,
+ * kind of source yielding each chunk's text, decoded before timing, for the split floor),
+ * `chunks+texts` (a child's stdout, whose chunks the split floor takes alongside the file's
+ * text, decoded before timing) and `fastlines` (what readLines and countLines are given,
+ * with their options). `source` is `{ file,
  * prepared, chunkBytes }`: `prepared` is prepareCase's, or the reader's `prepare` of it.
  */
 const KINDS = {
@@ -249,6 +251,7 @@ const KINDS = {
     node: ({ file }) => catStdout(file),
     chunks: ({ file }) => catStdout(file),
     fastlines: ({ file }) => ({ source: catStdout(file) }),
+    'chunks+texts': ({ file, prepared }) => ({ chunks: catStdout(file), texts: prepared }),
   },
   fs: {
     node: ({ file }) => fs.createReadStream(file),
@@ -362,6 +365,28 @@ function chunkTexts(bytes, size) {
   return texts
 }
 
+/** The bytes of each text that `chunks-split-floor` splits as the stream's chunks come. */
+const TEXT_BYTES = 64 * KIB
+
+/**
+ * `chunks-split-floor`: takes the stream's chunks, and splits the next of `texts` (the text of
+ * each TEXT_BYTES of the same file, made before timing) for every TEXT_BYTES taken, then any
+ * left at its end: both halves of what a reader of line strings does on the JS thread.
+ */
+async function splitAlongChunks({ chunks, texts }) {
+  const tally = new Tally()
+  let carry = ''
+  let split = 0
+  let taken = 0
+  for await (const chunk of chunks) {
+    taken += chunk.length
+    for (; split < texts.length && split * TEXT_BYTES < taken; split++) carry = splitInto(tally, carry, texts[split])
+  }
+  for (; split < texts.length; split++) carry = splitInto(tally, carry, texts[split])
+  if (carry !== '') tally.add(withoutCR(carry))
+  return tally
+}
+
 /** The floor: `for await` over the chunks, counting `\n` bytes (plus a last line without one). */
 async function rawChunks(chunks) {
   let lines = 0
@@ -419,8 +444,9 @@ async function fastlines(run) {
  * In table order; `readline` is the baseline. `reads` names the form of the source a contender
  * takes (KINDS); `run(input, { lib, options })` reads it all. `cases` and `runtimes`, where given,
  * are the only ones a contender runs in (elsewhere: not in the table, or n/a on that runtime);
- * `perLine`: hands out one line at a time (per-line target); `prepare(bytes, sourceCase)`, where
- * given, makes what its runs read from the case's prepared bytes, before timing. `note` goes
+ * `perLine`: hands out one line at a time (per-line target); `prepare(bytes, sourceCase, file)`,
+ * where given, makes what its runs read from the case's prepared bytes (or its file), before
+ * timing. `note` goes
  * under the tables.
  */
 export const SOURCE_READERS = {
@@ -471,6 +497,16 @@ export const SOURCE_READERS = {
     reads: 'chunks',
     run: rawChunks,
     note: '`for await` over the chunks, counting `\\n` bytes: the floor, no decoding, no lines',
+  },
+  'chunks-split-floor': {
+    reads: 'chunks+texts',
+    cases: ['child-stdout'],
+    prepare: (_, __, file) => chunkTexts(fs.readFileSync(file), TEXT_BYTES),
+    run: splitAlongChunks,
+    note:
+      "child-stdout only: `for await` over the stream's chunks as `raw-chunks` takes them, and for each 64 KiB taken, the text of " +
+      "the file's next 64 KiB (decoded before timing) split as `hand-split` splits it: what no reader that hands " +
+      "out line strings from this stream avoids on the JS thread (taking its chunks, `split('\\n')`), the floor for batches",
   },
   'fastlines-lines': {
     reads: 'fastlines',

@@ -36,8 +36,9 @@ async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {
   if (sourceCase.perProcess) await loadAllLibraries()
   const lib = await loadLibrary(reader)
   const bytes = prepareCase(caseName, corpusPath)
-  const prepared = reader.prepare === undefined ? bytes : reader.prepare(bytes, sourceCase)
-  const context = { file: caseFile(caseName, corpusPath), prepared, lib }
+  const file = caseFile(caseName, corpusPath)
+  const prepared = reader.prepare === undefined ? bytes : reader.prepare(bytes, sourceCase, file)
+  const context = { file, prepared, lib }
   if (sourceCase.perProcess) {
     const sample = await timeRun(name, caseName, context)
     // A contender that read the file `cat` pipes in leaves the pipe full: drained after timing,

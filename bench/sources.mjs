@@ -47,6 +47,8 @@ export const HAND_SPLIT = 'hand-split'
 export const SPLIT_FLOOR = 'split-floor'
 /** The chunks of a source taken in JS, with no line made: what every reader fed from JS pays. */
 export const RAW_CHUNKS = 'raw-chunks'
+/** A stream's chunks taken in JS with the same text split alongside: the floor of batches over it. */
+export const CHUNKS_SPLIT_FLOOR = 'chunks-split-floor'
 export { SOURCE_CASE_NAMES, SOURCE_READER_NAMES }
 
 /** The last line a failed process wrote to stderr, or its error's first line. */

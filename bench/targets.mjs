@@ -23,6 +23,7 @@ import { SEARCH_BASELINE, SEARCH_QUERY_NAMES, searchRatio } from './search.mjs'
 import { LONG_LINE_BYTES, readsCase } from './source-readers.mjs'
 import {
   HAND_SPLIT,
+  CHUNKS_SPLIT_FLOOR,
   RAW_CHUNKS,
   SPLIT_FLOOR,
   PER_LINE_READERS,
@@ -559,9 +560,16 @@ const SOURCES_TARGETS = [
     text:
       `a child's stdout and a file stream: \`fastlines-batches\` at least 3x \`${SOURCES_BASELINE}\` on the same stream ` +
       `(the figure after \`floor\`: \`${RAW_CHUNKS}\`'s own ratio, the stream's chunks taken in JS with no line made, ` +
-      "the bound of a stream that must be fed from JS, as a child's stdout is)",
+      "the bound of a stream that must be fed from JS, as a child's stdout is; on a child's stdout, after " +
+      `\`chunks+split\`: \`${CHUNKS_SPLIT_FLOOR}\`'s, those chunks taken and the same text split, the bound of a ` +
+      'reader of line strings fed from JS)',
     cases: ['child-stdout', 'fs-stream'],
-    check: withFloor(sourcesVs('fastlines-batches', SOURCES_BASELINE, 3), RAW_CHUNKS, SOURCES_BASELINE),
+    check: withFloor(
+      withFloor(sourcesVs('fastlines-batches', SOURCES_BASELINE, 3), RAW_CHUNKS, SOURCES_BASELINE),
+      CHUNKS_SPLIT_FLOOR,
+      SOURCES_BASELINE,
+      'chunks+split',
+    ),
   },
   {
     id: 'SR4',
