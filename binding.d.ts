@@ -12,10 +12,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /**
  * A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
  *
- * Fed: push each chunk (`push(source.feeder, chunk)`, see `feeding.rs`, or `pushText()`), and
- * when that returns false, call `waitForRoom()` and push again once `onRoom` is called; then
- * `end()`, or `fail()` (JS keeps the source's error). On a descriptor these do nothing:
- * fastlines reads it itself.
+ * Fed: push each chunk (`push(source.feeder, chunk)` or `pushText(source.feeder, text)`, and
+ * `flush(source.feeder)` at the end of a turn that pushed some, see `feeding.rs`); when a push
+ * returns false, call `waitForRoom()` and push again once `onRoom` is called; then `end()`, or
+ * `fail()` (JS keeps the source's error). On a descriptor these do nothing: fastlines reads it
+ * itself.
  */
 export declare class NativeByteSource {
   /** A source JS feeds; `onRoom` is called once per `waitForRoom()`, when there is room again. */
@@ -28,12 +29,11 @@ export declare class NativeByteSource {
    * fastlines' runtime here.
    */
   static descriptor(fd: number, taken?: Uint8Array | undefined | null): NativeByteSource
-  /** The number `push()` takes for this source; null for a descriptor. */
+  /**
+   * The number `push()`, `pushText()` and `flush()` take for this source; null for a
+   * descriptor.
+   */
   get feeder(): number | null
-  /** Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full. */
-  pushText(text: string): boolean
-  /** No more chunks for now: the reader reads what is queued, however little. */
-  flush(): void
   /** Calls `onRoom` once there is room for more, or the reader is gone. */
   waitForRoom(): void
   /** Whether the reader is gone: nothing more needs pulling. */
@@ -161,6 +161,13 @@ export declare class NativeLineStream {
  * fed: what `lib/byte-source.js` hands over this way.
  */
 export declare function feed(feeder: number, chunk: Uint8Array): string | Buffer | NativeError | null | undefined | false
+
+/**
+ * No more chunks for now for the fed source numbered `feeder`: its reader reads what is
+ * queued, however little. Once per event-loop turn that fed it, which for a source that
+ * trickles is once per chunk.
+ */
+export declare function flush(feeder: number): void
 
 /**
  * Where the batch JS holds was in the file: `start` and `end` (just past its last line), and
@@ -326,3 +333,9 @@ export interface NativeShare {
  * copied; false when the read-ahead is full (see `Feed::push`).
  */
 export declare function push(feeder: number, chunk: Uint8Array): boolean
+
+/**
+ * Queues a string chunk in the fed source numbered `feeder` as its UTF-8 bytes; false when
+ * the read-ahead is full. Once per chunk of a stream that gives strings (`setEncoding`).
+ */
+export declare function pushText(feeder: number, text: string): boolean

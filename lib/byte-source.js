@@ -664,7 +664,7 @@ class ByteSource {
   #handOverText(feed, text) {
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
-    room = feed.pushText(text) && room
+    room = binding.pushText(this.#feeder, text) && room
     this.#wakeReader()
     return room
   }
@@ -673,7 +673,7 @@ class ByteSource {
   #endTurn(feed) {
     this.#turnEnd = null
     this.#handOverGathered(feed)
-    if (!this.#stopped) feed.flush()
+    if (!this.#stopped) binding.flush(this.#feeder)
   }
 
   /** Hands the gathered chunks over as one; whether the feed has room for more. */

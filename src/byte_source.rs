@@ -28,10 +28,11 @@ type RoomCallback = ThreadsafeFunction<(), (), (), Status, false, true>;
 
 /// A byte source a reader is made from, once: fed by JS (`fed`), or a descriptor (`descriptor`).
 ///
-/// Fed: push each chunk (`push(source.feeder, chunk)`, see `feeding.rs`, or `pushText()`), and
-/// when that returns false, call `waitForRoom()` and push again once `onRoom` is called; then
-/// `end()`, or `fail()` (JS keeps the source's error). On a descriptor these do nothing:
-/// fastlines reads it itself.
+/// Fed: push each chunk (`push(source.feeder, chunk)` or `pushText(source.feeder, text)`, and
+/// `flush(source.feeder)` at the end of a turn that pushed some, see `feeding.rs`); when a push
+/// returns false, call `waitForRoom()` and push again once `onRoom` is called; then `end()`, or
+/// `fail()` (JS keeps the source's error). On a descriptor these do nothing: fastlines reads it
+/// itself.
 #[napi]
 pub struct NativeByteSource {
     /// What JS feeds through; `None` for a descriptor.
@@ -105,25 +106,11 @@ impl NativeByteSource {
         })
     }
 
-    /// The number `push()` takes for this source; null for a descriptor.
+    /// The number `push()`, `pushText()` and `flush()` take for this source; null for a
+    /// descriptor.
     #[napi(getter)]
     pub fn feeder(&self) -> Option<u32> {
         self.feeding.as_ref().map(|feeding| feeding.entry.number())
-    }
-
-    /// Takes a string chunk as its UTF-8 bytes; false when the read-ahead is full.
-    #[napi]
-    pub fn push_text(&self, text: String) -> bool {
-        self.feed()
-            .is_some_and(|feed| feed.push_owned(text.into_bytes()))
-    }
-
-    /// No more chunks for now: the reader reads what is queued, however little.
-    #[napi]
-    pub fn flush(&self) {
-        if let Some(feed) = self.feed() {
-            feed.flush();
-        }
     }
 
     /// Calls `onRoom` once there is room for more, or the reader is gone.

@@ -1,6 +1,7 @@
-//! JS's per-chunk calls into a fed byte source: `push(feeder, chunk)`, which queues a chunk in
-//! the source (see `lib/byte-source.js`), and `feed(feeder, chunk)`, which pushes a small chunk
-//! into the source of a reader and takes what it completes (see `lib/source.js`).
+//! JS's per-chunk calls into a fed byte source: `push(feeder, chunk)` and `pushText(feeder,
+//! text)`, which queue a chunk in the source, and `flush(feeder)` at the end of a turn that fed
+//! it (see `lib/byte-source.js`); and `feed(feeder, chunk)`, which pushes a small chunk into the
+//! source of a reader and takes what it completes (see `lib/source.js`).
 //!
 //! They are plain functions given a number, not methods: napi-rs 3.16 wraps every method call
 //! in checks on its receiver (an unwrap, a type-tag check, a borrow recorded in a global map),
@@ -116,8 +117,28 @@ pub fn feed(feeder: u32, chunk: &[u8]) -> Result<Fed> {
 /// copied; false when the read-ahead is full (see `Feed::push`).
 #[napi]
 pub fn push(feeder: u32, chunk: &[u8]) -> Result<bool> {
+    with_source(feeder, |feed| feed.push(chunk))
+}
+
+/// Queues a string chunk in the fed source numbered `feeder` as its UTF-8 bytes; false when
+/// the read-ahead is full. Once per chunk of a stream that gives strings (`setEncoding`).
+#[napi]
+pub fn push_text(feeder: u32, text: String) -> Result<bool> {
+    with_source(feeder, |feed| feed.push_owned(text.into_bytes()))
+}
+
+/// No more chunks for now for the fed source numbered `feeder`: its reader reads what is
+/// queued, however little. Once per event-loop turn that fed it, which for a source that
+/// trickles is once per chunk.
+#[napi]
+pub fn flush(feeder: u32) -> Result<()> {
+    with_source(feeder, Feed::flush)
+}
+
+/// `then` of the fed source numbered `feeder` on this thread.
+fn with_source<R>(feeder: u32, then: impl FnOnce(&Feed) -> R) -> Result<R> {
     FEEDERS.with_borrow(|feeders| match feeders.by_number.get(&feeder) {
-        Some(Feeder::Source(feed)) => Ok(feed.push(chunk)),
+        Some(Feeder::Source(feed)) => Ok(then(feed)),
         _ => Err(no_such(feeder, "source")),
     })
 }

@@ -4,7 +4,8 @@
 //!
 //! - `input`: options and paths from JS, as core types;
 //! - `byte_source`: the byte sources JS feeds chunk by chunk or hands over as a descriptor;
-//! - `feeding`: the per-chunk call that feeds a small chunk and takes what it completes;
+//! - `feeding`: the per-chunk calls that queue a chunk in a fed source, and feed a small chunk
+//!   and take what it completes;
 //! - `streams`, `sync`, `count`, `last_lines`: the classes JS calls, a few lines each over the
 //!   core;
 //! - `runtime`: fastlines' own Tokio runtime and the bridge from its tasks to JS promises;
@@ -30,7 +31,7 @@ mod text;
 
 pub use byte_source::NativeByteSource;
 pub use count::NativeLineCount;
-pub use feeding::{feed, push};
+pub use feeding::{feed, flush, push, push_text};
 pub use last_lines::NativeLastLines;
 pub use streams::{NativeChunkStream, NativeFollowAnchor, NativeLineStream};
 pub use sync::NativeLineReaderSync;
