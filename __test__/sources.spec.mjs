@@ -284,6 +284,14 @@ const TEXT = [...EDGE_INPUTS.map(([, bytes]) => bytes.toString()), ...STRADDLERS
   .filter((part) => typeof part === 'string' && !part.includes('\uFFFD'))
   .join('|')
 
+/** An async generator of `chunks`, each yielded on a turn of the event loop of its own. */
+async function* turnsApart(chunks) {
+  for (const chunk of chunks) {
+    await nextTurn()
+    yield chunk
+  }
+}
+
 /** `text` cut every `size` code points, so no chunk splits a surrogate pair. */
 function cutCodePoints(text, size) {
   const points = Array.from(text)
@@ -331,6 +339,9 @@ test.serial('string chunks cut inside a surrogate pair give the lines of the who
     t.true(size === 1 || size === 64 || cutPairs > 0, `${size}-unit strings cut a pair`)
     const what = `${size} UTF-16 code units each`
     t.deepEqual(await guard(readWhole(strings), what), want, what)
+    // A turn apart, each is framed as it comes, for the reader that waits for it.
+    const apart = `${what}, a turn apart`
+    t.deepEqual(await guard(readWhole(turnsApart(strings)), apart), want, apart)
     const mixed = strings.map((string, i) => (i % 3 === 2 ? Buffer.from(string) : string))
     // The text of strings that follow each other is one; a pair cut by bytes is two U+FFFD.
     const parts = []
