@@ -336,6 +336,7 @@ export declare function push(feeder: number, chunk: Uint8Array): boolean
 
 /**
  * Queues a string chunk in the fed source numbered `feeder` as its UTF-8 bytes; false when
- * the read-ahead is full. Once per chunk of a stream that gives strings (`setEncoding`).
+ * the read-ahead is full. For strings of 1,536 characters and more: shorter ones are made
+ * their bytes in JS (see `lib/byte-source.js`).
  */
 export declare function pushText(feeder: number, text: string): boolean

@@ -121,7 +121,8 @@ pub fn push(feeder: u32, chunk: &[u8]) -> Result<bool> {
 }
 
 /// Queues a string chunk in the fed source numbered `feeder` as its UTF-8 bytes; false when
-/// the read-ahead is full. Once per chunk of a stream that gives strings (`setEncoding`).
+/// the read-ahead is full. For strings of 1,536 characters and more: shorter ones are made
+/// their bytes in JS (see `lib/byte-source.js`).
 #[napi]
 pub fn push_text(feeder: u32, text: String) -> Result<bool> {
     with_source(feeder, |feed| feed.push_owned(text.into_bytes()))
