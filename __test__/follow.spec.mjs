@@ -53,6 +53,21 @@ function inotifyMasks() {
   return masks
 }
 
+/** The file offsets of this process's descriptors open on `file` (from /proc/self/fdinfo). */
+function offsetsOn(file) {
+  const real = fs.realpathSync(file)
+  const offsets = []
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) continue
+      offsets.push(Number(/^pos:\s+(\d+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))[1]))
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return offsets
+}
+
 /** A new empty file and a follower of it from offset 0, closed when the test ends. */
 function emptyFollowed(t, name, options = {}) {
   const file = temp.file('', name)
@@ -871,9 +886,15 @@ test('copytruncate: a truncation seen before the file grows past the old offset 
   fs.appendFileSync(file, 'short\n')
   t.deepEqual(await reader.next(), line('short'))
   const step = reader.next()
+  t.true(offsetsOn(file).includes(6), 'the follower has read up to 6')
   fs.truncateSync(file, 0)
-  // The truncation lands before the new lines: that order is the point.
-  await sleep(50)
+  // The truncation is seen before the new lines land: that order is the point. Seeing it, the
+  // follower goes back to the start of its file. (A pause of 50 ms here was too short for a
+  // follower woken late on a loaded machine, which then found the file regrown past 6 bytes.)
+  await until(() => {
+    const offsets = offsetsOn(file)
+    return offsets.length > 0 && offsets.every((offset) => offset === 0)
+  }, 'the follower to see the truncation')
   const lines = Array.from({ length: 20 }, (_, i) => logLine(i))
   fs.appendFileSync(file, `${lines.join('\n')}\n`)
   t.deepEqual([(await step).value, ...(await take(reader, 19))], lines)
