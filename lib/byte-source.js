@@ -40,9 +40,9 @@ const GATHER_BYTES = 16 * 1024
  * String chunks shorter than this are encoded to UTF-8 here and then go the way of byte chunks
  * (gathered, or straight to a reader that waits for one); longer ones are pushed as strings,
  * which the native side encodes in the same call. Pushed one by one, 100,000 one-line strings
- * on turns of their own took 590-830 ms against 1,475-1,520 (Node; Bun 560-680 against
- * 960-1,240, Deno 484 against 1,055), and 80 MB in 100-character strings 950-1,140 ms against
- * 3,030-3,280; at 1,500 characters 345-363 ms against 446-457, while at 3,000 the native
+ * on turns of their own took 500-830 ms against 1,130-1,520 (Node; Bun 560-680 against
+ * 960-1,240, Deno 484 against 1,055), and 80 MB in 100-character strings 900-1,140 ms against
+ * 2,940-3,280; at 1,500 characters 345-363 ms against 446-457, while at 3,000 the native
  * encoding was the faster (379-392 ms against 438-443).
  */
 const TEXT_ENCODED_HERE_CHARS = 1536
