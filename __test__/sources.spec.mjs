@@ -100,7 +100,30 @@ function cutAtRandom(bytes, seed, maxSize = 20) {
   return chunks
 }
 
+/**
+ * `bytes` cut just after a `\n`, one to three lines a chunk (seeded): whole lines, as a producer
+ * that flushes a line at a time sends them, which a reader waiting for them may frame on its own
+ * thread (lib/frame-here.js).
+ */
+function cutAtLineEnds(bytes, seed) {
+  const random = seededRandom(seed)
+  const chunks = []
+  let start = 0
+  let lines = 0
+  let take = random.int(1, 3)
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0a || ++lines < take) continue
+    chunks.push(bytes.subarray(start, i + 1))
+    start = i + 1
+    lines = 0
+    take = random.int(1, 3)
+  }
+  if (start < bytes.length) chunks.push(bytes.subarray(start))
+  return chunks
+}
+
 const RANDOM_CUT = 'random chunks, some empty'
+const LINE_CUT = 'chunks of whole lines'
 const WHOLE = 'one chunk'
 const CHUNK_SIZES = [1, 2, 3, 7, 64]
 const sizeCut = (size) => `${size}-byte chunks`
@@ -109,6 +132,7 @@ const sizeCut = (size) => `${size}-byte chunks`
 const CUTS = {
   ...Object.fromEntries(CHUNK_SIZES.map((size) => [sizeCut(size), (bytes) => cutEvery(bytes, size)])),
   [RANDOM_CUT]: (bytes) => cutAtRandom(bytes, SEED ^ bytes.length),
+  [LINE_CUT]: (bytes) => cutAtLineEnds(bytes, SEED ^ bytes.length),
   [WHOLE]: (bytes) => [bytes],
 }
 
@@ -876,7 +900,7 @@ for (let group = 0; group < NUMBERED_GROUPS; group++) {
             const want = await read(readLines(file, options))
             const viaHandle = await withFileHandle(file, (handle) => guard(read(readLines(handle, options)), label))
             t.deepEqual(viaHandle, want, `${way}, FileHandle, ${label}`)
-            for (const cut of [sizeCut(1), sizeCut(3), RANDOM_CUT]) {
+            for (const cut of [sizeCut(1), sizeCut(3), RANDOM_CUT, LINE_CUT]) {
               for (const [kind, make] of Object.entries(SOURCES)) {
                 const what = `${way}, ${kind}, ${cut}, ${label}`
                 t.deepEqual(await guard(read(readLines(make(CUTS[cut](bytes)), options)), what), want, what)
@@ -893,6 +917,50 @@ for (let group = 0; group < NUMBERED_GROUPS; group++) {
     },
   )
 }
+
+test.serial(
+  'whole lines a turn apart, framed on the JS thread, between chunks that are not: the lines, numbers, offsets and bytesRead of the file',
+  async (t) => {
+    // Chunks of whole lines that a waiting reader frames itself (ASCII, other UTF-8, Latin-1
+    // text), each next to what it must leave to the native side: a line cut in two, a lone CR and
+    // a CRLF, invalid UTF-8, a real U+FFFD, a chunk past the frame-here size, a blank line.
+    const chunks = [
+      'first line\n',
+      'é中😀 two\nthree\n',
+      'a line cut ',
+      'in two\n',
+      'after the cut\n',
+      'crlf\r\nthen lf\n',
+      'lone cr\rthen lf\n',
+      'ends in cr\r',
+      '\nlf after it\n',
+      Buffer.from([0x62, 0x61, 0x64, 0xff, 0x0a]),
+      Buffer.from([0xe2, 0x82, 0x0a, 0x6f, 0x6b, 0x0a]),
+      'real \ufffd\n',
+      '\n',
+      'x'.repeat(5000) + '\n' + 'y'.repeat(300) + '\n',
+      'caf\xe9 latin\n',
+      'unterminated last',
+    ].map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk))
+    const bytes = Buffer.concat(chunks)
+    const file = temp.file(bytes)
+    for (const encoding of ['utf8', 'latin1']) {
+      for (const [way, read] of Object.entries(NUMBERED_WAYS)) {
+        const want = await read(readLines(file, { encoding }))
+        const what = `${way}, ${encoding}`
+        t.deepEqual(await guard(read(readLines(turnsApart(chunks), { encoding })), what), want, what)
+      }
+      const whole = await guard(readWhole(turnsApart(chunks), { encoding }), encoding)
+      t.deepEqual(whole, wholeRead(bytes, encoding), `readWhole, ${encoding}`)
+      // As they come, each line is handed out as soon as its chunk is in, counted so far.
+      const reader = readLines(turnsApart(chunks), { encoding })
+      t.deepEqual(await guard(reader.next(), encoding), { value: 'first line', done: false })
+      t.is(reader.bytesRead, chunks[0].length, `bytesRead after the first chunk, ${encoding}`)
+      t.is(reader.position, chunks[0].length, `position after the first chunk, ${encoding}`)
+      await reader.close()
+    }
+  },
+)
 
 test.serial('readChunks over every source gives its bytes, and bytesRead counts them', async (t) => {
   for (const [kind, make] of Object.entries(SOURCES)) {
@@ -1289,8 +1357,8 @@ test.serial(
     const limit = 100
     const before = ['short', 'x'.repeat(limit), 'é'.repeat(limit / 2)] // 100 bytes, 50 characters
     const bytes = bytesOf(`${before.join('\r\n')}\n${'z'.repeat(limit + 1)}\nnever\nseen\n`)
-    for (const cut of [sizeCut(1), sizeCut(7), sizeCut(64), WHOLE]) {
-      for (const [kind, make] of Object.entries(SOURCES)) {
+    for (const cut of [sizeCut(1), sizeCut(7), sizeCut(64), LINE_CUT, WHOLE]) {
+      for (const [kind, make] of Object.entries({ ...SOURCES, 'chunks a turn apart': turnsApart })) {
         const what = `${kind}, ${cut}`
         const reader = readLines(make(CUTS[cut](bytes)), { maxLineLength: limit })
         const got = await guard(untilFailure(reader), what)

@@ -46,6 +46,7 @@ const GATHER_BYTES = 16 * 1024
  * encoding was the faster (379-392 ms against 438-443).
  */
 const TEXT_ENCODED_HERE_CHARS = 1536
+const LF = 10
 
 /**
  * The class of the pipe handles whose reading stops at once when told to, on this runtime, or
@@ -512,6 +513,13 @@ class ByteSource {
    * character, as in the text the chunks make. Anything else that comes next pushes it alone.
    */
   #highSurrogate = ''
+  /**
+   * How many bytes the source gave so far, pushed or handed to a waiting reader, and whether the
+   * last of them was `\n` (true before any): a chunk handed over then starts a line, at that
+   * offset, with nothing of a line before it left to frame (see onFed()).
+   */
+  #givenBytes = 0
+  #givenEndsLine = true
   /** How many times the source was fed (a push, the end, a failure or a stop): a reader told
    * that it framed all it was fed has nothing new to frame while this stays the same. */
   feeds = 0
@@ -562,8 +570,10 @@ class ByteSource {
   /**
    * Calls `callback` at the next push, the end, a failure or `stop()`: what a reader told that
    * it has framed all it was fed waits for. A small chunk is not pushed but handed to the
-   * callback, `callback(chunk)`, which must feed it at once (the native `feed()` pushes it and
-   * takes what it completes in one call, src/feeding.rs); the feed has room for it, since the
+   * callback, `callback(chunk, lineStart)`, which must feed it at once (the native `feed()`
+   * pushes it and takes what it completes in one call, src/feeding.rs), or frame it itself if
+   * `lineStart` is not -1: then the chunk starts a line, at that offset in the source, and the
+   * native side holds nothing of one (frame-here.js). The feed has room for it, since the
    * reader emptied it. That reader emptied the read-ahead on this thread, so a pump waiting
    * for room goes on now: the native call saying so would come through a weak callback, which
    * does not keep the event loop alive while only the reader waits.
@@ -634,9 +644,12 @@ class ByteSource {
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#onFed !== null && this.#burst === null && this.#gatheredBytes === 0) {
       this.#burst = setImmediate(this.#burstOver)
-      this.#wakeReader(chunk)
+      const lineStart = this.#givenEndsLine ? this.#givenBytes : -1
+      this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
+      this.#wakeReader(chunk, lineStart)
       return true
     }
+    if (chunk instanceof Uint8Array) this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
@@ -687,6 +700,7 @@ class ByteSource {
 
   /** Hands `text` over as its UTF-8 bytes, after the gathered chunks; whether there is room. */
   #handOverText(feed, text) {
+    this.#given(Buffer.byteLength(text, 'utf8'), text.charCodeAt(text.length - 1) === LF)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
     room = binding.pushText(this.#feeder, text) && room
@@ -722,12 +736,22 @@ class ByteSource {
     if (roomed !== null) roomed()
   }
 
-  /** Counts a feed and tells the waiting reader, if any; handing it `chunk`, if given (see onFed()). */
-  #wakeReader(chunk) {
+  /** Counts `bytes` given, the last of them `\n` or not (nothing changes for none). */
+  #given(bytes, endsLine) {
+    if (bytes === 0) return
+    this.#givenBytes += bytes
+    this.#givenEndsLine = endsLine
+  }
+
+  /**
+   * Counts a feed and tells the waiting reader, if any; handing it `chunk` and where it starts
+   * a line, if given (see onFed()).
+   */
+  #wakeReader(chunk, lineStart) {
     this.feeds++
     const onFed = this.#onFed
     this.#onFed = null
-    if (onFed !== null) onFed(chunk)
+    if (onFed !== null) onFed(chunk, lineStart)
   }
 
   #fail(feed, error) {

@@ -32,8 +32,21 @@ class LineCursor {
   #end = 0
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
   #linesBefore = 0
-  /** How many batches were loaded: the serial number of this one (0 before any), by which the native side knows its place. */
+  /**
+   * How many native batches were loaded: the serial number of the last one (0 before any), by
+   * which the native side knows its place.
+   */
   #serial = 0
+  /**
+   * The place of a batch framed in JS (see frame-here.js), which the native side does not know
+   * of; null for a native batch, whose place is asked of the native side.
+   */
+  #framedPlace = null
+  /**
+   * What to add to a native batch's offsets: the bytes framed in JS before it, which the native
+   * side, counting only what it was fed, left out.
+   */
+  #shift = 0
   /** Where the batch is in the file (a BatchPlace), fetched when first asked for. */
   #place = null
   linesRead = 0
@@ -42,10 +55,21 @@ class LineCursor {
     return this.#index < this.#end
   }
 
-  /** Takes a native batch: its lines joined by `\n`. */
-  load(joined) {
+  /**
+   * Takes a batch: a native one (its lines joined by `\n`), after `shift` bytes framed in JS
+   * that the native side did not see, or a FramedBatch framed in JS.
+   */
+  load(batch, shift = 0) {
     this.#linesBefore += this.#count
-    this.#serial++
+    let joined = batch
+    if (typeof batch === 'string') {
+      this.#serial++
+      this.#framedPlace = null
+      this.#shift = shift
+    } else {
+      joined = batch.joined
+      this.#framedPlace = batch
+    }
     this.#joined = joined
     // A batch of one line (a follower's or a trickling source's, one per write or chunk) is
     // its own array: split() costs 0.2-0.3 us more there on V8 (a runtime call and a cache
@@ -140,11 +164,16 @@ class LineCursor {
 
   #fetch(placeOf) {
     if (this.#place === null) {
-      const place = placeOf(this.#serial)
+      const place = this.#framedPlace ?? shifted(placeOf(this.#serial), this.#shift)
       if (place != null) this.#place = new BatchPlace(place, this.#joined, this.#count, this.#linesBefore)
     }
     return this.#place
   }
+}
+
+/** A native batch's `place` moved `shift` bytes on (its line offsets are from its start). */
+function shifted(place, shift) {
+  return shift === 0 || place == null ? place : { ...place, start: place.start + shift, end: place.end + shift }
 }
 
 /**

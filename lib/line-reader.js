@@ -18,6 +18,7 @@ const identity = (step) => step
 const lineStream = {
   path: (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) }),
   source: (source, { read, lines }) => binding.NativeLineStream.fromSource(source, read, lines),
+  framesHere: true,
 }
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */
@@ -135,18 +136,18 @@ class LineReader extends ClosingAsyncIterator {
    */
   #fillAndTake(take, then = identity) {
     if (this.#cursor.hasLine) return Promise.resolve(then({ value: take(), done: false }))
-    return this.#source.next((joined) => {
-      if (joined === null) return then(done())
-      this.#cursor.load(joined)
+    return this.#source.next((batch) => {
+      if (batch === null) return then(done())
+      this.#cursor.load(batch, this.#source.framedHereBytes)
       return then({ value: take(), done: false })
     })
   }
 
   /** Loads a batch that is already read into the cursor, if there is one (see takeReady). */
   #loadReady() {
-    const joined = this.#source.takeReady()
-    if (joined === undefined) return false
-    this.#cursor.load(joined)
+    const batch = this.#source.takeReady()
+    if (batch === undefined) return false
+    this.#cursor.load(batch, this.#source.framedHereBytes)
     return true
   }
 }

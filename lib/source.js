@@ -11,6 +11,7 @@ const { feed } = require('./native')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
+const { framedHere, framingHere } = require('./frame-here')
 const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 
 /**
@@ -42,6 +43,16 @@ class NativeSource {
   #feeder = null
   /** The byte source read, if it is not a file. */
   #source
+  /**
+   * What the reader frames on this thread of the source's small chunks (see frame-here.js), or
+   * undefined if it leaves all framing to the native side.
+   */
+  #framing = undefined
+  /**
+   * The bytes framed here: what the native side's offsets, which count only what it was fed,
+   * leave out of the batches it frames after them.
+   */
+  framedHereBytes = 0
   /** Lets go of the file stream whose file is read instead (see fileStreamPath), if there is one. */
   #release = undefined
   /** The error a native failure becomes. */
@@ -74,7 +85,8 @@ class NativeSource {
    *   reading starts as batchPlace(0) gives it until the native side knows (by default, at
    *   `start`);
    * - `kind.source(native, { read, lines })`, for a reader that also takes byte sources, makes
-   *   the native stream of a NativeByteSource (byte-source.js), at the first step.
+   *   the native stream of a NativeByteSource (byte-source.js), at the first step; with
+   *   `kind.framesHere`, a reader of plain lines frames some small chunks itself (see #onFed).
    * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
   constructor(kind, input, options, onAbort = () => {}) {
@@ -95,6 +107,7 @@ class NativeSource {
       const { read, lines, signal } = normalizeOptions(options)
       const source = takeSource()
       this.#source = source
+      if (kind.framesHere) this.#framing = framingHere({ read, lines })
       this.#open = () =>
         source.open(
           (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
@@ -118,7 +131,7 @@ class NativeSource {
   }
 
   get bytesRead() {
-    return this.#native === null ? 0 : this.#native.bytesRead
+    return this.#native === null ? 0 : this.#native.bytesRead + this.framedHereBytes
   }
 
   /**
@@ -266,10 +279,10 @@ class NativeSource {
 
   /**
    * Waits for the byte source's next feed: the native side framed all it was fed. A small
-   * chunk comes here instead (see ByteSource.onFed), and is fed and framed at once, in one
-   * native call: an item that gives is settled as `use(item)` at once; anything else (a chunk
-   * that completes no line, a large chunk, the end, a failure, a close) with what #nextItem()
-   * gives then, or `use(null)` once closed.
+   * chunk comes here instead (see ByteSource.onFed), and is framed at once, here or in one
+   * native call (see #frameOrFeed): an item that gives is settled as `use(item)` at once;
+   * anything else (a chunk that completes no line, a large chunk, the end, a failure, a close)
+   * with what #nextItem() gives then, or `use(null)` once closed.
    */
   #onFed(resolve, reject, use) {
     this.#rejectStep = reject
@@ -278,16 +291,31 @@ class NativeSource {
     // the step, so that its abort still settles it for whoever awaits it. Every way the wait
     // ends (a feed, the end, close(), the abort) calls back here.
     this.#abortListener.hold(abortRejecter(reject, this.#signal))
-    this.#source.onFed((chunk) => {
+    this.#source.onFed((chunk, lineStart) => {
       this.#abortListener.release()
       // Paced by the source, not ahead of it: what it waits on had its turn.
       this.#lastTurn = JUST_TURNED
-      const fed = chunk === undefined || this.#closing !== null ? undefined : this.#feed(chunk)
+      const fed = chunk === undefined || this.#closing !== null ? undefined : this.#frameOrFeed(chunk, lineStart)
       if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
       if (fed !== undefined && fed !== false) this.#final = fed
       // Looked at once what called this is done: close() stops the source, then marks itself.
       resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : use(null))))
     })
+  }
+
+  /**
+   * What `chunk`, handed over by the byte source (see #onFed), completes: a FramedBatch made
+   * here if it is whole lines that start at `lineStart` (not -1) and frame here as the native
+   * side would frame them (see frame-here.js), which leaves the reader starved as it was; else
+   * what the native reader makes of it (#feed).
+   */
+  #frameOrFeed(chunk, lineStart) {
+    const framed =
+      this.#framing === undefined || lineStart === -1 ? undefined : framedHere(chunk, lineStart, this.#framing)
+    if (framed === undefined) return this.#feed(chunk)
+    this.framedHereBytes += chunk.byteLength
+    this.#starvedAt = this.#source.feeds
+    return framed
   }
 
   /**
