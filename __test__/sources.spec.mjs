@@ -908,9 +908,11 @@ for (let group = 0; group < NUMBERED_GROUPS; group++) {
             }
           }
           const count = await countLines(file, options)
-          for (const [kind, make] of Object.entries(SOURCES)) {
-            const what = `countLines, ${kind}, ${label}`
-            t.is(await guard(countLines(make(CUTS[RANDOM_CUT](bytes)), options), what), count, what)
+          for (const cut of [RANDOM_CUT, LINE_CUT]) {
+            for (const [kind, make] of Object.entries(SOURCES)) {
+              const what = `countLines, ${kind}, ${cut}, ${label}`
+              t.is(await guard(countLines(make(CUTS[cut](bytes)), options), what), count, what)
+            }
           }
         }
       }
@@ -919,7 +921,7 @@ for (let group = 0; group < NUMBERED_GROUPS; group++) {
 }
 
 test.serial(
-  'whole lines a turn apart, framed on the JS thread, between chunks that are not: the lines, numbers, offsets and bytesRead of the file',
+  'whole lines a turn apart, framed or counted on the JS thread, between chunks that are not: the lines, numbers, offsets, bytesRead and count of the file',
   async (t) => {
     // Chunks of whole lines that a waiting reader frames itself (ASCII, other UTF-8, Latin-1
     // text), each next to what it must leave to the native side: a line cut in two, a lone CR and
@@ -952,6 +954,12 @@ test.serial(
       }
       const whole = await guard(readWhole(turnsApart(chunks), { encoding }), encoding)
       t.deepEqual(whole, wholeRead(bytes, encoding), `readWhole, ${encoding}`)
+      // countLines counts such chunks on the JS thread too, and the rest natively.
+      t.is(
+        await guard(countLines(turnsApart(chunks), { encoding }), encoding),
+        whole.lines.length,
+        `countLines, ${encoding}`,
+      )
       // As they come, each line is handed out as soon as its chunk is in, counted so far.
       const reader = readLines(turnsApart(chunks), { encoding })
       t.deepEqual(await guard(reader.next(), encoding), { value: 'first line', done: false })

@@ -11,6 +11,7 @@ const fs = require('node:fs')
 const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
 const { codedError, invalidArgType } = require('./errors')
+const { linesCountedHere } = require('./frame-here')
 
 /**
  * What a source's `pull()` gives when it has no chunk now: then `unwrap(await wait())` gives
@@ -508,6 +509,13 @@ class ByteSource {
   /** Whether string chunks are taken as their Latin-1 bytes (the reader's encoding), not UTF-8. */
   #latin1 = false
   /**
+   * Whether the native reader counts every line (countLines with no `match` and nothing to
+   * decompress): then small chunks of whole lines may be counted here instead (#takenAtOnce).
+   */
+  #countsLines = false
+  /** The lines counted here, which the native count leaves out. */
+  linesCountedHere = 0
+  /**
    * The high surrogate a string chunk ended with, or '': held for the next string chunk, which
    * may begin with its low half (a stream decoding UTF-16 cuts pairs), so that the pair is one
    * character, as in the text the chunks make. Anything else that comes next pushes it alone.
@@ -537,10 +545,12 @@ class ByteSource {
   /**
    * Makes a native reader with `open(nativeSource, fed)`: of the source's descriptor, if it has
    * one fastlines may read, else of what is fed to it from here on (then `fed` is true). String
-   * chunks become bytes in `encoding`, the reader's ('utf8' or 'latin1').
+   * chunks become bytes in `encoding`, the reader's ('utf8' or 'latin1'). `countsLines`: the
+   * reader counts every line, and the count it gives leaves out `linesCountedHere`.
    */
-  open(open, encoding) {
+  open(open, encoding, countsLines = false) {
     this.#latin1 = encoding === 'latin1'
+    this.#countsLines = countsLines
     const descriptor = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
     if (descriptor !== undefined) {
       const native = descriptorSource(descriptor)
@@ -642,11 +652,8 @@ class ByteSource {
   /** #push() of bytes: hands them over, or gathers them if they are few; whether there is room. */
   #pushBytes(feed, chunk) {
     const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
-    if (small && this.#onFed !== null && this.#burst === null && this.#gatheredBytes === 0) {
+    if (small && this.#burst === null && this.#gatheredBytes === 0 && this.#takenAtOnce(chunk)) {
       this.#burst = setImmediate(this.#burstOver)
-      const lineStart = this.#givenEndsLine ? this.#givenBytes : -1
-      this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
-      this.#wakeReader(chunk, lineStart)
       return true
     }
     if (chunk instanceof Uint8Array) this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
@@ -696,6 +703,26 @@ class ByteSource {
     const surrogate = this.#highSurrogate
     this.#highSurrogate = ''
     return this.#handOverText(feed, surrogate)
+  }
+
+  /**
+   * Whether a small chunk, the first of its turn, was taken at once: handed to the reader that
+   * waits for one (see onFed()), or, for a count of every line, counted here if it is whole
+   * lines that start a line (see frame-here.js). Chunks that follow in the same turn are then
+   * gathered (see #burst).
+   */
+  #takenAtOnce(chunk) {
+    const lineStart = this.#givenEndsLine ? this.#givenBytes : -1
+    if (this.#onFed !== null) {
+      this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
+      this.#wakeReader(chunk, lineStart)
+      return true
+    }
+    const lines = this.#countsLines && lineStart !== -1 ? linesCountedHere(chunk) : -1
+    if (lines === -1) return false
+    this.linesCountedHere += lines
+    this.#given(chunk.byteLength, true)
+    return true
   }
 
   /** Hands `text` over as its UTF-8 bytes, after the gathered chunks; whether there is room. */

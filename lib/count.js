@@ -64,14 +64,16 @@ async function countSource(takeSource, options, site) {
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const source = takeSource()
-  const count = source.open((native) => binding.NativeLineCount.fromSource(native, read, lines), lines.encoding)
+  const everyLine = lines.match === undefined && read.decompress === undefined
+  const open = (native) => binding.NativeLineCount.fromSource(native, read, lines)
+  const count = source.open(open, lines.encoding, everyLine)
   try {
     const result = await untilNativeDone(count, count.count(), signal)
     if (isNativeFailure(result)) {
       throw withCallSite(result.kind === 'source' ? source.error : nativeError(result, source.display), site)
     }
     source.finish()
-    return result
+    return result + source.linesCountedHere
   } finally {
     source.stop()
   }
