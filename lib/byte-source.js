@@ -11,7 +11,7 @@ const fs = require('node:fs')
 const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
 const { codedError, invalidArgType } = require('./errors')
-const { linesCountedHere } = require('./frame-here')
+const { endsLine, linesCountedHere } = require('./frame-here')
 
 /**
  * What a source's `pull()` gives when it has no chunk now: then `unwrap(await wait())` gives
@@ -47,7 +47,6 @@ const GATHER_BYTES = 16 * 1024
  * encoding was the faster (379-392 ms against 438-443).
  */
 const TEXT_ENCODED_HERE_CHARS = 1536
-const LF = 10
 
 /**
  * The class of the pipe handles whose reading stops at once when told to, on this runtime, or
@@ -656,7 +655,7 @@ class ByteSource {
       this.#burst = setImmediate(this.#burstOver)
       return true
     }
-    if (chunk instanceof Uint8Array) this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
+    if (chunk instanceof Uint8Array) this.#given(chunk.byteLength, endsLine(chunk))
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
@@ -714,7 +713,7 @@ class ByteSource {
   #takenAtOnce(chunk) {
     const lineStart = this.#givenEndsLine ? this.#givenBytes : -1
     if (this.#onFed !== null) {
-      this.#given(chunk.byteLength, chunk[chunk.byteLength - 1] === LF)
+      this.#given(chunk.byteLength, endsLine(chunk))
       this.#wakeReader(chunk, lineStart)
       return true
     }
@@ -727,7 +726,7 @@ class ByteSource {
 
   /** Hands `text` over as its UTF-8 bytes, after the gathered chunks; whether there is room. */
   #handOverText(feed, text) {
-    this.#given(Buffer.byteLength(text, 'utf8'), text.charCodeAt(text.length - 1) === LF)
+    this.#given(Buffer.byteLength(text, 'utf8'), text.endsWith('\n'))
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
     room = binding.pushText(this.#feeder, text) && room

@@ -15,6 +15,11 @@ const { latin1Slice, utf8Slice } = Buffer.prototype
 const LF = 10
 const CR = 13
 
+/** Whether the last byte of `chunk` (a Uint8Array) is `\n`; false for an empty one. */
+function endsLine(chunk) {
+  return chunk[chunk.byteLength - 1] === LF
+}
+
 /**
  * A batch framed here: its lines joined by `\n`, as a native batch is, and where it was in the
  * source, which the native side does not know of: it is its own place, with the fields of a
@@ -40,7 +45,7 @@ class FramedBatch {
  */
 function framedHere(chunk, start, { latin1, maxLineLength }) {
   const bytes = chunk.byteLength
-  if (bytes === 0 || chunk[bytes - 1] !== LF || bytes - 1 > maxLineLength) return undefined
+  if (!endsLine(chunk) || bytes - 1 > maxLineLength) return undefined
   const joined = latin1 ? latin1Slice.call(chunk, 0, bytes - 1) : utf8Slice.call(chunk, 0, bytes - 1)
   if (joined.includes('\r') || (!latin1 && joined.includes('\uFFFD'))) return undefined
   // Each character one byte (ASCII, or Latin-1), or the UTF-8 of valid text.
@@ -65,10 +70,10 @@ function framingHere({ read, lines }) {
  */
 function linesCountedHere(chunk) {
   const bytes = chunk.byteLength
-  if (bytes === 0 || chunk[bytes - 1] !== LF || chunk.indexOf(CR) !== -1) return -1
+  if (!endsLine(chunk) || chunk.indexOf(CR) !== -1) return -1
   let lines = 1
   for (let at = chunk.indexOf(LF); at !== bytes - 1; at = chunk.indexOf(LF, at + 1)) lines++
   return lines
 }
 
-module.exports = { FramedBatch, framedHere, framingHere, linesCountedHere }
+module.exports = { endsLine, framedHere, framingHere, linesCountedHere }
