@@ -507,6 +507,41 @@ test('a gzip file with decompress, a share, and a byte source give the same valu
   )
 })
 
+test('whole lines a turn apart, as NDJSON streams send them: the values, numbers, offsets and errors of the file', async (t) => {
+  // Chunks of one to three whole lines, each on a turn of its own: a reader waiting for them
+  // frames most of them on the JS thread (lib/frame-here.js); the ones with a \r, invalid UTF-8
+  // or no final \n natively. The BOM, blank lines, and a bad line's number and offset as for the file.
+  const bytes = Buffer.concat([jsonLinesFile(seededRandom(11), 300), Buffer.from('\n{"bad"\n"after"\n'), INVALID_UTF8])
+  const chunks = []
+  let start = 0
+  let lines = 0
+  for (let i = 0; i < bytes.length; i++) {
+    // One, then two, then three lines a chunk, and again.
+    if (bytes[i] !== 0x0a || ++lines < 1 + (chunks.length % 3)) continue
+    chunks.push(bytes.subarray(start, i + 1))
+    start = i + 1
+    lines = 0
+  }
+  chunks.push(bytes.subarray(start))
+  async function* turnsApart() {
+    for (const chunk of chunks) {
+      await new Promise((resolve) => setImmediate(resolve))
+      yield chunk
+    }
+  }
+  const path = temp.file(bytes)
+  const placed = async (reader) => {
+    const got = []
+    for await (const value of reader) got.push([reader.lineNumber, reader.lineOffset, reader.position, value])
+    return got
+  }
+  const options = { onError: 'skip' }
+  t.deepEqual(await placed(readJsonLines(turnsApart(), options)), await placed(readJsonLines(path, options)))
+  const fromFile = await t.throwsAsync(collect(readJsonLines(path)), { code: codes.JSON_PARSE })
+  const fromChunks = await t.throwsAsync(collect(readJsonLines(turnsApart())), { code: codes.JSON_PARSE })
+  t.like(fromChunks, { lineNumber: fromFile.lineNumber, lineOffset: fromFile.lineOffset })
+})
+
 test('a bad line of a byte source names no path; of a file stream, its path', async (t) => {
   const fromChunks = await t.throwsAsync(collect(readJsonLines(Readable.from([Buffer.from('1\n{x\n')]))), {
     code: codes.JSON_PARSE,

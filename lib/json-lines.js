@@ -36,10 +36,15 @@ const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 /** The native line options of a JSON reader: with the check that lets a batch be parsed whole. */
 const withJsonCheck = (lines) => ({ ...lines, checkJson: PARSE_BATCHES_WHOLE })
 
-/** A native line stream as readLines makes it, with the JSON check. */
+/**
+ * A native line stream as readLines makes it, with the JSON check. A batch framed in JS (a small
+ * chunk of whole lines from a byte source, see frame-here.js) comes unchecked, and its lines are
+ * parsed one at a time, as a batch of one line is anyway.
+ */
 const jsonLineStream = {
   path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonCheck(lines) }),
   source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonCheck(lines) }),
+  framesHere: lineStream.framesHere,
 }
 
 /** A line of nothing but these is blank: skipped, and still counted. */
