@@ -206,6 +206,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'lib/cursor.js',
     'lib/errors.js',
     'lib/follow.js',
+    'lib/frame-here.js',
     'lib/iterator.js',
     'lib/json-lines.js',
     'lib/json-syntax.js',
