@@ -508,10 +508,10 @@ class ByteSource {
   /** Whether string chunks are taken as their Latin-1 bytes (the reader's encoding), not UTF-8. */
   #latin1 = false
   /**
-   * Whether the native reader counts every line (countLines with no `match` and nothing to
-   * decompress): then small chunks of whole lines may be counted here instead (#takenAtOnce).
+   * What the reader does with a small chunk of whole lines that starts a line (see open()):
+   * 'frame' it itself, 'count' it here (#takenAtOnce), or nothing (undefined).
    */
-  #countsLines = false
+  #wholeLines = undefined
   /** The lines counted here, which the native count leaves out. */
   linesCountedHere = 0
   /**
@@ -521,9 +521,10 @@ class ByteSource {
    */
   #highSurrogate = ''
   /**
-   * How many bytes the source gave so far, pushed or handed to a waiting reader, and whether the
-   * last of them was `\n` (true before any): a chunk handed over then starts a line, at that
-   * offset, with nothing of a line before it left to frame (see onFed()).
+   * How many bytes the source gave so far, pushed or handed to a waiting reader (counted only
+   * for a reader that frames chunks itself, which asks where they start), and whether the last
+   * of them was `\n` (true before any): a chunk handed over then starts a line, with nothing of
+   * a line before it left to frame (see onFed()).
    */
   #givenBytes = 0
   #givenEndsLine = true
@@ -544,12 +545,14 @@ class ByteSource {
   /**
    * Makes a native reader with `open(nativeSource, fed)`: of the source's descriptor, if it has
    * one fastlines may read, else of what is fed to it from here on (then `fed` is true). String
-   * chunks become bytes in `encoding`, the reader's ('utf8' or 'latin1'). `countsLines`: the
-   * reader counts every line, and the count it gives leaves out `linesCountedHere`.
+   * chunks become bytes in `encoding`, the reader's ('utf8' or 'latin1'). `wholeLines` says what
+   * the reader does with a small chunk of whole lines that starts a line (see frame-here.js):
+   * 'frame', a line reader frames it itself, given where it starts (see onFed()); 'count',
+   * countLines counts it here, and the count the reader gives leaves out `linesCountedHere`.
    */
-  open(open, encoding, countsLines = false) {
+  open(open, encoding, wholeLines = undefined) {
     this.#latin1 = encoding === 'latin1'
-    this.#countsLines = countsLines
+    this.#wholeLines = wholeLines
     const descriptor = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
     if (descriptor !== undefined) {
       const native = descriptorSource(descriptor)
@@ -655,7 +658,7 @@ class ByteSource {
       this.#burst = setImmediate(this.#burstOver)
       return true
     }
-    if (chunk instanceof Uint8Array) this.#given(chunk.byteLength, endsLine(chunk))
+    if (chunk instanceof Uint8Array) this.#given(chunk)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
@@ -711,22 +714,22 @@ class ByteSource {
    * gathered (see #burst).
    */
   #takenAtOnce(chunk) {
-    const lineStart = this.#givenEndsLine ? this.#givenBytes : -1
     if (this.#onFed !== null) {
-      this.#given(chunk.byteLength, endsLine(chunk))
+      const lineStart = this.#givenEndsLine && this.#wholeLines === 'frame' ? this.#givenBytes : -1
+      this.#given(chunk)
       this.#wakeReader(chunk, lineStart)
       return true
     }
-    const lines = this.#countsLines && lineStart !== -1 ? linesCountedHere(chunk) : -1
+    const lines = this.#wholeLines === 'count' && this.#givenEndsLine ? linesCountedHere(chunk) : -1
     if (lines === -1) return false
     this.linesCountedHere += lines
-    this.#given(chunk.byteLength, true)
+    this.#given(chunk)
     return true
   }
 
   /** Hands `text` over as its UTF-8 bytes, after the gathered chunks; whether there is room. */
   #handOverText(feed, text) {
-    this.#given(Buffer.byteLength(text, 'utf8'), text.endsWith('\n'))
+    this.#given(text)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     let room = this.#handOverGathered(feed)
     room = binding.pushText(this.#feeder, text) && room
@@ -762,11 +765,18 @@ class ByteSource {
     if (roomed !== null) roomed()
   }
 
-  /** Counts `bytes` given, the last of them `\n` or not (nothing changes for none). */
-  #given(bytes, endsLine) {
-    if (bytes === 0) return
-    this.#givenBytes += bytes
-    this.#givenEndsLine = endsLine
+  /**
+   * Notes a chunk given: bytes, or text given as its UTF-8 bytes, whose length is a pass over it
+   * taken only for a reader that asks where chunks start. An empty chunk changes nothing.
+   */
+  #given(chunk) {
+    if (typeof chunk === 'string') {
+      if (this.#wholeLines === 'frame') this.#givenBytes += Buffer.byteLength(chunk, 'utf8')
+      this.#givenEndsLine = chunk.endsWith('\n')
+    } else if (chunk.byteLength > 0) {
+      this.#givenBytes += chunk.byteLength
+      this.#givenEndsLine = endsLine(chunk)
+    }
   }
 
   /**

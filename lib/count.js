@@ -64,9 +64,9 @@ async function countSource(takeSource, options, site) {
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const source = takeSource()
-  const everyLine = lines.match === undefined && read.decompress === undefined
+  const wholeLines = lines.match === undefined && read.decompress === undefined ? 'count' : undefined
   const open = (native) => binding.NativeLineCount.fromSource(native, read, lines)
-  const count = source.open(open, lines.encoding, everyLine)
+  const count = source.open(open, lines.encoding, wholeLines)
   try {
     const result = await untilNativeDone(count, count.count(), signal)
     if (isNativeFailure(result)) {

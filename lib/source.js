@@ -112,6 +112,7 @@ class NativeSource {
         source.open(
           (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
           lines.encoding,
+          this.#framing === undefined ? undefined : 'frame',
         )
       this.#firstPlace = () => startsAtStart(read)
       this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
