@@ -15,8 +15,18 @@ import { fileURLToPath } from 'node:url'
 import test from 'ava'
 
 import { followLines, readLastLines, readLines } from '../index.js'
-import { isOpen, makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
-import { collect, fixturePath, inotifyInstances, logLine, logLineNumber, take, until, within } from './helpers/tail.mjs'
+import { descriptorInfo, isOpen, makeTempDir, numberedLines, openDescriptors, openPaths } from './helpers/files.mjs'
+import {
+  INOTIFY,
+  collect,
+  fixturePath,
+  inotifyInstances,
+  logLine,
+  logLineNumber,
+  take,
+  until,
+  within,
+} from './helpers/tail.mjs'
 import { hangLimit } from './helpers/hang.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
 
@@ -37,35 +47,24 @@ const inotifyBaseline = inotifyInstances()
 
 /** The inotify watches of this process: inode (hex, as fdinfo gives it) and event mask. */
 function inotifyMasks() {
-  const masks = []
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
-      for (const [, ino, mask] of fs
-        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .matchAll(/^inotify wd:\S+ ino:(\S+) sdev:\S+ mask:(\S+)/gm)) {
-        masks.push({ ino, mask: Number.parseInt(mask, 16) })
-      }
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return masks
+  return openDescriptors()
+    .filter(({ target }) => target === INOTIFY)
+    .flatMap(({ fd }) =>
+      Array.from(descriptorInfo(fd).matchAll(/^inotify wd:\S+ ino:(\S+) sdev:\S+ mask:(\S+)/gm), ([, ino, mask]) => ({
+        ino,
+        mask: Number.parseInt(mask, 16),
+      })),
+    )
 }
 
-/** The file offsets of this process's descriptors open on `file` (from /proc/self/fdinfo). */
+/** The file offsets of this process's descriptors open on `file` (their `pos` in /proc/self/fdinfo). */
 function offsetsOn(file) {
   const real = fs.realpathSync(file)
-  const offsets = []
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) continue
-      offsets.push(Number(/^pos:\s+(\d+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))[1]))
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return offsets
+  return openDescriptors()
+    .filter(({ target }) => target === real)
+    .map(({ fd }) => /^pos:\s+(\d+)/m.exec(descriptorInfo(fd)))
+    .filter((pos) => pos !== null)
+    .map((pos) => Number(pos[1]))
 }
 
 /** A new empty file and a follower of it from offset 0, closed when the test ends. */

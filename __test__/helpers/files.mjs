@@ -33,17 +33,36 @@ const DENO_CACHE = /\/deno\/[a-z0-9_]+_cache_v\d+(-wal|-shm)?$/
  */
 const SYSTEM_FILES = /^\/(sys|proc)\//
 
-/** The paths this process has open, read from /proc/self/fd, but the runtime's own files. */
-export function openPaths() {
-  const paths = []
+/**
+ * This process's open descriptors, each with what it is open on (its /proc/self/fd link: a
+ * path, or `anon_inode:inotify` and the like), the runtime's own included.
+ */
+export function openDescriptors() {
+  const open = []
   for (const fd of fs.readdirSync('/proc/self/fd')) {
     try {
-      paths.push(fs.readlinkSync(`/proc/self/fd/${fd}`))
+      open.push({ fd, target: fs.readlinkSync(`/proc/self/fd/${fd}`) })
     } catch {
       // the descriptor readdir itself used is gone by now
     }
   }
-  return paths.filter((path) => !DENO_CACHE.test(path) && !SYSTEM_FILES.test(path))
+  return open
+}
+
+/** What /proc/self/fdinfo says of descriptor `fd`, or '' if it was closed meanwhile. */
+export function descriptorInfo(fd) {
+  try {
+    return fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** The paths this process has open, read from /proc/self/fd, but the runtime's own files. */
+export function openPaths() {
+  return openDescriptors()
+    .map(({ target }) => target)
+    .filter((path) => !DENO_CACHE.test(path) && !SYSTEM_FILES.test(path))
 }
 
 /** How many descriptors this process holds on `file`. */

@@ -5,7 +5,11 @@ import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
+import { openDescriptors } from './files.mjs'
 import { hangLimit } from './hang.mjs'
+
+/** What /proc/self/fd shows an inotify instance's descriptor as. */
+export const INOTIFY = 'anon_inode:inotify'
 
 const LF = 0x0a
 const CR = 0x0d
@@ -77,15 +81,7 @@ export function bytesReadByProcess() {
 
 /** How many inotify instances this process holds: its descriptors on `anon_inode:inotify`. */
 export function inotifyInstances() {
-  let count = 0
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) === 'anon_inode:inotify') count++
-    } catch {
-      // the descriptor readdir itself used is gone by now
-    }
-  }
-  return count
+  return openDescriptors().filter(({ target }) => target === INOTIFY).length
 }
 
 /** The next `count` items of an async iterator, failing if it ends first. */
