@@ -456,6 +456,50 @@ test('a reviver that throws ends reading with its own error', async (t) => {
   t.is(skipping.skipped, 1)
 })
 
+test('null or undefined thrown by onError or a reviver ends reading as an error does', async (t) => {
+  const turn = () => new Promise((resolve) => setImmediate(resolve))
+  /** The values before the end, and what ended it: `{ thrown }`, or `done` with no error. */
+  const outcome = async (reader) => {
+    const values = []
+    try {
+      for await (const value of reader) values.push(value)
+    } catch (thrown) {
+      return { values, thrown }
+    }
+    return { values, done: true }
+  }
+  const outcomeSync = (reader) => {
+    const values = []
+    try {
+      for (const value of reader) values.push(value)
+    } catch (thrown) {
+      return { values, thrown }
+    }
+    return { values, done: true }
+  }
+  for (const thrown of [null, undefined]) {
+    const onError = () => {
+      throw thrown
+    }
+    const reviver = (key, value) => {
+      if (value === 3) throw thrown
+      return value
+    }
+    const bad = temp.file('1\n2\nbad\n3\n')
+    const clean = temp.file('1\n2\n3\n4\n')
+    t.deepEqual(await outcome(readJsonLines(bad, { onError })), { values: [1, 2], thrown }, `onError, ${thrown}`)
+    t.deepEqual(outcomeSync(readJsonLinesSync(bad, { onError })), { values: [1, 2], thrown }, `sync, ${thrown}`)
+    t.deepEqual(await outcome(readJsonLines(clean, { reviver })), { values: [1, 2], thrown }, `reviver, ${thrown}`)
+    // From a byte source, a later chunk is not read on past the failure.
+    async function* chunks() {
+      yield Buffer.from('1\nbad\n3\n')
+      await turn()
+      yield Buffer.from('4\n')
+    }
+    t.deepEqual(await outcome(readJsonLines(chunks(), { onError })), { values: [1], thrown }, `source, ${thrown}`)
+  }
+})
+
 test('a line over maxLineLength is the error readLines gives', async (t) => {
   const path = temp.file(`1\n"${'x'.repeat(100)}"\n`)
   const values = []

@@ -64,8 +64,11 @@ class JsonCursor {
   #index = 0
   /** How many values of the batch may be handed out: fixed once it is loaded, whatever a caller does to a batch it was handed. */
   #end = 0
-  /** The error to throw once the values before it are handed out, or null. */
-  #failure = null
+  /**
+   * What to throw once the values before it are handed out, or NO_FAILURE: any value, since an
+   * `onError` or a reviver may throw null or undefined, which end reading as any error does.
+   */
+  #failure = NO_FAILURE
   /** Where the batch's lines are in the file (LineCursor's BatchPlace). */
   #place = null
   /** Where the last value handed out came from, once its batch was left: `{ place, index }`. */
@@ -97,12 +100,12 @@ class JsonCursor {
 
   /** Whether the next step fails, with `takeFailure()`. */
   get failed() {
-    return this.#index === this.#end && this.#failure !== null
+    return this.#index === this.#end && this.#failure !== NO_FAILURE
   }
 
   takeFailure() {
     const failure = this.#failure
-    this.#failure = null
+    this.#failure = NO_FAILURE
     return failure
   }
 
@@ -239,7 +242,7 @@ class JsonCursor {
   clear() {
     this.#values = this.#values.slice(0, this.#index)
     this.#end = this.#index
-    this.#failure = null
+    this.#failure = NO_FAILURE
     this.#cleared = true
   }
 
@@ -312,6 +315,7 @@ class JsonCursor {
   }
 }
 
+const NO_FAILURE = Symbol('noFailure')
 const STOP = Symbol('stop')
 const SKIP = Symbol('skip')
 
