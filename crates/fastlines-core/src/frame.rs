@@ -132,6 +132,8 @@ pub struct LineFramer {
     lines_before: u64,
     /// Whether each batch says if its lines are shaped like one JSON text each.
     check_json: bool,
+    /// The line being collected, as far as it is measured against `max_string_length`.
+    pending: PendingLine,
 }
 
 impl LineFramer {
@@ -145,6 +147,7 @@ impl LineFramer {
             filter: None,
             lines_before: 0,
             check_json: false,
+            pending: PendingLine::default(),
         }
     }
 
@@ -200,7 +203,29 @@ impl LineFramer {
     /// numbers go on).
     pub(crate) fn restart(&mut self) {
         self.splitter.reset();
+        self.pending = PendingLine::default();
         self.offset = 0;
+    }
+
+    /// Fails with [`ReadError::StringTooLong`] once the line being collected in `buf` (all of
+    /// it: no terminator yet) is sure to be too long for the engine, rather than when it ends:
+    /// a line that never ends (`/dev/zero`, a binary on stdin) would otherwise grow the buffer
+    /// until the allocator aborts the process. Not with a filter, which may drop the line.
+    fn check_pending_line(&mut self, buf: &ReadBuf) -> Result<(), ReadError> {
+        let len = LineSplitter::pending_line_len(buf);
+        if self.filter.is_some() || len <= self.max_string_length {
+            return Ok(());
+        }
+        if self
+            .pending
+            .units_at_least(&buf.data()[..len], self.encoding)
+            > self.max_string_length
+        {
+            return Err(ReadError::StringTooLong {
+                max_string_length: self.max_string_length,
+            });
+        }
+        Ok(())
     }
 
     /// The batch of what `run` holds: all of it, or with a filter the lines it keeps (`None`
@@ -320,8 +345,10 @@ impl Framer for LineFramer {
                 // No terminator yet: the line being collected may already be over the limit.
                 self.limit.collect(LineSplitter::pending_line_len(buf));
                 self.limit.check()?;
+                self.check_pending_line(buf)?;
                 return Ok(None);
             };
+            self.pending = PendingLine::default();
             match self.limit.keep(&run.lines) {
                 0 => return self.limit.check().map(|()| None), // the first line was over the limit
                 kept => {
@@ -387,6 +414,33 @@ impl LineLimit {
             LineLimit::Exceeded(max_line_length) => Err(ReadError::LineTooLong { max_line_length }),
             LineLimit::None | LineLimit::Max(_) => Ok(()),
         }
+    }
+}
+
+/// How many UTF-16 code units the line being collected decodes to at least, counted as it grows
+/// (each byte once), so that measuring a line that never ends costs a pass over it, not one per
+/// read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct PendingLine {
+    /// How many of the line's first bytes are counted.
+    counted: usize,
+    /// The units those bytes decode to at least.
+    units: usize,
+}
+
+impl PendingLine {
+    /// The least number of units `line` (the line collected so far, which only grows) decodes
+    /// to. In UTF-8, every byte that is not a continuation byte (`0b10xx_xxxx`) starts a
+    /// character or an invalid sequence, and each becomes at least one unit (a character, or
+    /// U+FFFD); a character cut at the end still becomes at least one, whatever follows.
+    fn units_at_least(&mut self, line: &[u8], encoding: Encoding) -> usize {
+        let new = &line[self.counted.min(line.len())..];
+        self.units += match encoding {
+            Encoding::Latin1 => new.len(),
+            Encoding::Utf8 => bytecount::num_chars(new),
+        };
+        self.counted = line.len();
+        self.units
     }
 }
 
@@ -585,6 +639,89 @@ mod tests {
             engine_of(4, Encoding::Utf8),
         );
         assert_eq!((lines, err), (vec!["a\u{1f600}b".into()], STRING_TOO_LONG));
+    }
+
+    #[test]
+    fn a_line_that_never_ends_fails_within_a_read_of_the_engine_limit() {
+        // A MiB with no terminator stands for one that never ends: it is not read to its end.
+        for encoding in [Encoding::Utf8, Encoding::Latin1] {
+            let progress = Progress::default();
+            let endless = std::io::Read::take(std::io::repeat(b'a'), 1 << 20);
+            let source = Source::new(endless, None, 64);
+            let mut reader = Reader::new(source, engine_of(1000, encoding), progress.clone());
+            let too_long = ReadError::StringTooLong {
+                max_string_length: 1000,
+            };
+            assert_eq!(reader.next_blocking().err(), Some(too_long));
+            assert!(
+                progress.bytes() <= 1000 + 64,
+                "{encoding:?}: {}",
+                progress.bytes()
+            );
+        }
+        // Three bytes a character: a line of 1,000 characters is 3,000 bytes, which do not fail.
+        let cjk = "\u{4e2d}".repeat(1000) + "\n";
+        for chunk_size in [1, 7, 64, 4096] {
+            let (lines, err) =
+                read_all(cjk.as_bytes(), chunk_size, engine_of(1000, Encoding::Utf8));
+            assert_eq!((lines.len(), err), (1, None), "reads of {chunk_size}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_too_long_for_the_engine_early_exactly_when_it_is_once_it_ends() {
+        // Soups of ASCII, multi-byte characters, invalid bytes, `\r` and `\n`: whatever the
+        // reads, the lines and the error are those of a reference that measures each line's
+        // UTF-16 length once it ends.
+        let pieces: [&[u8]; 8] = [
+            b"a",
+            b"\n",
+            b"\r",
+            "\u{e9}".as_bytes(),
+            "\u{4e2d}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            b"\x80",
+            b"\xe4\xb8",
+        ];
+        let mut state = 0x2545_f491_u32;
+        for case in 0..400 {
+            let mut input = Vec::new();
+            for _ in 0..(case % 40) {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                input.extend_from_slice(pieces[state as usize % pieces.len()]);
+            }
+            let limit = 1 + case % 9;
+            let reference = {
+                let text = String::from_utf8_lossy(&input)
+                    .replace("\r\n", "\n")
+                    .replace('\r', "\n");
+                let mut lines: Vec<String> = text.split('\n').map(String::from).collect();
+                if lines.last().is_some_and(String::is_empty) {
+                    lines.pop();
+                }
+                match lines
+                    .iter()
+                    .position(|line| line.encode_utf16().count() > limit)
+                {
+                    Some(at) => (
+                        lines[..at].to_vec(),
+                        Some(ReadError::StringTooLong {
+                            max_string_length: limit,
+                        }),
+                    ),
+                    None => (lines, None),
+                }
+            };
+            for chunk_size in [1, 2, 3, 5, 64] {
+                assert_eq!(
+                    read_all(&input, chunk_size, engine_of(limit, Encoding::Utf8)),
+                    reference,
+                    "{input:?}, limit {limit}, reads of {chunk_size}"
+                );
+            }
+        }
     }
 
     #[test]
