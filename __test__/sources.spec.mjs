@@ -32,7 +32,7 @@ import { EDGE_INPUTS, LATIN1_INPUTS, STRADDLERS, straddlerInputs } from './helpe
 import { bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
 import { randomMatchOptions } from './helpers/match-reference.mjs'
 import { describeRun } from './helpers/processes.mjs'
-import { scriptArgs, shellCommand } from './helpers/runtimes.mjs'
+import { evalArgs, scriptArgs, shellCommand } from './helpers/runtimes.mjs'
 import { collect, fixturePath, until, within } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x50a2ce)
@@ -497,6 +497,40 @@ test('a file stream nothing has read is read as its file: no chunk passes throug
   t.deepEqual(await guard(collect(readLines(started)), 'the rest'), referenceLines(bytes.subarray(2)))
 })
 
+test('a file stream that reads through an fs of its own, or its own _read, is fed its own bytes, not the path', async (t) => {
+  // The path names a real file with other lines: reading it would give those.
+  const decoy = temp.file('the file on disk\n')
+  const own = Buffer.from('from its own fs\r\nsecond\n')
+  /** An `fs` for createReadStream that serves `own` from memory, whatever the path. */
+  const memoryFs = () => {
+    let at = 0
+    return {
+      open: (path, flags, mode, callback) => callback(null, 99),
+      read: (fd, buffer, offset, length, position, callback) => {
+        const n = Math.min(length, own.length - at)
+        own.copy(buffer, offset, at, at + n)
+        at += n
+        process.nextTick(callback, null, n, buffer)
+      },
+      close: (fd, callback) => callback(null),
+    }
+  }
+  const expected = referenceLines(own)
+  t.deepEqual(await guard(collect(readLines(fs.createReadStream(decoy, { fs: memoryFs() }))), 'readLines'), expected)
+  t.is(await guard(countLines(fs.createReadStream(decoy, { fs: memoryFs() })), 'countLines'), expected.length)
+  const chunks = await guard(collect(readChunks(fs.createReadStream(decoy, { fs: memoryFs() }))), 'readChunks')
+  t.is(Buffer.concat(chunks).toString(), own.toString())
+  // A subclass with a _read of its own.
+  class OwnRead extends fs.ReadStream {
+    _read(size) {
+      fs.ReadStream.prototype._read.call(this, size)
+    }
+  }
+  const ownRead = new OwnRead(decoy)
+  t.deepEqual(await guard(collect(readLines(ownRead)), 'a subclass'), ['the file on disk'])
+  t.true(ownRead.bytesRead > 0, 'the subclass is fed: it read its file itself')
+})
+
 test("a file stream of a missing file: the open's ENOENT, with the path, however late the first step", async (t) => {
   const missing = temp.path('missing.log')
   const rejectsWithENOENT = async (promise, what) => {
@@ -685,6 +719,26 @@ test("a reader made before a child exits and stepped after: every line, though t
     t.deepEqual(await guard(toEnd(reader), way), summarize(referenceLines(bytes)), way)
     await guard(closed, `${way}: the child's 'close'`)
   }
+})
+
+test("a reader made before a child's writes and stepped after them: every write's lines, though the stream holds them as several chunks", async (t) => {
+  // Writes 20 ms apart, so that the runtime reads each into a chunk of its own before the first
+  // step (Deno's and Bun's read() gives only the first of them).
+  const writes = ['first\n', 'second\n', 'third\r\n', 'fourth\n', 'last']
+  const script = `const w = ${JSON.stringify(writes)}; let i = 0; const next = () => { process.stdout.write(w[i++]); if (i < w.length) setTimeout(next, 20) }; next()`
+  const expected = referenceLines(Buffer.from(writes.join('')))
+  for (const [way, { make, toEnd }] of Object.entries(READ_LATER)) {
+    const child = spawn(process.execPath, evalArgs(script), { stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = once(child, 'exit')
+    const reader = make(child.stdout)
+    await guardBig(exited, `${way}: the child's exit`)
+    t.deepEqual(await guard(toEnd(reader), way), summarize(expected), way)
+  }
+  const child = spawn(process.execPath, evalArgs(script), { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = once(child, 'exit')
+  const counted = countLines(child.stdout)
+  await guardBig(exited, "countLines: the child's exit")
+  t.is(await guard(counted, 'countLines'), expected.length)
 })
 
 test('a child that exits while its stdout is still being read: every line once, though Node resumes an unused stdout then', async (t) => {

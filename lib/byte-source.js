@@ -127,8 +127,21 @@ function isWholeFileStream(stream) {
     (stream.end ?? Infinity) === Infinity &&
     stream.flags === 'r' &&
     stream.bytesRead === 0 &&
+    readsThroughFs(stream) &&
     isUntouched(stream)
   )
+}
+
+/**
+ * Whether a file stream reads its file through `fs` itself: not through an `fs` option of its
+ * own (`createReadStream(path, { fs })`, whose path may name nothing on disk, or another file),
+ * nor a `_read` of its own. Node, Bun and Deno keep the `fs` a stream reads through under an own
+ * symbol, `kFs`; a stream without it is taken to read its own way.
+ */
+function readsThroughFs(stream) {
+  if (stream._read !== fs.ReadStream.prototype._read) return false
+  const kFs = Object.getOwnPropertySymbols(stream).find((symbol) => symbol.description === 'kFs')
+  return kFs !== undefined && stream[kFs] === fs
 }
 
 /**
@@ -174,6 +187,21 @@ function takeablePipe(stream) {
     !stream.destroyed &&
     !stream.readableEnded
   )
+}
+
+/**
+ * All that paused `stream` holds, in one Buffer, or undefined if it holds nothing. A `read()`
+ * with no size gives all of it on Node, but only the first chunk on Deno and Bun, so the size
+ * is asked for, and asked again while anything is left.
+ */
+function takeBuffered(stream) {
+  const chunks = []
+  while (stream.readableLength > 0) {
+    const chunk = stream.read(stream.readableLength)
+    if (chunk === null) break
+    chunks.push(chunk)
+  }
+  return chunks.length < 2 ? chunks[0] : Buffer.concat(chunks)
 }
 
 /**
@@ -261,8 +289,8 @@ class ReadableChunks {
     if (typeof stream.fd === 'number' && isWholeFileStream(stream)) return { fd: stream.fd }
     if (!takeablePipe(stream)) return undefined
     const handle = stream._handle
-    // All it buffered, in one Buffer; its read() may start the handle again, so stop it after.
-    const taken = stream.readableLength > 0 ? stream.read() : undefined
+    // Its read() may start the handle again, so stop it after.
+    const taken = takeBuffered(stream)
     handle.readStop()
     // Still marked as reading, so that the stream's own _read does not start it again behind
     // fastlines' back: a ChildProcess resumes a stdout nobody used once the child exits.
