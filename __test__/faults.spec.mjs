@@ -175,6 +175,11 @@ test('a line longer than the engine can hold: the lines before it, then ERR_STRI
   t.like(syncError, expected)
   t.false(isOpen(tooLongForTheEngine))
 
+  // With match too, though the line does not match: to know, it would be held to its end.
+  const searched = await linesUntilFailure(readLines(tooLongForTheEngine, { match: ['first', 'after'] }))
+  t.deepEqual(searched.lines, ['first'])
+  t.like(searched.error, expected)
+
   // maxLineLength stops at the line early, as the message says.
   const limited = await linesUntilFailure(readLines(tooLongForTheEngine, { maxLineLength: MiB }))
   t.deepEqual(limited.lines, ['first', 'second'])

@@ -207,13 +207,33 @@ impl LineFramer {
         self.offset = 0;
     }
 
+    /// Fails with [`ReadError::StringTooLong`] if `run` is one line (as a run longer than the
+    /// engine's longest string is, see [`LineSplitter::take_complete`]) sure to be too long for
+    /// the engine, whether a filter keeps it or not: so a line fails by the same measure whether
+    /// it came whole in a read (as a search's parts are read) or was collected over many.
+    fn check_whole_line(&self, run: &Run) -> Result<(), ReadError> {
+        if run.raw_len <= self.max_string_length {
+            return Ok(());
+        }
+        let line = run.lines.strip_suffix(b"\n").unwrap_or(&run.lines);
+        let units = PendingLine::default().units_at_least(line, self.encoding);
+        if units > self.max_string_length {
+            return Err(ReadError::StringTooLong {
+                max_string_length: self.max_string_length,
+            });
+        }
+        Ok(())
+    }
+
     /// Fails with [`ReadError::StringTooLong`] once the line being collected in `buf` (all of
     /// it: no terminator yet) is sure to be too long for the engine, rather than when it ends:
     /// a line that never ends (`/dev/zero`, a binary on stdin) would otherwise grow the buffer
-    /// until the allocator aborts the process. Not with a filter, which may drop the line.
+    /// until the allocator aborts the process. With a filter too, though it might have dropped
+    /// the line: to know, the line would have to be held to its end, and `readLines` without
+    /// the filter, or `readline`, fails there as well.
     fn check_pending_line(&mut self, buf: &ReadBuf) -> Result<(), ReadError> {
         let len = LineSplitter::pending_line_len(buf);
-        if self.filter.is_some() || len <= self.max_string_length {
+        if len <= self.max_string_length {
             return Ok(());
         }
         if self
@@ -349,6 +369,7 @@ impl Framer for LineFramer {
                 return Ok(None);
             };
             self.pending = PendingLine::default();
+            self.check_whole_line(&run)?;
             match self.limit.keep(&run.lines) {
                 0 => return self.limit.check().map(|()| None), // the first line was over the limit
                 kept => {
@@ -665,6 +686,26 @@ mod tests {
             let (lines, err) =
                 read_all(cjk.as_bytes(), chunk_size, engine_of(1000, Encoding::Utf8));
             assert_eq!((lines.len(), err), (1, None), "reads of {chunk_size}");
+        }
+    }
+
+    #[test]
+    fn with_a_filter_a_line_too_long_for_the_engine_fails_whether_kept_or_not_whatever_the_reads() {
+        let input = b"ab\nxyxyxyxy\nzz\n";
+        for (strings, before) in [(["ab"], vec!["ab".to_string()]), (["zz"], vec![])] {
+            let what = Match {
+                strings: strings.iter().map(|s| s.to_string()).collect(),
+                ignore_case: false,
+                invert: false,
+            };
+            for chunk_size in 1..=24 {
+                let framer = engine_of(4, Encoding::Utf8).with_match(Some(&what));
+                assert_eq!(
+                    read_all(input, chunk_size, framer),
+                    (before.clone(), STRING_TOO_LONG),
+                    "{strings:?} in reads of {chunk_size}"
+                );
+            }
         }
     }
 
