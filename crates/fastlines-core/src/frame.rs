@@ -208,7 +208,8 @@ impl LineFramer {
     }
 
     /// Fails with [`ReadError::StringTooLong`] if `run` is one line (as a run longer than the
-    /// engine's longest string is, see [`LineSplitter::take_complete`]) sure to be too long for
+    /// engine's longest string is, see [`LineSplitter::take_complete`], and the last line of the
+    /// input is, and none is over the line limit once that is checked) sure to be too long for
     /// the engine, whether a filter keeps it or not: so a line fails by the same measure whether
     /// it came whole in a read (as a search's parts are read) or was collected over many.
     fn check_whole_line(&self, run: &Run) -> Result<(), ReadError> {
@@ -231,9 +232,11 @@ impl LineFramer {
     /// until the allocator aborts the process. With a filter too, though it might have dropped
     /// the line: to know, the line would have to be held to its end, and `readLines` without
     /// the filter, or `readline`, fails there as well.
+    /// A line limit set bounds the line already, and a line over both limits is over that one
+    /// (so it is not known yet which error the line gets).
     fn check_pending_line(&mut self, buf: &ReadBuf) -> Result<(), ReadError> {
         let len = LineSplitter::pending_line_len(buf);
-        if len <= self.max_string_length {
+        if self.limit != LineLimit::None || len <= self.max_string_length {
             return Ok(());
         }
         if self
@@ -369,11 +372,11 @@ impl Framer for LineFramer {
                 return Ok(None);
             };
             self.pending = PendingLine::default();
-            self.check_whole_line(&run)?;
             match self.limit.keep(&run.lines) {
                 0 => return self.limit.check().map(|()| None), // the first line was over the limit
                 kept => {
                     run.keep_first(kept);
+                    self.check_whole_line(&run)?;
                     if let Some(batch) = self.batch_of(run)? {
                         return Ok(Some(batch));
                     }
@@ -389,6 +392,7 @@ impl Framer for LineFramer {
         };
         self.limit.collect(last_line.lines.len());
         self.limit.check()?;
+        self.check_whole_line(&last_line)?;
         self.batch_of(last_line)
     }
 }
