@@ -6,9 +6,10 @@
 // following; `position`, `maxLineLength` and `batches()` on a follower. Every wait is on the
 // reader's own steps or state, with ava's timeout as the guard; the few sleeps only order a
 // write before a rotation where that order is the point.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import readline from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
@@ -29,6 +30,7 @@ import {
 } from './helpers/tail.mjs'
 import { hangLimit } from './helpers/hang.mjs'
 import { describeRun, runProcess } from './helpers/processes.mjs'
+import { scriptArgs } from './helpers/runtimes.mjs'
 
 const temp = makeTempDir(test)
 /**
@@ -213,11 +215,15 @@ test('a path that names nothing at the call but a file at the first step: the wh
   await reader.close()
 })
 
-test('start: follows from a byte offset, with the lines readLines gives from there', async (t) => {
+test('start: follows from a byte offset, with the lines readLines gives from there, but for a \\n right after a \\r', async (t) => {
   const content = 'a\nbb\r\nccc\rdddd\n\né\n'
+  const bytes = Buffer.from(content)
   const file = temp.file(content)
-  for (let start = 0; start <= Buffer.byteLength(content) + 2; start++) {
-    const expected = await collect(readLines(file, { start }))
+  for (let start = 0; start <= bytes.length + 2; start++) {
+    // Inside a \r\n, the \n is the rest of the line before's terminator, not a line: where
+    // readLines from there begins with an empty line, a follower skips it.
+    const insideCrlf = bytes[start - 1] === 0x0d && bytes[start] === 0x0a
+    const expected = (await collect(readLines(file, { start }))).slice(insideCrlf ? 1 : 0)
     const reader = followLines(file, { start })
     t.is(reader.position, start)
     t.deepEqual(await take(reader, expected.length), expected, `start=${start}`)
@@ -358,11 +364,61 @@ test('a follower starting at the end of a file caught between the \\r and the \\
   t.deepEqual(await firsts["from readLastLines' position"], line('two'))
   t.deepEqual(await firsts['with the last line'], line('one'))
   t.deepEqual(await followers['with the last line'].next(), line('two'))
-  // A start before the file's end, with the \n already there, reads what readLines reads from
-  // there: an empty line first.
-  const midway = followLines(file, { start: 4 })
-  t.deepEqual(await take(midway, 2), await collect(readLines(file, { start: 4 })))
-  for (const reader of [...Object.values(followers), midway]) await reader.close()
+  // readLastLines' position, given to a follower called once the \n is there: the \n still
+  // ends 'one', as it did for the others, where readLines from there begins with an empty line.
+  const late = followLines(file, { start: last.position })
+  t.deepEqual(await take(late, 1), ['two'])
+  t.deepEqual((await collect(readLines(file, { start: last.position })))[0], '')
+  for (const reader of [...Object.values(followers), late]) await reader.close()
+})
+
+test("a start past the file's length at the call is a truncation since, however long the file grew before the first step", async (t) => {
+  // A position saved before the log was truncated to 6 bytes, which grew to 30 before the loop.
+  const file = temp.file('new-1\n', 'start-past-end.log')
+  const reader = followLines(file, { start: 20 })
+  t.teardown(() => reader.close())
+  fs.appendFileSync(file, 'new-2\nnew-3\nnew-4\nnew-5\n')
+  t.deepEqual(await take(reader, 5), ['new-1', 'new-2', 'new-3', 'new-4', 'new-5'])
+})
+
+test('a file that a rotation makes unreadable is followed once a chmod makes it readable, as tail -F follows it', async (t) => {
+  // root reads anything, so the follower runs in a child process as an unprivileged user.
+  const asUser = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
+  fs.chmodSync(temp.dir, 0o755)
+  const dir = path.join(temp.dir, 'unreadable-rotation')
+  fs.mkdirSync(dir, { mode: 0o755 })
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, '', { mode: 0o644 })
+  const script = temp.file(
+    `import { followLines } from ${JSON.stringify(indexPath)}
+     const reader = followLines(${JSON.stringify(file)})
+     console.log('"ready"')
+     try {
+       for await (const line of reader) {
+         console.log(JSON.stringify(line))
+         if (line === 'three') break
+       }
+     } catch (error) {
+       console.log(JSON.stringify({ code: error.code, syscall: error.syscall }))
+     }`,
+    'follow-unreadable.mjs',
+  )
+  fs.chmodSync(script, 0o644)
+  const child = spawn(process.execPath, scriptArgs(script), { stdio: ['ignore', 'pipe', 'inherit'], ...asUser })
+  t.teardown(() => child.kill())
+  const outputs = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
+  t.is(await next('the follower to start'), 'ready')
+  fs.appendFileSync(file, 'one\n')
+  t.is(await next('the first line'), 'one')
+  fs.renameSync(file, `${file}.1`)
+  fs.writeFileSync(file, 'two\n', { mode: 0o000 })
+  // Time for the follower to look at the path and find the file unreadable (had it not looked
+  // by then, it would find it readable, and this would check less).
+  await sleep(300)
+  fs.chmodSync(file, 0o644)
+  fs.appendFileSync(file, 'three\n')
+  t.deepEqual([await next('the unreadable file once readable'), await next('its next line')], ['two', 'three'])
 })
 
 test('appends of many lines at once all come, in order', async (t) => {

@@ -156,11 +156,13 @@ pub(crate) async fn follow(
 
 /// Opens the file to follow (see [`Anchor::reopen`]) and positions it where `from` says, as of
 /// the anchor (the last lines as `framer` frames them); also gives that offset, and whether it
-/// is just after a `\r` that ended the anchored file (see [`follows_carriage_return`]).
+/// is just after a `\r` (see [`follows_carriage_return`]).
 ///
 /// The anchored file, now shorter than it was then, was truncated in place: it is read from its
-/// start. A file that replaced it at the path is read from its start, as a running follower
-/// reads one; one that appeared where nothing was is read from `start`, or else from its start.
+/// start, and so is one that was shorter then than a `start` given (a saved position past the
+/// end means the log was truncated since, however long it grew again before the first step). A
+/// file that replaced it at the path is read from its start, as a running follower reads one;
+/// one that appeared where nothing was is read from `start`, or else from its start.
 fn open_following(
     anchor: &Anchor,
     options: &ReadOptions,
@@ -168,8 +170,7 @@ fn open_following(
     framer: &LineFramer,
 ) -> Result<(Source, u64, bool), ReadError> {
     let reopened = anchor.reopen().map_err(|err| OsError::new(&err, "open"))?;
-    // The third: whether the start is the anchored file's end then (nothing was there yet).
-    let (mut file, offset, at_anchored_end) = match reopened {
+    let (mut file, offset) = match reopened {
         Reopened::Anchored(file, len) => {
             let now = file
                 .metadata()
@@ -177,19 +178,20 @@ fn open_following(
                 .len();
             let offset = match from {
                 _ if now < len => 0,
+                FollowFrom::Start if options.start > len => 0,
                 FollowFrom::End => len,
                 FollowFrom::Start => options.start,
                 FollowFrom::LastLines(n) => {
                     start_of_last_lines(&file, n, len, options.chunk_size, framer)?
                 }
             };
-            (file, offset, offset >= len && now >= len)
+            (file, offset)
         }
-        Reopened::Replaced(file) => (file, 0, false),
-        Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start, false),
-        Reopened::Appeared(file) => (file, 0, false),
+        Reopened::Replaced(file) => (file, 0),
+        Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start),
+        Reopened::Appeared(file) => (file, 0),
     };
-    let after_cr = at_anchored_end && follows_carriage_return(&file, offset)?;
+    let after_cr = follows_carriage_return(&file, offset)?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
     Ok((
@@ -199,10 +201,11 @@ fn open_following(
     ))
 }
 
-/// Whether the byte before `offset` in `file` is a `\r`: a follower starting there, at the end
-/// the file had when it was anchored, skips a `\n` that comes first (see
-/// [`Reader::after_carriage_return`]). A start before that end reads what `readLines` reads from
-/// there, an empty line included.
+/// Whether the byte before `offset` in `file` is a `\r`: a follower starting there skips a `\n`
+/// that comes first (see [`Reader::after_carriage_return`]), the rest of the `\r\n` that ended
+/// the line before. Such a start is the end of a file a writer was caught in the middle of a
+/// `\r\n` in: the end at the call, or a position saved then (`readLastLines`', or a reader's),
+/// with the `\n` written since.
 fn follows_carriage_return(file: &File, offset: u64) -> Result<bool, ReadError> {
     if offset == 0 {
         return Ok(false);
@@ -263,7 +266,7 @@ impl FollowTrip {
                 Look::Length => truncation(self.reader.input()),
                 Look::Path => path_change(&self.path, self.reader.input()),
             };
-            match change.map_err(|err| OsError::new(&err, "stat"))? {
+            match change? {
                 PathChange::None | PathChange::Gone => return Ok(None),
                 PathChange::Replaced(next_file) => self.next_file = Some(next_file),
                 PathChange::Truncated => {
@@ -326,31 +329,34 @@ enum PathChange {
     Truncated,
 }
 
-fn path_change(path: &Path, file: &File) -> io::Result<PathChange> {
-    let (reading, len) = FileId::of_file(file)?;
+/// What became of `path`; a failure names the call that failed, as Node's errors do.
+fn path_change(path: &Path, file: &File) -> Result<PathChange, ReadError> {
+    let (reading, len) = FileId::of_file(file).map_err(|err| OsError::new(&err, "fstat"))?;
     let at_path = match FileId::of_path(path) {
         Ok((at_path, _)) => at_path,
         Err(err) if names_nothing(&err) => return Ok(PathChange::Gone),
-        Err(err) => return Err(err),
+        Err(err) => return Err(OsError::new(&err, "stat").into()),
     };
     if reading != at_path {
         return match open_next(path) {
             Ok(Some(next_file)) => Ok(PathChange::Replaced(next_file)),
             Ok(None) => Ok(PathChange::Gone),
             Err(err) if names_nothing(&err) => Ok(PathChange::Gone),
-            Err(err) => Err(err),
+            Err(err) => Err(OsError::new(&err, "open").into()),
         };
     }
     truncated_below(file, len)
 }
 
-/// Whether `err`, looking up a followed path, means that it names no file for now, as `tail -F`
-/// takes it, and the follower waits for one: nothing there, or a name on the way that is a file
-/// or a loop of links for now (a link or a directory being swapped).
+/// Whether `err`, looking up or opening a followed path, means that it names no file to read
+/// for now, as `tail -F` takes it, and the follower waits for one: nothing there, a name on the
+/// way that is a file or a loop of links for now (a link or a directory being swapped), or a
+/// file not readable yet (made by a rotation with a mode that a `chmod` then widens, which
+/// wakes the follower as a name event does).
 fn names_nothing(err: &io::Error) -> bool {
     matches!(
         err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::PermissionDenied
     ) || is_link_loop(err)
 }
 
@@ -379,13 +385,15 @@ fn open_next(path: &Path) -> io::Result<Option<File>> {
 }
 
 /// Whether `file` is now shorter than what was read of it (`None` or `Truncated`).
-fn truncation(file: &File) -> io::Result<PathChange> {
-    let (_, len) = FileId::of_file(file)?;
+fn truncation(file: &File) -> Result<PathChange, ReadError> {
+    let (_, len) = FileId::of_file(file).map_err(|err| OsError::new(&err, "fstat"))?;
     truncated_below(file, len)
 }
 
-fn truncated_below(mut file: &File, len: u64) -> io::Result<PathChange> {
-    let read_to = file.stream_position()?;
+fn truncated_below(mut file: &File, len: u64) -> Result<PathChange, ReadError> {
+    let read_to = file
+        .stream_position()
+        .map_err(|err| OsError::new(&err, "lseek"))?;
     Ok(if len < read_to {
         PathChange::Truncated
     } else {

@@ -35,9 +35,12 @@ const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
 const ADD: WatchMask = WatchMask::MASK_ADD;
 
 /// What a followed file's directory is watched for: its names, not its files' contents, and its
-/// own move, after which its watch no longer stands for its path.
+/// own move, after which its watch no longer stands for its path. And its files' attributes: a
+/// file made by a rotation may be readable only once a `chmod` after it, which says when to
+/// open it (writes change no attribute, so they raise none of these).
 fn name_events() -> WatchMask {
     WatchMask::CREATE
+        | WatchMask::ATTRIB
         | WatchMask::MOVED_FROM
         | WatchMask::MOVED_TO
         | WatchMask::DELETE
