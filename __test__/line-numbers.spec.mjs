@@ -893,9 +893,12 @@ test('followLines from the end or from start: the first line read is line 1, off
   const all = referenceEntries(fs.readFileSync(file))
   await takeChecked(t, fromEnd, 'entries', shifted(all.slice(2), -2), 1, 'from the end')
 
+  const now = fs.readFileSync(file)
   for (const start of [0, 6, 7, 15, 22]) {
     const reader = followLines(file, { start })
-    const entries = referenceEntries(fs.readFileSync(file).subarray(start), 'utf8', start)
+    // 15 is inside a \r\n: the follower skips its \n, the rest of the terminator before.
+    const from = now[start - 1] === 0x0d && now[start] === 0x0a ? start + 1 : start
+    const entries = referenceEntries(now.subarray(from), 'utf8', from)
     t.is(reader.lineNumber, 0)
     await takeChecked(t, reader, 'lines', entries, 0, `start=${start}`)
     await reader.close()
