@@ -646,6 +646,31 @@ test('the file is watched for writes and its directory only for names: writing t
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line written to the followed file'), line('mine'))
 })
 
+test('two rotations while the consumer is behind: every file the path named is read, in order', async (t) => {
+  const dir = path.join(temp.dir, 'rotated-twice-behind')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, '')
+  const lines = (from, to) => Array.from({ length: to - from }, (_, i) => `${from + i} ${'x'.repeat(60)}\n`).join('')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  const first = reader.next()
+  // 3 MB, more than the follower reads ahead: it waits for its consumer, who is busy.
+  fs.appendFileSync(file, lines(0, 50_000))
+  t.is((await first).value, `0 ${'x'.repeat(60)}`)
+  fs.renameSync(file, `${file}.1`)
+  fs.writeFileSync(file, lines(50_000, 50_010))
+  await until(() => isOpen(file), 'the follower to open the first new file')
+  fs.renameSync(file, `${file}.2`)
+  fs.writeFileSync(file, lines(50_010, 50_020))
+  await until(() => isOpen(file), 'the follower to open the second new file')
+  const rest = await within(take(reader, 50_019), LINE_QUIET_MS, 'the lines of all three files')
+  t.deepEqual(
+    rest.map((text) => Number.parseInt(text)),
+    Array.from({ length: 50_019 }, (_, i) => i + 1),
+  )
+})
+
 test('several followers of one file each get every line', async (t) => {
   const file = temp.file('', 'shared.log')
   const readers = Array.from({ length: 10 }, () => followLines(file, { start: 0 }))

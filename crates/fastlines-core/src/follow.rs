@@ -18,11 +18,12 @@
 //!   read it again from its start, dropping the partial line held from before;
 //! - nothing at the path (deleted, or renamed and not yet recreated): wait for it to reappear.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::spawn_blocking;
 
@@ -82,6 +83,8 @@ pub(crate) struct FollowTrip {
     /// Set by the watcher when a name came or went in the path's directories: the path may
     /// name another file now.
     renamed: Arc<AtomicBool>,
+    /// The files the path named as the watcher saw them come, not read yet.
+    arrivals: Arc<Arrivals>,
     /// The bytes read when this trip began, or when the follower last caught up in it: a
     /// catch-up that finds the same figure brought nothing to read (see
     /// [`FollowTrip::what_to_look_at`]).
@@ -109,22 +112,28 @@ pub(crate) async fn follow(
     let changes = Arc::new(Changes::default());
     // Set at first: the first catch-up looks at the path.
     let renamed = Arc::new(AtomicBool::new(true));
+    let arrivals = Arc::new(Arrivals::default());
+    let path = anchor.path().to_owned();
     let on_change: OnChange = {
-        let (stop, changes, renamed) = (
+        let (stop, changes, renamed, arrivals, path) = (
             Arc::clone(&stop),
             Arc::clone(&changes),
             Arc::clone(&renamed),
+            Arc::clone(&arrivals),
+            path.clone(),
         );
         Arc::new(move |change| {
             if change == Change::Named {
+                arrivals.note(&path);
                 renamed.store(true, Ordering::SeqCst);
             }
             read_here(&stop, &changes);
         })
     };
+    let noted = Arc::clone(&arrivals);
     let opened = spawn_blocking(move || {
         let (source, offset, after_cr) = open_following(&anchor, &options, from, &framer)?;
-        let path = anchor.path().to_owned();
+        noted.reading(&source.input);
         let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
         Ok::<_, ReadError>((path, source, offset, after_cr, watch, framer))
     });
@@ -148,6 +157,7 @@ pub(crate) async fn follow(
         path,
         next_file: None,
         renamed,
+        arrivals,
         caught_up_at: None,
         _file_closed: file_closed,
     };
@@ -261,6 +271,10 @@ impl FollowTrip {
             if let Some(batch) = self.reader.next_appended(stopped)? {
                 return Ok(Some(batch));
             }
+            if let Some(arrived) = self.arrivals.next_after(self.reader.input()) {
+                self.next_file = Some(arrived);
+                continue;
+            }
             let change = match self.what_to_look_at() {
                 Look::Nothing => return Ok(None),
                 Look::Length => truncation(self.reader.input()),
@@ -307,6 +321,74 @@ impl FollowTrip {
     fn restart(&mut self, file: File) {
         self.reader.replace_input(file);
         self.reader.framer_mut().restart();
+    }
+}
+
+/// The files the followed path named, in the order they came to it, each opened on the
+/// watcher's thread as its name event came: a follower behind its writer (its consumer slow,
+/// its batches waiting for room) reads every file that rotations put at the path, where looking
+/// at the path once it has caught up finds only the newest, after two rotations.
+#[derive(Debug, Default)]
+struct Arrivals {
+    state: Mutex<ArrivalState>,
+}
+
+#[derive(Debug, Default)]
+struct ArrivalState {
+    /// The file the path was last seen to name: the newest queued, or the one being read.
+    newest: Option<FileId>,
+    /// Files that came after the one being read, oldest first.
+    queued: VecDeque<(FileId, File)>,
+}
+
+impl Arrivals {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ArrivalState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The follower reads `file`, the one the path named when it began.
+    fn reading(&self, file: &File) {
+        self.lock().newest = FileId::of_file(file).ok().map(|(id, _)| id);
+    }
+
+    /// Opens the file `path` names now, if it is not the last one seen there, and queues it.
+    /// Nothing there, or nothing readable yet, is for the follower's own look (see
+    /// [`path_change`]).
+    fn note(&self, path: &Path) {
+        let Ok((id, _)) = FileId::of_path(path) else {
+            return;
+        };
+        let mut state = self.lock();
+        if state.newest == Some(id) {
+            return;
+        }
+        let Ok(Some(file)) = open_next(path) else {
+            return;
+        };
+        // What was opened is what the path names by then, which may be newer still.
+        let Ok((id, _)) = FileId::of_file(&file) else {
+            return;
+        };
+        if state.newest != Some(id) {
+            state.newest = Some(id);
+            state.queued.push_back((id, file));
+        }
+    }
+
+    /// The oldest file queued that is not `reading` (a file may be queued after the follower
+    /// found it at the path itself), if any.
+    fn next_after(&self, reading: &File) -> Option<File> {
+        let mut state = self.lock();
+        if state.queued.is_empty() {
+            return None;
+        }
+        let reading = FileId::of_file(reading).ok().map(|(id, _)| id);
+        while let Some((id, file)) = state.queued.pop_front() {
+            if Some(id) != reading {
+                return Some(file);
+            }
+        }
+        None
     }
 }
 
@@ -428,6 +510,7 @@ mod tests {
             path: path.to_owned(),
             next_file: None,
             renamed: Arc::new(AtomicBool::new(false)),
+            arrivals: Arc::default(),
             caught_up_at: None,
             _file_closed: tokio::sync::oneshot::channel().0,
         };
