@@ -8,6 +8,7 @@ import test from 'ava'
 
 import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, openPaths } from './helpers/files.mjs'
+import { collect } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
@@ -133,6 +134,17 @@ test('a path of the wrong type, with a NUL byte, or empty throws at once', (t) =
     t.throws(() => start(''), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
     t.throws(() => start(new URL('http://example.com/x')), { code: 'ERR_INVALID_URL_SCHEME' })
   }
+})
+
+test('null for encoding or highWaterMark is the default, as fs.createReadStream takes it, and batches(null) is no options', async (t) => {
+  const file = temp.file('caf\u00e9\r\nx\n')
+  for (const options of [{ encoding: null }, { highWaterMark: null }, null]) {
+    const what = JSON.stringify(options)
+    t.deepEqual(await collect(readLines(file, options)), ['caf\u00e9', 'x'], what)
+    t.deepEqual([...readLinesSync(file, options)], ['caf\u00e9', 'x'], what)
+    t.is(await countLines(file, options), 2, what)
+  }
+  t.deepEqual(await collect(readLines(file).batches(null)), [['caf\u00e9', 'x']])
 })
 
 test('bad options throw with the codes Node uses', async (t) => {

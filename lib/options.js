@@ -131,7 +131,10 @@ function normalizeOptions(options) {
   const share = normalizeShare(options)
   const lineMatch = normalizeMatch(options)
   const defaultChunkSize = lineMatch === undefined || lineMatch.invert ? DEFAULT_CHUNK_SIZE : DEFAULT_MATCH_CHUNK_SIZE
-  const { encoding = 'utf8', start = 0, end, highWaterMark = defaultChunkSize, maxLineLength, signal } = options
+  const { start = 0, end, maxLineLength, signal } = options
+  // null is the default, as fs.createReadStream takes it.
+  const encoding = options.encoding ?? 'utf8'
+  const highWaterMark = options.highWaterMark ?? defaultChunkSize
   const nativeEncoding = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
   if (nativeEncoding === undefined) {
     throw invalidArgValue('encoding', encoding, "is not supported: use 'utf8' or 'latin1'")
@@ -282,8 +285,9 @@ function normalizeMatch({ match, invert, ignoreCase }) {
 
 /** The options of `batches()`: whether each batch comes with its lines' numbers and offsets. */
 function normalizeBatchOptions(options) {
-  if (options === undefined) return { numbered: false }
-  if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+  // null is no options, as for the readers themselves.
+  if (options === undefined || options === null) return { numbered: false }
+  if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
   checkOptionNames(options, 'batches()')
   const { numbered = false } = options
   if (typeof numbered !== 'boolean') throw invalidArgType('options.numbered', 'of type boolean', numbered)
