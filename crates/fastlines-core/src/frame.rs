@@ -207,11 +207,18 @@ impl LineFramer {
         self.offset = 0;
     }
 
-    /// Fails with [`ReadError::StringTooLong`] if `run` is one line (as a run longer than the
-    /// engine's longest string is, see [`LineSplitter::take_complete`], and the last line of the
-    /// input is, and none is over the line limit once that is checked) sure to be too long for
-    /// the engine, whether a filter keeps it or not: so a line fails by the same measure whether
-    /// it came whole in a read (as a search's parts are read) or was collected over many.
+    /// The error of a line too long for the engine's strings.
+    fn string_too_long(&self) -> ReadError {
+        ReadError::StringTooLong {
+            max_string_length: self.max_string_length,
+        }
+    }
+
+    /// Fails with [`ReadError::StringTooLong`] if `run`, a run the line limit kept, is one line
+    /// sure to be too long for the engine (a run longer than the engine's longest string is one
+    /// line, see [`LineSplitter::take_complete`], and so is the input's last line), whether a
+    /// filter keeps it or not: so a line fails by the same measure whether it came whole in one
+    /// read (as a search's parts are read) or was collected over many.
     fn check_whole_line(&self, run: &Run) -> Result<(), ReadError> {
         if run.raw_len <= self.max_string_length {
             return Ok(());
@@ -219,9 +226,7 @@ impl LineFramer {
         let line = run.lines.strip_suffix(b"\n").unwrap_or(&run.lines);
         let units = PendingLine::default().units_at_least(line, self.encoding);
         if units > self.max_string_length {
-            return Err(ReadError::StringTooLong {
-                max_string_length: self.max_string_length,
-            });
+            return Err(self.string_too_long());
         }
         Ok(())
     }
@@ -232,8 +237,9 @@ impl LineFramer {
     /// until the allocator aborts the process. With a filter too, though it might have dropped
     /// the line: to know, the line would have to be held to its end, and `readLines` without
     /// the filter, or `readline`, fails there as well.
-    /// A line limit set bounds the line already, and a line over both limits is over that one
-    /// (so it is not known yet which error the line gets).
+    ///
+    /// Not with a line limit, which bounds the line already and decides first: a line over
+    /// both fails as over the line limit, and it is not known yet whether it will be.
     fn check_pending_line(&mut self, buf: &ReadBuf) -> Result<(), ReadError> {
         let len = LineSplitter::pending_line_len(buf);
         if self.limit != LineLimit::None || len <= self.max_string_length {
@@ -244,9 +250,7 @@ impl LineFramer {
             .units_at_least(&buf.data()[..len], self.encoding)
             > self.max_string_length
         {
-            return Err(ReadError::StringTooLong {
-                max_string_length: self.max_string_length,
-            });
+            return Err(self.string_too_long());
         }
         Ok(())
     }
@@ -280,9 +284,7 @@ impl LineFramer {
         let not_one_text = self.json_check(&kept);
         let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
         if decoded.text.len() > self.max_string_length {
-            return Err(ReadError::StringTooLong {
-                max_string_length: self.max_string_length,
-            });
+            return Err(self.string_too_long());
         }
         let input_offset = |offset: usize| run.input_offset(offset);
         Ok(Some(Batch {
@@ -310,9 +312,7 @@ impl LineFramer {
     fn batch(&mut self, run: Run) -> Result<Batch, ReadError> {
         let decoded = decode(without_final_terminator(run.lines.clone()), self.encoding);
         if decoded.text.len() > self.max_string_length {
-            return Err(ReadError::StringTooLong {
-                max_string_length: self.max_string_length,
-            });
+            return Err(self.string_too_long());
         }
         let start = self.offset;
         self.offset += run.raw_len as u64;
