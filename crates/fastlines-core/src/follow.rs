@@ -353,13 +353,13 @@ impl Arrivals {
 
     /// Opens the file `path` names now, if it is not the last one seen there, and queues it.
     /// Nothing there, or nothing readable yet, is for the follower's own look (see
-    /// [`path_change`]).
+    /// [`path_change`]). Called on the watcher's thread only, and opens with the state unlocked,
+    /// so that the follower taking the queue never waits on a file system.
     fn note(&self, path: &Path) {
         let Ok((id, _)) = FileId::of_path(path) else {
             return;
         };
-        let mut state = self.lock();
-        if state.newest == Some(id) {
+        if self.lock().newest == Some(id) {
             return;
         }
         let Ok(Some(file)) = open_next(path) else {
@@ -369,6 +369,7 @@ impl Arrivals {
         let Ok((id, _)) = FileId::of_file(&file) else {
             return;
         };
+        let mut state = self.lock();
         if state.newest != Some(id) {
             state.newest = Some(id);
             state.queued.push_back((id, file));
