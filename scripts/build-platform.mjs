@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 
 import { parseTriple } from '@napi-rs/cli'
 
+import { copyPlatformFiles } from './notices.mjs'
 import { extraFlags, zigTarget } from './targets.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
@@ -42,4 +43,6 @@ const { status } = spawnSync('npx', args, { cwd: repo, stdio: 'inherit', env })
 if (status !== 0) fail(`napi build for ${triple} failed`)
 if (!fs.existsSync(path.join(repo, binary))) fail(`napi build gave no ${binary}`)
 fs.copyFileSync(path.join(repo, binary), path.join(repo, 'npm', platform, binary))
-console.log(`build:platform: ${binary}, at the root and in npm/${platform}/`)
+// The binary's notices go with it (see notices.mjs).
+copyPlatformFiles(path.join(repo, 'npm', platform))
+console.log(`build:platform: ${binary}, at the root and in npm/${platform}/ with its notices`)

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url'
 
 import { parseTriple } from '@napi-rs/cli'
 
+import { copyPlatformFiles } from '../../scripts/notices.mjs'
+
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
 
 /** PATH without the directories that hold a Rust toolchain, so nothing can compile. */
@@ -63,6 +65,7 @@ export function packRelease(work, platform, binary = path.join(repo, `fastlines.
   const staged = path.join(work, platform)
   fs.cpSync(path.join(repo, 'npm', platform), staged, { recursive: true })
   fs.copyFileSync(binary, path.join(staged, binaryName))
+  copyPlatformFiles(staged)
   return { root, platform: pack(staged, work), platformPackage: `fastlines-${platform}`, binaryName }
 }
 
