@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
+import { linkedCrates, NOTICES, renderNotices } from '../scripts/notices.mjs'
 import { makeApp as makeAppIn, pack, packRelease, releaseManifest, repo, run } from './helpers/packages.mjs'
 import { nodeBinary } from './helpers/runtimes.mjs'
 
@@ -221,8 +222,25 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
   ])
 })
 
-test('the platform tarball holds the binary and its manifest', () => {
-  assert.deepEqual(release.platform.paths, [binaryName, 'README.md', 'package.json'].sort())
+test('the platform tarball holds the binary, its manifest, and the licenses that go with it', () => {
+  const notices = ['LICENSE', 'THIRD-PARTY-NOTICES.md']
+  assert.deepEqual(release.platform.paths, [binaryName, 'README.md', 'package.json', ...notices].sort())
+  for (const dir of fs.readdirSync(path.join(repo, 'npm'))) {
+    assert.deepEqual(readManifest(`npm/${dir}`).files, [`fastlines.${dir}.node`, ...notices], dir)
+  }
+})
+
+test("the third-party notices are current: every crate linked into the binary, with its license's texts", () => {
+  const written = fs.readFileSync(path.join(repo, NOTICES), 'utf8')
+  assert.equal(written, renderNotices(), 'run node scripts/notices.mjs and commit THIRD-PARTY-NOTICES.md')
+  // The libraries whose licenses ask for their notice in every copy of the binary.
+  for (const crate of linkedCrates()) assert.match(written, new RegExp(`^## ${crate.name} `, 'm'))
+  assert.match(written, /^### Zstandard.*\n\n```text\nBSD License\n\nFor Zstandard software/m)
+  assert.match(written, /^### zlib-ng, Zlib.*\n\n```text\n\(C\) 1995-\d+ Jean-loup Gailly and Mark Adler/m)
+  assert.match(
+    written,
+    /^### simdutf \(the C\+\+ library.*\n\n```text\nMIT License\n\nCopyright \(c\) 2021 The simdutf authors/m,
+  )
 })
 
 test('every napi target is an optional dependency at the same version, and nothing runs at install', () => {
@@ -255,17 +273,33 @@ test('npm install: every runtime reads lines with the prebuilt binary', () => {
   assertDenoReads(app)
 })
 
-test('Deno: each permission fastlines asks for is needed; without --allow-ffi the error says so', () => {
+test('Deno: each permission fastlines asks for is needed, and the error without it names the flag', () => {
   const app = makeApp('deno-permissions-app')
   assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
   assertSucceeded(denoLoad(app), 'deno deno-load.mjs')
+  // What a user who left each out reads: the flag to add first, then what Deno said. Without
+  // reading /usr/bin/ldd, the loader asks for a process report, as where that file is missing.
+  const advice = {
+    '--allow-ffi': null,
+    '--allow-env=':
+      /fastlines: Deno did not allow the addon's loader to read its NAPI_RS_\* variables: run with --allow-env=NAPI_RS_NATIVE_LIBRARY_PATH,NAPI_RS_FORCE_WASI,NAPI_RS_WASI_FLAVOR,NAPI_RS_ENFORCE_VERSION_CHECK .*Deno said: Requires env access/,
+    '--allow-read=':
+      /fastlines: Deno did not allow the addon's loader to tell glibc from musl: .*--allow-read=\/usr\/bin\/ldd.*--allow-sys=cpus,networkInterfaces,hostname\) .*Deno said: Requires sys access/,
+  }
   for (const [i, flag] of DENO_PERMISSIONS.entries()) {
     const result = denoLoad(app, DENO_PERMISSIONS.toSpliced(i, 1))
     assert.notEqual(result.status, 0, `fastlines loaded on Deno without ${flag}`)
-    // A user who forgot --allow-ffi reads the permission first, then what Deno said.
-    if (flag === '--allow-ffi') assertNamesFfi(result)
-    else assert.match(result.stderr, /NotCapable: Requires (env|sys) access/, `without ${flag}`)
+    if (flag === '--allow-ffi') {
+      assertNamesFfi(result)
+      continue
+    }
+    assert.match(result.stderr, /code: ERR_FASTLINES_BINDING_FAILED/, `without ${flag}`)
+    const [, expected] = Object.entries(advice).find(([start]) => flag.startsWith(start))
+    assert.match(result.stderr, expected, `without ${flag}`)
   }
+  // With the report's permissions in place of reading /usr/bin/ldd, as on a Linux without it.
+  const reportOnly = [...DENO_PERMISSIONS.slice(0, 2), '--allow-sys=cpus,networkInterfaces,hostname']
+  assertSucceeded(denoLoad(app, reportOnly), 'deno deno-load.mjs with --allow-sys in place of /usr/bin/ldd')
 })
 
 /** What a user who forgot --allow-ffi reads: the permission first, then what Deno said. */

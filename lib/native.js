@@ -54,11 +54,10 @@ function probePlatformPackage(name) {
  * binary the OS refuses are).
  */
 function bindingError(loaderError) {
-  const denied = ffiDenied(loaderError)
+  // First: without a permission, reading the environment below would fail the same way.
+  const denied = denoRefusal(loaderError)
   if (denied !== undefined) {
-    const message =
-      'fastlines: Deno did not allow loading its native addon: run with --allow-ffi ' +
-      `(see "Deno" in fastlines' README.md for the narrowest permissions). Deno said: ${denied.message}`
+    const message = `fastlines: ${DENO_NEEDS[denied.flag]} (see "Deno" in fastlines' README.md for the narrowest permissions). Deno said: ${denied.error.message}`
     return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
   }
   const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
@@ -117,14 +116,28 @@ function deepestCause(error) {
   return deepest
 }
 
+/** What the generated loader needs of each Deno permission, and the flag that grants it. */
+const DENO_NEEDS = {
+  '--allow-ffi': 'Deno did not allow loading its native addon: run with --allow-ffi',
+  '--allow-env':
+    "Deno did not allow the addon's loader to read its NAPI_RS_* variables: run with " +
+    '--allow-env=NAPI_RS_NATIVE_LIBRARY_PATH,NAPI_RS_FORCE_WASI,NAPI_RS_WASI_FLAVOR,NAPI_RS_ENFORCE_VERSION_CHECK',
+  '--allow-sys':
+    "Deno did not allow the addon's loader to tell glibc from musl: it reads /usr/bin/ldd " +
+    '(run with --allow-read=/usr/bin/ldd), and where that file is missing, as on NixOS or in a ' +
+    'distroless image, asks for a process report (run with --allow-sys=cpus,networkInterfaces,hostname)',
+}
+
 /**
- * Deno's refusal to load an addon without `--allow-ffi`, if that is among the loader's errors:
- * the generated loader tries every place a binary may be and chains each failure as the cause
- * of the next, so the one that says why is several causes deep.
+ * Deno's refusal of a permission the loader needs, and the flag it asks for, if that is among
+ * the loader's errors: the generated loader tries every place a binary may be and chains each
+ * failure as the cause of the next, so the one that says why may be several causes deep.
  */
-function ffiDenied(error) {
+function denoRefusal(error) {
+  if (typeof Deno === 'undefined') return undefined
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (typeof Deno !== 'undefined' && String(cause.message).includes('--allow-ffi')) return cause
+    const flag = Object.keys(DENO_NEEDS).find((name) => String(cause.message).includes(`${name} flag`))
+    if (flag !== undefined) return { flag, error: cause }
   }
   return undefined
 }
