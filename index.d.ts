@@ -38,7 +38,7 @@ export interface ReadOptions {
    * `'latin1'` (each byte is the code point of the same value). `'utf-8'` and `'binary'` are
    * accepted as aliases.
    */
-  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary'
+  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary' | null
   /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. Not with `decompress`. */
   start?: number
   /**
@@ -372,7 +372,12 @@ export function readLines(path: PathLike, options: SharedLineReadOptions): LineR
  * for await (const batch of readLines('app.log').batches()) total += batch.length
  * for await (const [n, line] of readLines('app.log', { match: 'ERROR' }).entries()) console.log(`${n}:${line}`)
  */
-export function readLines(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReader
+export function readLines(
+  path: PathLike,
+  options?: UnsharedOptions<LineReadOptions> | ReadOptions['encoding'],
+): LineReader
+/** The lines of a file, or of one share of it if `options` hold a `share`. */
+export function readLines(path: PathLike, options: LineReadOptions): LineReader<number | undefined>
 /**
  * The lines of a {@link ByteSource}, exactly as a file with the same bytes gives them, whatever
  * its chunk boundaries. Nothing is read from the source before the first step, and it is read
@@ -402,10 +407,23 @@ export function readLines(
 /** One share of the file's lines ({@link ShareOptions.share}), synchronously. */
 export function readLinesSync(path: PathLike, options: SharedLineReadOptions): LineReaderSync<number | undefined>
 /** Like {@link readLines}, synchronously: for scripts. Failures throw from `next()`. */
-export function readLinesSync(path: PathLike, options?: LineReadOptions | ReadOptions['encoding']): LineReaderSync
+export function readLinesSync(
+  path: PathLike,
+  options?: UnsharedOptions<LineReadOptions> | ReadOptions['encoding'],
+): LineReaderSync
+/** The lines of a file, or of one share of it if `options` hold a `share`, synchronously. */
+export function readLinesSync(path: PathLike, options: LineReadOptions): LineReaderSync<number | undefined>
 
 /** {@link LineReadOptions} with a `share`: a reader of one share of a file. */
 export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
+
+/**
+ * Options that hold no `share`: a reader of the whole file (or of its `start` to `end`), whose
+ * `position` and `lineOffset` are numbers from the call on. Options typed as a whole (a
+ * `LineReadOptions` variable, which may hold a `share`) give a reader whose places may be
+ * `undefined`, as a share's are until its first step.
+ */
+export type UnsharedOptions<Options> = Options & { share?: undefined }
 
 /** Options of {@link readJsonLines} and {@link readJsonLinesSync}: {@link readLines}' and these. */
 export interface JsonLinesOptions extends LineReadOptions {
@@ -518,8 +536,12 @@ export function readJsonLines<T = unknown>(
 ): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options?: JsonLinesOptions | ReadOptions['encoding'],
+  options?: UnsharedOptions<JsonLinesOptions> | ReadOptions['encoding'],
 ): JsonLinesReader<T>
+export function readJsonLines<T = unknown>(
+  path: PathLike,
+  options: JsonLinesOptions,
+): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   source: ByteSource,
   options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
@@ -532,8 +554,12 @@ export function readJsonLinesSync<T = unknown>(
 ): JsonLinesReaderSync<T, number | undefined>
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options?: JsonLinesOptions | ReadOptions['encoding'],
+  options?: UnsharedOptions<JsonLinesOptions> | ReadOptions['encoding'],
 ): JsonLinesReaderSync<T>
+export function readJsonLinesSync<T = unknown>(
+  path: PathLike,
+  options: JsonLinesOptions,
+): JsonLinesReaderSync<T, number | undefined>
 
 /** Options of {@link countLines}. */
 export interface CountOptions extends ReadOptions, MatchOptions, ShareOptions {
@@ -665,8 +691,14 @@ export type ReadLinesOptions = LineReadOptions
 export type ReadLinesSyncOptions = LineReadOptions
 /** The options of {@link countLines}. */
 export type CountLinesOptions = CountOptions
-/** The options of {@link readChunks}. */
-export type ReadChunksOptions = ReadOptions
+/**
+ * The options of {@link readChunks}: {@link ReadOptions} but `encoding`. Chunks are the raw bytes,
+ * as Buffers: an `encoding` (or a string in place of the options) is refused with
+ * `ERR_INVALID_ARG_VALUE`, rather than ignored; `null` means bytes, as in `fs`.
+ */
+export interface ReadChunksOptions extends Omit<ReadOptions, 'encoding'> {
+  encoding?: null
+}
 /** The options of {@link readLastLines}. */
 export type ReadLastLinesOptions = LastLinesOptions
 /** The options of {@link followLines}. */
@@ -684,7 +716,7 @@ export const codes: {
   readonly STRING_TOO_LONG: 'ERR_STRING_TOO_LONG'
   /** No prebuilt binary for this platform is installed. */
   readonly BINDING_MISSING: 'ERR_FASTLINES_BINDING_MISSING'
-  /** A binary is there but failed to load (or, on Deno, FFI is not allowed: run with `--allow-ffi`). */
+  /** A binary is there but failed to load (or, on Deno, a permission its loader needs is not given: the message names the flag). */
   readonly BINDING_FAILED: 'ERR_FASTLINES_BINDING_FAILED'
   /** A line {@link readJsonLines} could not parse: a {@link JsonParseError}. */
   readonly JSON_PARSE: 'ERR_FASTLINES_JSON_PARSE'
@@ -694,9 +726,6 @@ export const codes: {
 export function isLineTooLongError(error: unknown): error is LineTooLongError
 
 /** The raw bytes of a file, read ahead natively: for hashing, uploading or piping. */
-export function readChunks(path: PathLike, options?: ReadOptions | ReadOptions['encoding']): ChunkReader
+export function readChunks(path: PathLike, options?: ReadChunksOptions | null): ChunkReader
 /** The bytes of a {@link ByteSource} (decompressed, with `decompress`), read ahead natively. */
-export function readChunks(
-  source: ByteSource,
-  options?: SourceOptions<ReadOptions> | ReadOptions['encoding'],
-): ChunkReader
+export function readChunks(source: ByteSource, options?: SourceOptions<ReadChunksOptions> | null): ChunkReader

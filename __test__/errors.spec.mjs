@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
-import { countLines, readChunks, readLines, readLinesSync } from '../index.js'
+import { countLines, readChunks, readJsonLines, readJsonLinesSync, readLines, readLinesSync } from '../index.js'
 import { makeTempDir, openPaths } from './helpers/files.mjs'
 import { collect } from './helpers/tail.mjs'
 
@@ -145,6 +145,39 @@ test('null for encoding or highWaterMark is the default, as fs.createReadStream 
     t.is(await countLines(file, options), 2, what)
   }
   t.deepEqual(await collect(readLines(file).batches(null)), [['caf\u00e9', 'x']])
+})
+
+test('readChunks refuses an encoding, since its chunks are bytes, rather than ignore it; null is bytes', async (t) => {
+  const file = temp.file('caf\u00e9\n')
+  for (const options of ['utf8', 'latin1', { encoding: 'utf8' }, { encoding: 'latin1' }]) {
+    t.throws(() => readChunks(file, options), {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: /readChunks' chunks are the raw bytes, as Buffers/,
+    })
+  }
+  for (const options of [null, { encoding: null }, { encoding: undefined }]) {
+    const chunks = await collect(readChunks(file, options))
+    t.true(chunks.every(Buffer.isBuffer), JSON.stringify(options))
+    t.is(Buffer.concat(chunks).toString(), 'caf\u00e9\n')
+  }
+})
+
+test("readJsonLines' batches() refuse numbered, which would be ignored, and take no options or null", async (t) => {
+  const file = temp.file('{"a":1}\n\n[2]\n')
+  for (const open of [readJsonLines, readJsonLinesSync]) {
+    for (const options of [undefined, null, {}, { numbered: false }]) {
+      const batches = open(file).batches(options)
+      const values = []
+      for await (const batch of batches) values.push(...batch)
+      t.deepEqual(values, [{ a: 1 }, [2]], `${open.name} ${JSON.stringify(options)}`)
+    }
+    t.throws(() => open(file).batches({ numbered: true }), {
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: /options\.numbered' is not an option of readJsonLines' batches\(\).*entries\(\) gives/,
+    })
+    t.throws(() => open(file).batches(5), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  }
 })
 
 test('bad options throw with the codes Node uses', async (t) => {

@@ -5,7 +5,7 @@
 const binding = require('./native')
 const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
 const { checkOptionNames, copyOptions } = require('./option-names')
-const { refuseLineOptions } = require('./options')
+const { refuseEncoding, refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
 
 /** A native stream of raw chunks, of a file or a byte source (see NativeSource). */
@@ -22,6 +22,7 @@ class ChunkReader extends ClosingAsyncIterator {
   constructor(input, options) {
     super()
     refuseLineOptions(options)
+    refuseEncoding(options)
     checkOptionNames(options, 'readChunks')
     this.#source = new NativeSource(chunkStream, input, options)
   }

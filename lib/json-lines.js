@@ -15,7 +15,7 @@ const { jsonSyntaxFailure } = require('./json-syntax')
 const { LineReader, batchThen, lineStream, readyBatch } = require('./line-reader')
 const { LineReaderSync } = require('./line-reader-sync')
 const { checkOptionNames, copyOptions } = require('./option-names')
-const { normalizeJsonOptions, normalizePath } = require('./options')
+const { normalizeJsonOptions, normalizePath, refuseJsonBatchOptions } = require('./options')
 
 /**
  * Whether lines the native side found shaped like one JSON text each are parsed with one
@@ -411,7 +411,8 @@ function jsonReaderOf(Base) {
     }
 
     /** The same values, an array of a batch's values per step. */
-    batches() {
+    batches(options) {
+      refuseJsonBatchOptions(options)
       return viewOf(this, () => this.#step(() => this.#cursor.restOfBatch()))
     }
 

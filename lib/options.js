@@ -347,6 +347,34 @@ function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert',
   }
 }
 
+/**
+ * Refuses an encoding for readChunks, whose chunks are the raw bytes: ignored, it would hand
+ * Buffers to code that expects the strings `fs.createReadStream(path, 'utf8')` gives. `null` is
+ * bytes, as in `fs`.
+ */
+function refuseEncoding(options) {
+  const given = typeof options === 'string'
+  const encoding = given ? options : options?.encoding
+  if (encoding === undefined || encoding === null) return
+  const why = "readChunks' chunks are the raw bytes, as Buffers (decode them, or read lines with readLines)"
+  if (given) throw invalidArgValue('options', encoding, `cannot be an encoding: ${why}`)
+  throw invalidArgValue('options.encoding', encoding, `is not taken: ${why}`)
+}
+
+/**
+ * Refuses options to readJsonLines' batches(), which are arrays of values: `numbered`, the
+ * line readers' batch option, would be ignored there (entries() gives each value's line number).
+ */
+function refuseJsonBatchOptions(options) {
+  if (options === undefined || options === null) return
+  if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+  if (options.numbered !== undefined && options.numbered !== false) {
+    const why =
+      "is not an option of readJsonLines' batches(), arrays of values: entries() gives each value's line number"
+    throw invalidArgValue('options.numbered', options.numbered, why)
+  }
+}
+
 module.exports = {
   fedLineOptions,
   normalizePath,
@@ -354,7 +382,9 @@ module.exports = {
   normalizeBatchOptions,
   normalizeJsonOptions,
   refuseDecompress,
+  refuseEncoding,
   refuseFileOptions,
+  refuseJsonBatchOptions,
   refuseLineOptions,
   refuseShare,
 }

@@ -47,7 +47,9 @@ export async function typedUsage(): Promise<void> {
     signal: AbortSignal.timeout(1000),
   }
   const limited: LineReadOptions = { ...options, maxLineLength: 1 << 20 }
-  const reader: LineReader = readLines('app.log', limited)
+  // Options typed as a whole may hold a share, whose places are undefined until the first step.
+  const reader: LineReader<number | undefined> = readLines('app.log', limited)
+  const whole: LineReader = readLines('app.log', { ...options, maxLineLength: 1 << 20 })
   for await (const line of reader) line.toUpperCase()
   const read: number = reader.bytesRead + reader.linesRead
   await reader.close()
@@ -152,6 +154,20 @@ export async function typedUsage(): Promise<void> {
   errors.lineNumber = 1
   // @ts-expect-error: readChunks makes no lines to match
   readChunks('app.log', { match: 'ERROR' })
+  // @ts-expect-error: nor strings: chunks are bytes
+  readChunks('app.log', 'latin1')
+  // @ts-expect-error: in an options object either
+  readChunks('app.log', { encoding: 'utf8' })
+  // null is no options, and an encoding of null is bytes, as in fs.
+  readChunks('app.log', null)
+  readChunks('app.log', { encoding: null })
+  readLines('app.log', null)
+  readLines('app.log', { encoding: null })
+  readLinesSync('app.log', null)
+  countLines('app.log', null)
+  readLastLines('app.log', 10, null)
+  followLines('app.log', null)
+  readJsonLines('app.jsonl', null)
 }
 
 // Compressed logs: `decompress` on every forward reader; the followers and readLastLines refuse it.
@@ -256,6 +272,18 @@ export async function shares(i: number, n: number): Promise<void> {
   countLines([Buffer.from('a\n')], { share: [0, 2] })
   // @ts-expect-error: readChunks gives bytes, not lines that start in a share
   readChunks('huge.log', { share: [0, 2] })
+  // Options typed as a whole may hold a share: the reader's places may be undefined.
+  const maybeShared: ReadLinesOptions = {}
+  const wholeOrShare = readLines('huge.log', maybeShared)
+  // @ts-expect-error: its position may be undefined
+  const wholePosition: number = wholeOrShare.position
+  // @ts-expect-error: likewise synchronously
+  const syncWholePosition: number = readLinesSync('huge.log', maybeShared).position
+  // @ts-expect-error: and for JSON Lines
+  const jsonWholePosition: number = readJsonLines('huge.jsonl', maybeShared).position
+  // An object literal without one gives numbers.
+  const literalPosition: number = readLines('huge.log', { match: 'ERROR' }).position
+  const jsonPosition: number = readJsonLinesSync('huge.jsonl', { onError: 'skip' }).position
   // @ts-expect-error: threads is countLines' own
   readLines('huge.log', { threads: 2 })
   // @ts-expect-error: a byte source is counted on one thread
