@@ -18,6 +18,7 @@ import { collect, within } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const SHARE_READER = new URL('./fixtures/share-reader.mjs', import.meta.url)
+const indexPath = new URL('../index.js', import.meta.url).pathname
 /** A worker or child process that loads fastlines and reads a small file's share. */
 const PROCESS_QUIET_MS = 2_000
 
@@ -252,6 +253,27 @@ test('a share of a FIFO fails as seeking it does: ESPIPE, with the path', async 
   } finally {
     fs.closeSync(writer)
   }
+})
+
+test('a share of a FIFO that no writer opened fails at once, read synchronously too', async (t) => {
+  const fifo = temp.path('unwritten.fifo')
+  execFileSync('mkfifo', [fifo])
+  // In a child: a sync reader waiting in open(2) for a writer would hold this process's thread.
+  const script = `
+    const { readLines, readLinesSync, readJsonLinesSync } = require(${JSON.stringify(indexPath)})
+    const fifo = ${JSON.stringify(fifo)}
+    const codes = []
+    for (const open of [readLinesSync, readJsonLinesSync]) {
+      try { open(fifo, { share: [0, 2] }).next() } catch (error) { codes.push(error.code + ' ' + error.syscall) }
+    }
+    readLines(fifo, { share: [1, 2] }).next().catch((error) => {
+      codes.push(error.code + ' ' + error.syscall)
+      console.log(JSON.stringify(codes))
+    })`
+  const { result } = runProcess(['-e', script])
+  const outcome = await result
+  t.false(outcome.timedOut, describeRun(outcome))
+  t.deepEqual(JSON.parse(outcome.stdout), ['ESPIPE read', 'ESPIPE read', 'ESPIPE read'], describeRun(outcome))
 })
 
 test('shares given one size meet in a file that grows between their opens: every line before it once', async (t) => {

@@ -270,8 +270,13 @@ pub enum Reads {
 
 /// Opens `path` for reading at `options.start`, or at the start of its share. Errors name the
 /// syscall Node would name: `open` for the open, `fstat` for the size a share is cut from, and
-/// `read` for positioning, since Node positions with `pread`.
+/// `read` for positioning, since Node positions with `pread`. A share of a FIFO fails with
+/// `ESPIPE` at once, as the background readers' does, rather than after `open(2)` waited for a
+/// writer (for ever, if none comes): a FIFO has no size to cut shares from.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+    if options.share.is_some() {
+        return open_unblocked(path, options);
+    }
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
     opened(file, options)
 }
