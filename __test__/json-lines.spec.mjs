@@ -595,6 +595,17 @@ test('a bad line of a byte source names no path; of a file stream, its path', as
   const path = temp.file('{x\n')
   const fromStream = await t.throwsAsync(collect(readJsonLines(fs.createReadStream(path))))
   t.is(fromStream.path, path)
+  // A stream opened with a Buffer path (Bun's fs.createReadStream refuses one) names it as a string, as fs does.
+  let bufferStream
+  try {
+    bufferStream = fs.createReadStream(Buffer.from(path))
+  } catch (error) {
+    t.truthy(process.versions.bun, `only Bun refuses a Buffer path: ${error}`)
+    return
+  }
+  const fromBufferStream = await t.throwsAsync(collect(readJsonLines(bufferStream)), { code: codes.JSON_PARSE })
+  t.is(fromBufferStream.path, path)
+  t.true(fromBufferStream.message.endsWith(`of '${path}': {x`), fromBufferStream.message)
 })
 
 test('bad options are refused at the call with Node-shaped errors', (t) => {
@@ -690,6 +701,46 @@ test('close() or an abort from inside onError or a reviver ends reading: nothing
       `sync, ${abortIn}`,
     )
     t.deepEqual(syncValues, [], `sync, ${abortIn}`)
+  }
+})
+
+test('what onError or a reviver throws after closing or aborting the reader ends reading with it, not silently', async (t) => {
+  const path = temp.file('1\n2\nbad\n4\n5\n')
+  const thrown = new Error('thrown after closing')
+  const ways = {
+    'onError, close()': (reader) => ({ onError: () => (reader().close(), thrownAgain()) }),
+    'reviver, close()': (reader) => ({
+      onError: 'skip',
+      reviver: (k, v) => (v === 4 ? (reader().close(), thrownAgain()) : v),
+    }),
+    'onError, abort': (reader, controller) => ({
+      signal: controller.signal,
+      onError: () => (controller.abort(), thrownAgain()),
+    }),
+    'reviver, abort': (reader, controller) => ({
+      signal: controller.signal,
+      reviver: (k, v) => (v === 4 ? (controller.abort(), thrownAgain()) : v),
+      onError: 'skip',
+    }),
+  }
+  function thrownAgain() {
+    throw thrown
+  }
+  for (const [what, options] of Object.entries(ways)) {
+    for (const open of [readJsonLines, readJsonLinesSync]) {
+      let reader
+      reader = open(
+        path,
+        options(() => reader, new AbortController()),
+      )
+      const values = []
+      const read = async () => {
+        for await (const value of reader) values.push(value)
+      }
+      t.is(await t.throwsAsync(read, undefined, `${open.name}, ${what}`), thrown, `${open.name}, ${what}`)
+      t.deepEqual(values, [], `${open.name}, ${what}`)
+      t.false(isOpen(path), `${open.name}, ${what}`)
+    }
   }
 })
 

@@ -199,7 +199,11 @@ class JsonCursor {
       try {
         value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
       } catch (cause) {
-        if (this.#cleared) return false
+        if (this.#cleared) {
+          // A reviver that closed the reader (or aborted it), then threw: what it threw is not lost.
+          if (reviver !== undefined && jsonSyntaxFailure(line) === null) this.#failure = cause
+          return false
+        }
         if (BLANK.test(line)) continue
         const handled = this.#handleFailure(cause, line, place, i)
         if (handled === STOP) return false
@@ -302,7 +306,8 @@ class JsonCursor {
       try {
         replacement = onError(error, line)
       } catch (thrown) {
-        if (!this.#cleared) this.#failure = thrown
+        // Even after a close() or an abort from inside the function: what it throws is not lost.
+        this.#failure = thrown
         return STOP
       }
       if (this.#cleared) return STOP
@@ -358,10 +363,12 @@ function isLowSurrogate(code) {
   return code >= 0xdc00 && code <= 0xdfff
 }
 
-/** The path errors name: the one given, or a file stream's; a byte source has none. */
+/** The path errors name: the one given, or a file stream's (a string or a Buffer); other byte sources have none. */
 function pathOf(input) {
   if (!isByteSource(input)) return normalizePath(input, true).display
-  return typeof input.path === 'string' ? input.path : undefined
+  const { path } = input
+  if (typeof path === 'string') return path
+  return path instanceof Uint8Array ? normalizePath(path).display : undefined
 }
 
 /**
