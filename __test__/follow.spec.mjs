@@ -8,6 +8,7 @@
 // write before a rotation where that order is the point.
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -1175,6 +1176,48 @@ test('a process that follows and then closes, breaks or aborts exits by itself',
   t.is(run.status, 0, describeRun(run))
   const [line98, line99] = numberedLines(100).split('\n').slice(98, 100)
   t.is(run.stdout, `${line98}\n${line99}\n{"done":true}\nAbortError\n{"done":true}\n`)
+})
+
+test("a follower whose watcher cannot start fails with the OS's error, and the next one starts it and follows", async (t) => {
+  const file = temp.file('one\n', 'watcher-retry.log')
+  // With one descriptor spare, the first follower opens its file and then finds none left for
+  // the process's inotify instance; the second comes once descriptors are free again.
+  const { result } = runScript(
+    'watcher-retry',
+    `import fs from 'node:fs'
+     import { execFileSync } from 'node:child_process'
+     const file = ${JSON.stringify(file)}
+     await fastlines.countLines(file)
+     const open = fs.readdirSync('/proc/self/fd').length
+     execFileSync('prlimit', [\`--pid=\${process.pid}\`, \`--nofile=\${open + 32}\`])
+     const hog = []
+     try {
+       for (;;) hog.push(fs.openSync('/dev/null', 'r'))
+     } catch (error) {
+       if (error.code !== 'EMFILE') throw error
+     }
+     fs.closeSync(hog.pop())
+     const failure = await fastlines.followLines(file, { start: 0 }).next().then(
+       (step) => step,
+       (error) => ({ code: error.code, errno: error.errno, syscall: error.syscall }),
+     )
+     for (const fd of hog) fs.closeSync(fd)
+     const second = fastlines.followLines(file, { start: 0 })
+     const first = (await second.next()).value
+     fs.appendFileSync(file, 'two\\n')
+     const appended = (await second.next()).value
+     await second.close()
+     console.log(JSON.stringify({ failure, first, appended }))`,
+    { quietMs: 2_500 },
+  )
+  const run = await result
+  t.is(run.status, 0, describeRun(run))
+  const emfile = -os.constants.errno.EMFILE
+  t.deepEqual(JSON.parse(run.stdout), {
+    failure: { code: 'EMFILE', errno: emfile, syscall: 'watch' },
+    first: 'one',
+    appended: 'two',
+  })
 })
 
 test('workers terminated while following neither crash nor hang the process, and leave nothing open', async (t) => {

@@ -127,24 +127,27 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The process's watcher, started (with its thread) on first use.
+/// The process's watcher, started (with its thread) on first use. A start that fails (no
+/// descriptor left for the inotify instance, the user's instances used up, no thread) fails
+/// that follower with the OS's error, and the next follower tries again: a failure is not kept.
 fn watcher() -> io::Result<MutexGuard<'static, State>> {
-    static STATE: OnceLock<Result<Arc<Mutex<State>>, io::ErrorKind>> = OnceLock::new();
-    let started = STATE.get_or_init(|| {
-        let inotify = Inotify::init().map_err(|err| err.kind())?;
-        wait_in_reads(&inotify).map_err(|err| err.kind())?;
-        let state = Arc::new(Mutex::new(State::new(inotify.watches())));
-        let shared = Arc::clone(&state);
-        std::thread::Builder::new()
-            .name("fastlines-watch".into())
-            .spawn(move || read_events(inotify, &shared))
-            .map_err(|err| err.kind())?;
-        Ok(state)
-    });
-    match started {
-        Ok(state) => Ok(lock(state)),
-        Err(kind) => Err(io::Error::from(*kind)),
+    static STATE: OnceLock<Arc<Mutex<State>>> = OnceLock::new();
+    static STARTING: Mutex<()> = Mutex::new(());
+    if let Some(state) = STATE.get() {
+        return Ok(lock(state));
     }
+    let _starting = STARTING.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(state) = STATE.get() {
+        return Ok(lock(state));
+    }
+    let inotify = Inotify::init()?;
+    wait_in_reads(&inotify)?;
+    let state = Arc::new(Mutex::new(State::new(inotify.watches())));
+    let shared = Arc::clone(&state);
+    std::thread::Builder::new()
+        .name("fastlines-watch".into())
+        .spawn(move || read_events(inotify, &shared))?;
+    Ok(lock(STATE.get_or_init(|| state)))
 }
 
 /// Makes reads of `inotify` wait for events. (The crate's own blocking read sets and clears
