@@ -305,6 +305,17 @@ test('workers terminated mid-read (50, 12 on Deno) leave a healthy process that 
   }
 })
 
+test('readers left open in workers that end free what they read ahead: memory stays flat', async (t) => {
+  // 40 workers with four readers each holding 512 KiB or more: 80 MiB or more if it were kept
+  // (on Deno, which runs no finalizer as a worker ends, it was, until the process exited).
+  const file = temp.file(numberedLines(100_000, 60), 'read-ahead.txt')
+  const run = await runFixture('stress-read-ahead-workers.mjs', [file, '5', '40'], { quietMs: 5_000 })
+  t.true(run.status === 0 && !run.timedOut, describe(run))
+  const { before, after } = JSON.parse(run.stdout)
+  const grownMiB = (after - before) / 2 ** 20
+  t.true(grownMiB < 40, `RSS grew by ${grownMiB.toFixed(1)} MiB over 40 workers`)
+})
+
 test('recycled workers that alone load fastlines keep its threads bounded', async (t) => {
   // The runtime outlives every env: no env keeps it, and none may replace it with an unbounded one.
   const files = Array.from({ length: 100 }, (_, i) => temp.file(numberedLines(2000 + i, 30), `pool-${i}.txt`))

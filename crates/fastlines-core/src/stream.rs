@@ -331,11 +331,18 @@ impl<T: Send + 'static> ReadStream<T> {
 
 impl<T> ReadStream<T> {
     /// Stops reading without waiting: a read already running finishes, nothing more is read or
-    /// handed out, and the file is closed as soon as that read returns.
+    /// handed out, and the file is closed as soon as that read returns. What was read ahead is
+    /// freed now, not with the stream: an env torn down without finalizing its objects (a Deno
+    /// worker that ends) keeps the stream for the life of the process.
     pub fn cancel(&self) {
         self.stop.cancel();
         self.producer.abort();
         self.waiter.wake();
+        // A consumer holding the queue is taking a step, which sees the stream cancelled.
+        if let Ok(mut items) = self.items.try_lock() {
+            items.close();
+            while items.try_recv().is_ok() {}
+        }
     }
 }
 
