@@ -210,7 +210,8 @@ const READERS = {
     })
     return { count, error }
   },
-  async chunks(file, options) {
+  async chunks(file, { encoding, ...options }) {
+    // The chunks are bytes: readChunks takes no encoding, and the check decodes them as the lines.
     const reader = readChunks(file, options)
     const chunks = []
     const error = await failure(async () => {

@@ -308,6 +308,41 @@ test('read-ahead is bounded: a consumer that waits stops the native reads', asyn
   await reader.close()
 })
 
+test('read-ahead of lines longer than it is a few lines: a file, and an endless source', async (t) => {
+  // A batch holds whole lines: counted in batches, the read-ahead of 8 MiB lines was 21 of them.
+  const line = 'x'.repeat(8 * 2 ** 20 - 1) + '\n'
+  const file = temp.file(line.repeat(24))
+  const reader = readLines(file)
+  t.is((await reader.next()).value.length, line.length - 1)
+  await sleep(300)
+  const fromFile = reader.bytesRead
+  // The line taken, two waiting, one read and waiting for room, one being read.
+  t.true(
+    fromFile <= 5 * line.length,
+    `read ${(fromFile / 2 ** 20).toFixed(1)} MiB ahead of a consumer that took 1 line`,
+  )
+  await sleep(300)
+  t.is(reader.bytesRead, fromFile, 'and then reads nothing while it waits')
+  await reader.close()
+
+  // 64 KiB chunks, every 128th ending a line: lines of 8 MiB again.
+  let pulled = 0
+  const plain = Buffer.alloc(64 * 1024, 'x')
+  const last = Buffer.from(plain).fill('\n', plain.length - 1)
+  const endless = {
+    [Symbol.iterator]: () => ({
+      next: () => ({ value: ++pulled % 128 === 0 ? last : plain, done: false }),
+    }),
+  }
+  const fromSource = readLines(endless)
+  t.is((await fromSource.next()).value.length, line.length - 1)
+  await sleep(300)
+  const pulledBytes = pulled * plain.length
+  // As from the file, and the 1 MiB fed ahead of the reader.
+  t.true(pulledBytes <= 5 * line.length + 2 ** 20, `pulled ${(pulledBytes / 2 ** 20).toFixed(1)} MiB`)
+  await fromSource.close()
+})
+
 test('a reader that keeps ahead of JS still lets the event loop turn', async (t) => {
   // 900 KB: after a pause the whole file sits in the 1 MiB read-ahead, so every later step could
   // be taken synchronously, and a consumer that works 2 ms per batch would never yield.

@@ -1,6 +1,11 @@
 //! The bounded channel a background reader fills and its consumer empties, and the consumer's
 //! wake-up call.
 //!
+//! The channel is bounded in bytes, not only in items: a place holds about one read's bytes, and
+//! an item of many reads' bytes (a batch of one long line: a batch holds whole lines) takes as
+//! many places, up to half of them (see [`Weigh`]), so at most two such items wait. Counted in
+//! items, a reader of 8 MiB lines ran 21 lines, 185 MiB, ahead of a consumer that had taken one.
+//!
 //! A consumer that finds the channel empty may leave a [`Wake`] instead of awaiting the
 //! channel: the producer calls it on its own thread right after it sends the next item (or
 //! goes away), and the consumer then takes the item itself. Awaiting the channel from a task
@@ -9,11 +14,26 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio::sync::mpsc::{
+    self,
+    error::{TryRecvError, TrySendError},
+    Permit,
+};
 
 use crate::error::ReadError;
 
 pub(crate) type Item<T> = Result<T, ReadError>;
+
+/// What an item weighs in the channel: about how many bytes of input it holds (see
+/// [`crate::frame::Framer::weight`]).
+pub(crate) type Weigh<T> = fn(&T) -> usize;
+
+/// What goes through the channel: an item, or one of the places a heavy item takes besides its
+/// own, sent just before it, so that they are freed as the consumer takes it.
+enum Message<T> {
+    Item(Item<T>),
+    Ballast,
+}
 
 /// A waiting consumer's wake-up call: called once, on whichever thread has news, after which
 /// the consumer looks for itself.
@@ -68,8 +88,12 @@ impl std::fmt::Debug for Waiter {
 pub(crate) struct ItemSender<T> {
     /// `Some` until dropped: the channel's own sender goes first, so that a consumer woken by
     /// the last one finds the channel ended.
-    items: Option<mpsc::Sender<Item<T>>>,
+    items: Option<mpsc::Sender<Message<T>>>,
     waiter: Arc<Waiter>,
+    /// The bytes one place holds: an item takes one place per this many bytes it weighs (at
+    /// least one, at most all of them).
+    place_bytes: usize,
+    weigh: Weigh<T>,
 }
 
 impl<T> Clone for ItemSender<T> {
@@ -77,6 +101,8 @@ impl<T> Clone for ItemSender<T> {
         ItemSender {
             items: self.items.clone(),
             waiter: Arc::clone(&self.waiter),
+            place_bytes: self.place_bytes,
+            weigh: self.weigh,
         }
     }
 }
@@ -90,22 +116,97 @@ impl<T> Drop for ItemSender<T> {
     }
 }
 
-/// A channel holding up to `capacity` items, and where its consumer waits.
-pub(crate) fn channel<T>(capacity: usize) -> (ItemSender<T>, mpsc::Receiver<Item<T>>, Arc<Waiter>) {
+/// A channel of `capacity` places of `place_bytes` each, its items weighed by `weigh`, and
+/// where its consumer waits.
+pub(crate) fn channel<T>(
+    capacity: usize,
+    place_bytes: usize,
+    weigh: Weigh<T>,
+) -> (ItemSender<T>, ItemReceiver<T>, Arc<Waiter>) {
     let (items, receiver) = mpsc::channel(capacity);
     let waiter = Arc::new(Waiter::default());
     let sender = ItemSender {
         items: Some(items),
         waiter: Arc::clone(&waiter),
+        place_bytes: place_bytes.max(1),
+        weigh,
     };
-    (sender, receiver, waiter)
+    (sender, ItemReceiver { items: receiver }, waiter)
+}
+
+/// The consumer's end of the channel: the items in order, the places heavy ones took freed as
+/// each is taken.
+#[derive(Debug)]
+pub(crate) struct ItemReceiver<T> {
+    items: mpsc::Receiver<Message<T>>,
+}
+
+impl<T> ItemReceiver<T> {
+    /// The next item, waiting for it; `None` once every sender is gone and nothing is left.
+    pub(crate) async fn recv(&mut self) -> Option<Item<T>> {
+        loop {
+            if let Message::Item(item) = self.items.recv().await? {
+                return Some(item);
+            }
+        }
+    }
+
+    /// The next item if one is there.
+    pub(crate) fn try_recv(&mut self) -> Result<Item<T>, TryRecvError> {
+        loop {
+            if let Message::Item(item) = self.items.try_recv()? {
+                return Ok(item);
+            }
+        }
+    }
+
+    /// Takes no more: senders find the channel closed; what is in it can still be taken.
+    pub(crate) fn close(&mut self) {
+        self.items.close();
+    }
+
+    /// Whether every sender is gone (or the channel was closed).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.items.is_closed()
+    }
+
+    /// Whether nothing is in the channel, not even ballast ahead of an item being sent.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl<T> std::fmt::Debug for Message<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Message::Item(_) => "Item",
+            Message::Ballast => "Ballast",
+        })
+    }
+}
+
+/// Sends `item` with `places` (at least one): the others carry ballast, ahead of it.
+fn send_in<'a, T: 'a>(mut places: impl Iterator<Item = Permit<'a, Message<T>>>, item: Item<T>) {
+    let mut last = places.next().expect("at least one place");
+    for place in places {
+        std::mem::replace(&mut last, place).send(Message::Ballast);
+    }
+    last.send(Message::Item(item));
 }
 
 impl<T> ItemSender<T> {
-    fn items(&self) -> &mpsc::Sender<Item<T>> {
+    fn items(&self) -> &mpsc::Sender<Message<T>> {
         self.items
             .as_ref()
             .expect("a sender is used only until it is dropped")
+    }
+
+    /// How many places `item` takes: one per `place_bytes` it weighs, at least one and at most
+    /// half of them, so that two items always fit in an empty channel (a fed stream's consumer
+    /// sends two at once: see `fed_stream.rs`); a failure takes one.
+    fn places_for(&self, item: &Item<T>) -> usize {
+        let weight = item.as_ref().map_or(0, self.weigh);
+        (weight / self.place_bytes).clamp(1, (self.capacity() / 2).max(1))
     }
 
     /// Puts `item` in if there is room, without waiting.
@@ -120,7 +221,12 @@ impl<T> ItemSender<T> {
         item: Item<T>,
         pace: &mut WakePace,
     ) -> Result<(), TrySendError<Item<T>>> {
-        self.items().try_send(item)?;
+        let places = match self.items().try_reserve_many(self.places_for(&item)) {
+            Ok(places) => places,
+            Err(TrySendError::Full(())) => return Err(TrySendError::Full(item)),
+            Err(TrySendError::Closed(())) => return Err(TrySendError::Closed(item)),
+        };
+        send_in(places, item);
         if pace.sent() {
             self.waiter.wake();
         }
@@ -134,14 +240,20 @@ impl<T> ItemSender<T> {
         }
     }
 
-    /// How many items the channel holds.
+    /// How many places the channel has.
     pub(crate) fn capacity(&self) -> usize {
         self.items().max_capacity()
     }
 
     /// Puts `item` in, waiting for room; `false` if nobody listens.
     pub(crate) async fn send(&self, item: Item<T>) -> bool {
-        let sent = self.items().send(item).await.is_ok();
+        let sent = match self.items().reserve_many(self.places_for(&item)).await {
+            Ok(places) => {
+                send_in(places, item);
+                true
+            }
+            Err(_) => false,
+        };
         self.waiter.wake();
         sent
     }
@@ -153,13 +265,12 @@ impl<T> ItemSender<T> {
     /// per GB and kept 1.5 cores busy for the work of one, which left a second reader little of
     /// a second core.
     pub(crate) async fn send_when_drained(&self, item: Item<T>) -> bool {
-        let room = (self.items().max_capacity() / 2).max(1);
+        let taken = self.places_for(&item);
+        let room = (self.items().max_capacity() / 2).max(taken);
         match self.items().reserve_many(room).await {
             Ok(mut places) => {
-                // Exactly `room` >= 1 places; the others go back to the channel as they drop.
-                if let Some(place) = places.next() {
-                    place.send(item);
-                }
+                // Exactly `room` >= `taken` places; the others go back to the channel as they drop.
+                send_in(places.by_ref().take(taken), item);
                 self.waiter.wake();
                 true
             }
@@ -222,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_waiting_consumer_is_woken_once_by_the_next_item_in() {
-        let (items, mut taken, waiter) = channel::<u32>(2);
+        let (items, mut taken, waiter) = channel::<u32>(2, 1, |_| 0);
         let (wake, calls) = counted();
         waiter.set(wake);
         items.try_send(Ok(1)).expect("room");
@@ -237,7 +348,7 @@ mod tests {
 
     #[test]
     fn paced_sends_wake_for_the_first_item_then_every_nth_and_for_what_is_held_back() {
-        let (items, mut taken, waiter) = channel::<u32>(16);
+        let (items, mut taken, waiter) = channel::<u32>(16, 1, |_| 0);
         let mut pace = WakePace::new(3);
         let mut wakes_after = Vec::new();
         for n in 1..=8 {
@@ -282,7 +393,7 @@ mod tests {
 
     #[test]
     fn the_last_sender_gone_wakes_a_consumer_that_then_finds_the_channel_ended() {
-        let (items, taken, waiter) = channel::<u32>(2);
+        let (items, taken, waiter) = channel::<u32>(2, 1, |_| 0);
         let closed_when_woken = Arc::new(Mutex::new(None));
         let seen = Arc::clone(&closed_when_woken);
         let taken = Arc::new(Mutex::new(taken));
@@ -307,6 +418,54 @@ mod tests {
     }
 
     #[test]
+    fn an_item_takes_a_place_per_place_bytes_it_weighs_up_to_half_the_channel() {
+        let (items, mut taken, _waiter) = channel::<u32>(8, 10, |&n| n as usize);
+        items.try_send(Ok(35)).expect("3 places of 8");
+        items
+            .try_send(Ok(1000))
+            .expect("4 places, half of them, at most");
+        assert!(
+            matches!(items.try_send(Ok(20)), Err(TrySendError::Full(Ok(20)))),
+            "2 places, and 1 is left"
+        );
+        items.try_send(Ok(5)).expect("a light item takes 1 place");
+        assert!(matches!(items.try_send(Ok(0)), Err(TrySendError::Full(_))));
+        assert!(
+            matches!(taken.try_recv(), Ok(Ok(35))),
+            "its places go with it"
+        );
+        items.try_send(Ok(20)).expect("room again");
+        assert!(matches!(items.try_send(Err(ReadError::Panicked)), Ok(())));
+        let rest: Vec<_> = std::iter::from_fn(|| taken.try_recv().ok()).collect();
+        assert!(
+            matches!(rest[..], [Ok(1000), Ok(5), Ok(20), Err(_)]),
+            "in order, no ballast: {rest:?}"
+        );
+        assert!(taken.is_empty());
+    }
+
+    #[test]
+    fn a_heavy_item_waits_for_its_places_when_it_finds_the_channel_full() {
+        let (items, mut taken, _waiter) = channel::<u32>(4, 10, |&n| n as usize);
+        items.try_send(Ok(20)).expect("2 places of 4");
+        items.try_send(Ok(20)).expect("2 more");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let sent = runtime.block_on(async {
+            use std::future::Future;
+            let mut send = std::pin::pin!(items.send_when_drained(Ok(30)));
+            let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+            assert!(send.as_mut().poll(&mut context).is_pending(), "no room");
+            assert!(matches!(taken.try_recv(), Ok(Ok(20))));
+            send.await
+        });
+        assert!(sent);
+        let rest: Vec<_> = std::iter::from_fn(|| taken.try_recv().ok()).collect();
+        assert!(matches!(rest[..], [Ok(20), Ok(30)]), "{rest:?}");
+    }
+
+    #[test]
     fn every_wake_left_is_called_even_when_replaced_or_never_needed() {
         let waiter = Waiter::default();
         let (first, first_calls) = counted();
@@ -321,7 +480,7 @@ mod tests {
 
     #[test]
     fn an_item_sent_once_half_the_channel_is_taken_wakes_the_consumer() {
-        let (items, mut taken, waiter) = channel::<u32>(2);
+        let (items, mut taken, waiter) = channel::<u32>(2, 1, |_| 0);
         items.try_send(Ok(0)).expect("room");
         items.try_send(Ok(1)).expect("room");
         let (wake, calls) = counted();

@@ -24,10 +24,10 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::futures::Notified;
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{oneshot, Notify};
 
 use crate::buffer::read_ahead_chunks;
-use crate::channel::{Item, ItemSender};
+use crate::channel::{ItemReceiver, ItemSender};
 use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::Reader;
@@ -60,6 +60,7 @@ impl<T: Send + 'static> ReadStream<T> {
         let mut here = None;
         let mut stream = Self::start(
             read_ahead_chunks(options.chunk_size),
+            options.chunk_size,
             framer,
             Arc::new(OnceLock::from(0)),
             |producer| {
@@ -179,7 +180,7 @@ where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
-    fn try_next(&self, items: &mut mpsc::Receiver<Item<F::Item>>) -> TryNext<F::Item> {
+    fn try_next(&self, items: &mut ItemReceiver<F::Item>) -> TryNext<F::Item> {
         let Some(mut trip) = self.stop.take() else {
             // The background task holds the reader (or it is gone): what it sent, if anything.
             return match items.try_recv() {
@@ -207,7 +208,7 @@ where
         &self,
         feed: &Feed,
         chunk: &[u8],
-        items: &mut mpsc::Receiver<Item<F::Item>>,
+        items: &mut ItemReceiver<F::Item>,
     ) -> FedNext<F::Item> {
         let Some(mut trip) = self.stop.take() else {
             feed.push(chunk);

@@ -63,6 +63,7 @@ impl ReadStream<Batch> {
     ) -> Self {
         Self::start(
             read_ahead_chunks(options.chunk_size),
+            options.chunk_size,
             framer,
             Arc::default(),
             |producer| follow(producer, anchor, options, from),
@@ -491,16 +492,16 @@ mod tests {
     use tokio::sync::mpsc;
 
     use super::*;
-    use crate::channel::{channel, Item};
+    use crate::channel::{channel, Item, ItemReceiver};
     use crate::decode::{Encoding, Text};
     use crate::reader::Progress;
     use crate::stream::{Changes, Stop};
 
     /// A follower of `path` from its start, parked in a stream whose channel holds one item,
     /// as the watcher's thread finds it.
-    fn parked_follower(path: &Path) -> (Stop<FollowTrip>, mpsc::Receiver<Item<Batch>>) {
+    fn parked_follower(path: &Path) -> (Stop<FollowTrip>, ItemReceiver<Batch>) {
         let file = File::open(path).expect("open");
-        let (items, taken, _waiter) = channel(1);
+        let (items, taken, _waiter) = channel(1, usize::MAX, |_| 0);
         let trip = FollowTrip {
             reader: Reader::new(
                 Source::new(file, None, 64 * 1024),
@@ -546,7 +547,7 @@ mod tests {
     ) -> (
         PathBuf,
         Stop<FollowTrip>,
-        mpsc::Receiver<Item<Batch>>,
+        ItemReceiver<Batch>,
         Changes<FollowTrip>,
     ) {
         let dir =

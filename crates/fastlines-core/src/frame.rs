@@ -38,6 +38,11 @@ pub trait Framer {
     {
         None
     }
+    /// About how many bytes of input `item` holds, which bounds the read-ahead in bytes (see
+    /// `channel.rs`): 0, one place, for items never larger than a read (chunks, counts).
+    fn weight(_item: &Self::Item) -> usize {
+        0
+    }
     /// How many lines of the input it framed (counted by framers that number lines; 0 for the
     /// others).
     fn lines_framed(&self) -> u64 {
@@ -329,6 +334,11 @@ impl LineFramer {
 
 impl Framer for LineFramer {
     type Item = Batch;
+
+    /// A batch holds whole lines, so one of a line longer than a read is that line's bytes.
+    fn weight(batch: &Batch) -> usize {
+        batch.text.len()
+    }
 
     /// Counts offsets from `offset`.
     fn start_at(&mut self, offset: u64) {

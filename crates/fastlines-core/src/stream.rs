@@ -18,11 +18,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use tokio::io::AsyncRead;
 use tokio::sync::futures::Notified;
 use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{oneshot, Notify};
 use tokio::task::{spawn_blocking, JoinHandle};
 
 use crate::buffer::read_ahead_chunks;
-use crate::channel::{channel, Item, ItemSender, Waiter, Wake, WakePace};
+use crate::channel::{channel, Item, ItemReceiver, ItemSender, Waiter, Wake, WakePace};
 use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::parts::{self, InParts};
@@ -40,7 +40,7 @@ const MAX_ITEMS_PER_WAKE: usize = 4;
 /// Items read from one file by a background task, handed out in order.
 #[derive(Debug)]
 pub struct ReadStream<T> {
-    items: tokio::sync::Mutex<mpsc::Receiver<Item<T>>>,
+    items: tokio::sync::Mutex<ItemReceiver<T>>,
     /// Where a consumer that does not await [`Self::next`] waits (see [`Self::wake_when_ready`]).
     waiter: Arc<Waiter>,
     producer: JoinHandle<()>,
@@ -60,15 +60,10 @@ pub struct ReadStream<T> {
 /// frame here, or say that it waits.
 pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
     /// The consumer's step that does not wait (see [`ReadStream::try_next`]).
-    fn try_next(&self, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T>;
+    fn try_next(&self, items: &mut ItemReceiver<T>) -> TryNext<T>;
 
     /// Feeds `chunk` through `feed` and takes the same step (see [`ReadStream::try_next_fed`]).
-    fn try_next_fed(
-        &self,
-        feed: &Feed,
-        chunk: &[u8],
-        items: &mut mpsc::Receiver<Item<T>>,
-    ) -> FedNext<T>;
+    fn try_next_fed(&self, feed: &Feed, chunk: &[u8], items: &mut ItemReceiver<T>) -> FedNext<T>;
 
     /// The consumer waits on the background task: it reads what is queued, however little.
     fn demand(&self);
@@ -81,7 +76,7 @@ pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
 /// [`ReadStream::next_or_starved`] of a fed stream: what the consumer could take or frame now,
 /// else what the background task sends once it has framed all that is queued, or `Starved` if it
 /// sent nothing. The wait for that is set before looking, so a round that ends meanwhile is seen.
-async fn next_fed<T>(here: &dyn FrameHere<T>, items: &mut mpsc::Receiver<Item<T>>) -> TryNext<T> {
+async fn next_fed<T>(here: &dyn FrameHere<T>, items: &mut ItemReceiver<T>) -> TryNext<T> {
     let framed = here.framed_all();
     let mut framed = pin!(framed);
     framed.as_mut().enable();
@@ -139,9 +134,13 @@ impl<T: Send + 'static> ReadStream<T> {
         // Known once the file is open: a share starts at its first line.
         let started_at = Arc::new(OnceLock::new());
         let read_ahead = parts::read_ahead(&framer, options.chunk_size);
-        Self::start(read_ahead, framer, started_at, |producer| {
-            producer.run(path, options)
-        })
+        Self::start(
+            read_ahead,
+            options.chunk_size,
+            framer,
+            started_at,
+            |producer| producer.run(path, options),
+        )
     }
 
     /// Starts reading `source`, an input that signals readiness (a fed source, or a pipe or
@@ -155,9 +154,13 @@ impl<T: Send + 'static> ReadStream<T> {
         let options = source.read_options();
         let started_at = Arc::new(OnceLock::from(source.offset()));
         let read_ahead = read_ahead_chunks(options.chunk_size);
-        Self::start::<F, (), _>(read_ahead, framer, started_at, |producer| {
-            producer.read_async(source)
-        })
+        Self::start::<F, (), _>(
+            read_ahead,
+            options.chunk_size,
+            framer,
+            started_at,
+            |producer| producer.read_async(source),
+        )
     }
 
     /// Starts reading `source`, a file or device already open, with blocking reads on the
@@ -166,17 +169,20 @@ impl<T: Send + 'static> ReadStream<T> {
     where
         F: Framer<Item = T> + Send + 'static,
     {
-        let read_ahead = read_ahead_chunks(source.read_options().chunk_size);
+        let chunk_size = source.read_options().chunk_size;
+        let read_ahead = read_ahead_chunks(chunk_size);
         let started_at = Arc::new(OnceLock::from(source.offset()));
-        Self::start(read_ahead, framer, started_at, |producer| {
+        Self::start(read_ahead, chunk_size, framer, started_at, |producer| {
             producer.read_file(source, false)
         })
     }
 
     /// A stream and its producer, which `run` starts: everything both kinds of stream share.
-    /// Up to `read_ahead` items wait in its channel.
+    /// Up to `read_ahead` places of `chunk_size` bytes wait in its channel: items of one read's
+    /// bytes or less take one each, heavier ones more (see [`crate::channel`]).
     pub(crate) fn start<F, R, Fut>(
         read_ahead: usize,
+        chunk_size: usize,
         framer: F,
         started_at: Arc<OnceLock<u64>>,
         run: impl FnOnce(Producer<F, R>) -> Fut,
@@ -186,7 +192,7 @@ impl<T: Send + 'static> ReadStream<T> {
         R: Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let (items_sender, items, waiter) = channel(read_ahead);
+        let (items_sender, items, waiter) = channel(read_ahead, chunk_size, F::weight);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
         let producer = Producer {
@@ -831,13 +837,13 @@ mod tests {
         future.poll(&mut Context::from_waker(Waker::noop()))
     }
 
-    fn take(items: &mut mpsc::Receiver<Item<u32>>) -> u32 {
+    fn take(items: &mut ItemReceiver<u32>) -> u32 {
         items.try_recv().expect("an item").expect("not a failure")
     }
 
     #[test]
     fn an_item_that_finds_the_channel_full_waits_until_half_of_it_is_taken() {
-        let (items, mut taken, _waiter) = channel(4);
+        let (items, mut taken, _waiter) = channel(4, 1, |_| 0);
         for n in 0..4 {
             items.try_send(Ok(n)).expect("room");
         }
@@ -887,7 +893,7 @@ mod tests {
     #[test]
     fn a_trip_over_prompt_reads_wakes_its_consumer_for_the_first_item_then_every_nth_and_at_its_end(
     ) {
-        let (items, mut taken, waiter) = channel(16);
+        let (items, mut taken, waiter) = channel(16, 1, |_| 0);
         let wakes = Arc::new(std::sync::atomic::AtomicU32::new(0));
         // A consumer that always waits again once woken, as one faster than the reader does.
         fn wait(waiter: &Arc<Waiter>, wakes: &Arc<std::sync::atomic::AtomicU32>) {
@@ -919,7 +925,7 @@ mod tests {
 
     #[test]
     fn an_item_with_room_goes_in_at_once_and_the_end_a_failure_or_no_listener_end_the_stream() {
-        let (items, mut taken, _waiter) = channel(4);
+        let (items, mut taken, _waiter) = channel(4, 1, |_| 0);
         items.try_send(Ok(0)).expect("room");
         assert_eq!(
             poll_once(pin!(forward(&items, Ok(Some(1))))),
