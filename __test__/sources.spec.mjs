@@ -477,6 +477,7 @@ test('a file stream nothing has read is read as its file: no chunk passes throug
   t.throws(() => readLines(unread, { start: 1 }), { code: 'ERR_INVALID_ARG_VALUE' })
   await t.throwsAsync(countLines(unread, { encoding: 'utf16' }), { code: 'ERR_INVALID_ARG_VALUE' })
   t.false(unread.destroyed, 'a call refused for its options leaves the stream alone')
+  t.is(unread.listenerCount('error'), 0, 'and listens to none of its events')
   t.deepEqual(await guard(collect(readLines(unread)), 'lines after the refusals'), expected)
   // Already open: its descriptor is read, from the file's start.
   const opened = fs.createReadStream(file)

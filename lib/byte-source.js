@@ -155,9 +155,13 @@ function fileStreamPath(value) {
   if (!isWholeFileStream(value) || value.fd !== null) return undefined
   const { path } = value
   if (typeof path !== 'string' && !(path instanceof Uint8Array)) return undefined
-  // Its own open may fail before it is released: the native open reports that, with the path.
-  value.on('error', () => {})
-  return { path, release: () => value.destroy() }
+  return {
+    path,
+    // Once the reader is made: a call refused for its options leaves the stream alone. Its own
+    // open may fail before it is released: the native open reports that, with the path.
+    take: () => value.on('error', () => {}),
+    release: () => value.destroy(),
+  }
 }
 
 /** Whether `value` is a byte source (for the readers that take paths only, to say so). */

@@ -22,22 +22,24 @@ async function countLines(input, options) {
   const file = fileStreamPath(input)
   if (file !== undefined) {
     refuseFileOptions(options)
-    return countFile(file.path, options, site, file.release)
+    return countFile(file.path, options, site, file)
   }
   const takeSource = byteSourceOf(input)
   return takeSource === undefined ? countFile(input, options, site) : countSource(takeSource, options, site)
 }
 
 /**
- * Counts the file at `path`; `release()` lets go of a file stream read as its path, once
- * counting starts. A failure shows the frames of `site`, where countLines was called.
+ * Counts the file at `path`; `stream` is a file stream read as its path, which is taken once
+ * the options are accepted and let go of as counting starts. A failure shows the frames of
+ * `site`, where countLines was called.
  */
-async function countFile(path, options, site, release = () => {}) {
+async function countFile(path, options, site, stream = undefined) {
   const { bytes, display } = normalizePath(path, true)
   const { read, lines, signal } = normalizeOptions(options)
   const threads = normalizeThreads(options)
   throwIfAborted(signal)
-  release()
+  stream?.take()
+  stream?.release()
   const count = new binding.NativeLineCount(bytes, read, lines, threads)
   const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)

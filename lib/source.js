@@ -97,6 +97,7 @@ class NativeSource {
       const { bytes, display } = normalizePath(file === undefined ? input : file.path, kind.source !== undefined)
       const { read, lines, signal } = normalizeOptions(options)
       const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
+      file?.take()
       this.#release = file?.release
       this.#open = open
       this.#firstPlace = firstPlace
