@@ -234,7 +234,7 @@ export interface LineEntriesSync extends LineBatchesSync<NumberedLine> {}
 
 /**
  * The lines of a file, one string per step, without their terminators. Reading happens natively
- * ahead of the consumer, at most about 1 MiB (about three lines, of lines longer than that). `Position` is what {@link LineReader.position} can
+ * ahead of the consumer, at most about 1 MiB (of lines longer than a read, up to 16 MiB, or two lines over 8 MiB). `Position` is what {@link LineReader.position} can
  * be: always a number for {@link readLines}; for a {@link Follower} and a share
  * ({@link ShareOptions.share}), `undefined` too.
  */

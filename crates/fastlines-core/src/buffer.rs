@@ -12,6 +12,14 @@ use bytes::Bytes;
 /// reads happen, little enough to be irrelevant to memory.
 pub const READ_AHEAD_BYTES: usize = 1024 * 1024;
 
+/// How far a stream reads ahead of its consumer in lines longer than a read, which a batch holds
+/// whole: items of up to this over the channel's places take one place each, heavier ones a
+/// place per this over the places' bytes, up to half the places (see `channel.rs`). Bounded at
+/// [`READ_AHEAD_BYTES`], a reader of `long-lines` (2.3 MB lines) kept two lines ahead and took
+/// 1.3-2.2x as long on Bun and Deno (106-144 ms against 59-82 ms, bench, A/B): the reading
+/// thread and JS went in lockstep, a line at a time.
+pub const LONG_LINES_READ_AHEAD_BYTES: usize = 16 * 1024 * 1024;
+
 /// How many reads of `chunk_size` a stream holds ahead of its consumer: [`READ_AHEAD_BYTES`]'
 /// worth, at least 2 and at most 64.
 pub fn read_ahead_chunks(chunk_size: usize) -> usize {

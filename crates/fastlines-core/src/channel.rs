@@ -1,10 +1,11 @@
 //! The bounded channel a background reader fills and its consumer empties, and the consumer's
 //! wake-up call.
 //!
-//! The channel is bounded in bytes, not only in items: a place holds about one read's bytes, and
-//! an item of many reads' bytes (a batch of one long line: a batch holds whole lines) takes as
-//! many places, up to half of them (see [`Weigh`]), so at most two such items wait. Counted in
-//! items, a reader of 8 MiB lines ran 21 lines, 185 MiB, ahead of a consumer that had taken one.
+//! The channel is bounded in bytes, not only in items: each place stands for some bytes (see
+//! [`crate::buffer::LONG_LINES_READ_AHEAD_BYTES`]), and an item of many places' bytes (a batch
+//! of one long line: a batch holds whole lines) takes as many places, up to half of them (see
+//! [`Weigh`]), so at most two such items wait. Counted in items, a reader of 8 MiB lines ran 21
+//! lines, 185 MiB, ahead of a consumer that had taken one.
 //!
 //! A consumer that finds the channel empty may leave a [`Wake`] instead of awaiting the
 //! channel: the producer calls it on its own thread right after it sends the next item (or
@@ -201,9 +202,10 @@ impl<T> ItemSender<T> {
             .expect("a sender is used only until it is dropped")
     }
 
-    /// How many places `item` takes: one per `place_bytes` it weighs, at least one and at most
-    /// half of them, so that two items always fit in an empty channel (a fed stream's consumer
-    /// sends two at once: see `fed_stream.rs`); a failure takes one.
+    /// How many places `item` takes: one per whole `place_bytes` it weighs, at least one and at
+    /// most half of them, so that two items always fit in an empty channel (a fed stream's
+    /// consumer sends two at once: see `fed_stream.rs`); a failure takes one. Items of less
+    /// than two places' bytes take one: the channel holds at most twice its places' bytes.
     fn places_for(&self, item: &Item<T>) -> usize {
         let weight = item.as_ref().map_or(0, self.weigh);
         (weight / self.place_bytes).clamp(1, (self.capacity() / 2).max(1))
@@ -428,7 +430,9 @@ mod tests {
             matches!(items.try_send(Ok(20)), Err(TrySendError::Full(Ok(20)))),
             "2 places, and 1 is left"
         );
-        items.try_send(Ok(5)).expect("a light item takes 1 place");
+        items
+            .try_send(Ok(19))
+            .expect("less than two places' bytes take one");
         assert!(matches!(items.try_send(Ok(0)), Err(TrySendError::Full(_))));
         assert!(
             matches!(taken.try_recv(), Ok(Ok(35))),
@@ -438,7 +442,7 @@ mod tests {
         assert!(matches!(items.try_send(Err(ReadError::Panicked)), Ok(())));
         let rest: Vec<_> = std::iter::from_fn(|| taken.try_recv().ok()).collect();
         assert!(
-            matches!(rest[..], [Ok(1000), Ok(5), Ok(20), Err(_)]),
+            matches!(rest[..], [Ok(1000), Ok(19), Ok(20), Err(_)]),
             "in order, no ballast: {rest:?}"
         );
         assert!(taken.is_empty());

@@ -21,7 +21,7 @@ use tokio::sync::mpsc::error::{TryRecvError, TrySendError};
 use tokio::sync::{oneshot, Notify};
 use tokio::task::{spawn_blocking, JoinHandle};
 
-use crate::buffer::read_ahead_chunks;
+use crate::buffer::{read_ahead_chunks, LONG_LINES_READ_AHEAD_BYTES};
 use crate::channel::{channel, Item, ItemReceiver, ItemSender, Waiter, Wake, WakePace};
 use crate::error::ReadError;
 use crate::frame::Framer;
@@ -192,7 +192,9 @@ impl<T: Send + 'static> ReadStream<T> {
         R: Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let (items_sender, items, waiter) = channel(read_ahead, chunk_size, F::weight);
+        // A place holds a read, or a share of the read-ahead allowed for long lines, if more.
+        let place_bytes = chunk_size.max(LONG_LINES_READ_AHEAD_BYTES / read_ahead.max(1));
+        let (items_sender, items, waiter) = channel(read_ahead, place_bytes, F::weight);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
         let producer = Producer {
