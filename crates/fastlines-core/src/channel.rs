@@ -91,8 +91,8 @@ pub(crate) struct ItemSender<T> {
     /// the last one finds the channel ended.
     items: Option<mpsc::Sender<Message<T>>>,
     waiter: Arc<Waiter>,
-    /// The bytes one place holds: an item takes one place per this many bytes it weighs (at
-    /// least one, at most all of them).
+    /// The bytes one place stands for: an item takes one place per this many bytes it weighs
+    /// (see [`Self::places_for`]).
     place_bytes: usize,
     weigh: Weigh<T>,
 }
