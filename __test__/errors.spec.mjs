@@ -6,7 +6,16 @@ import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
-import { countLines, readChunks, readJsonLines, readJsonLinesSync, readLines, readLinesSync } from '../index.js'
+import {
+  countLines,
+  followLines,
+  readChunks,
+  readJsonLines,
+  readJsonLinesSync,
+  readLastLines,
+  readLines,
+  readLinesSync,
+} from '../index.js'
 import { makeTempDir, openPaths } from './helpers/files.mjs'
 import { collect } from './helpers/tail.mjs'
 
@@ -125,14 +134,32 @@ test('after a failed step, iteration is over', async (t) => {
   t.deepEqual(await reader.next(), { value: undefined, done: true })
 })
 
-test('a path of the wrong type, with a NUL byte, or empty throws at once', (t) => {
+test('a path of the wrong type or with a NUL byte throws at once', (t) => {
   for (const start of [readLines, readLinesSync, readChunks]) {
     for (const bad of [42, undefined, null, {}]) {
       t.throws(() => start(bad), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
     }
     t.throws(() => start('a\0b'), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
-    t.throws(() => start(''), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
     t.throws(() => start(new URL('http://example.com/x')), { code: 'ERR_INVALID_URL_SCHEME' })
+  }
+})
+
+test('an empty path is a missing file, as fs opens it', async (t) => {
+  const expected = t.throws(() => fs.openSync(''))
+  const isExpected = (error) => t.like(error, { code: 'ENOENT', errno: expected.errno, syscall: 'open', path: '' })
+  for (const path of ['', Buffer.alloc(0)]) {
+    for (const failing of [
+      () => readLines(path).next(),
+      () => readJsonLines(path).next(),
+      () => readChunks(path).next(),
+      () => countLines(path),
+      () => readLastLines(path, 1),
+      () => followLines(path).next(),
+    ]) {
+      isExpected(await t.throwsAsync(failing))
+    }
+    isExpected(t.throws(() => readLinesSync(path).next()))
+    isExpected(t.throws(() => readJsonLinesSync(path).next()))
   }
 })
 

@@ -103,9 +103,6 @@ function normalizePath(path, takesSources = false) {
   if (bytes.includes(0)) {
     throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')
   }
-  if (bytes.length === 0) {
-    throw invalidArgValue('path', path, 'must be a non-empty string, Uint8Array, or URL')
-  }
   return { bytes, display: path }
 }
 
