@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import test from 'ava'
 
@@ -108,6 +108,25 @@ test('errors name the path as it was given: string, Buffer or file: URL', async 
   const file = temp.path('missing-too.txt')
   t.is((await t.throwsAsync(readLines(Buffer.from(file)).next())).path, file)
   t.is((await t.throwsAsync(readLines(new URL(`file://${file}`)).next())).path, file)
+})
+
+test("an object shaped like a file: URL is a path where the runtime's fs takes it as one", async (t) => {
+  const file = temp.file('a\nb\n')
+  const like = { href: pathToFileURL(file).href, protocol: 'file:', pathname: file, hostname: '' }
+  let refused
+  try {
+    fs.readFileSync(like)
+  } catch (error) {
+    refused = error
+  }
+  if (refused === undefined) {
+    t.deepEqual(await collect(readLines(like)), ['a', 'b'])
+    t.deepEqual([...readLinesSync(like)], ['a', 'b'])
+    t.is(await countLines(like), 2)
+  } else {
+    t.throws(() => readLines(like), { code: refused.code })
+    t.throws(() => readLinesSync(like), { code: refused.code })
+  }
 })
 
 // Serial, so that no sibling test holds descriptors of its own while this one counts; and a

@@ -83,8 +83,9 @@ const ENCODINGS = new Map([
  * sources (readLines, countLines, readChunks, readJsonLines), which its type error then names.
  */
 function normalizePath(path, takesSources = false) {
-  // node:url only now: loading it cost Bun 2 ms of every start.
-  if (path instanceof URL) path = require('node:url').fileURLToPath(path)
+  // node:url only now: loading it cost Bun 2 ms of every start. The runtime's own
+  // fileURLToPath takes what its fs takes (Node's, an object shaped like a URL too).
+  if (isUrl(path)) path = require('node:url').fileURLToPath(path)
   let bytes
   if (typeof path === 'string') {
     bytes = Buffer.from(path, 'utf8')
@@ -104,6 +105,13 @@ function normalizePath(path, takesSources = false) {
     throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')
   }
   return { bytes, display: path }
+}
+
+/** A URL as Node's fs takes one: an instance, or an object shaped like one (Node's `isURL`). */
+function isUrl(path) {
+  return (
+    path instanceof URL || Boolean(path?.href && path.protocol && path.auth === undefined && path.path === undefined)
+  )
 }
 
 function validateOffset(name, value) {
