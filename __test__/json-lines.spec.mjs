@@ -744,6 +744,38 @@ test('what onError or a reviver throws after closing or aborting the reader ends
   }
 })
 
+test('a sync step taken from inside a reviver or onError throws ERR_INVALID_STATE, and loses no value', (t) => {
+  const path = temp.file('1\n2\nbad\n4\n')
+  const steps = { next: (reader) => reader.next(), batches: (reader) => reader.batches().next() }
+  for (const [how, step] of Object.entries(steps)) {
+    for (const inside of ['reviver', 'onError']) {
+      const what = `${how} from ${inside}`
+      let reader
+      const caught = []
+      const stepInside = () => {
+        try {
+          step(reader)
+        } catch (error) {
+          caught.push(error.code)
+        }
+      }
+      reader = readJsonLinesSync(path, {
+        reviver: (key, value) => (inside === 'reviver' && value === 2 && stepInside(), value),
+        onError: () => (inside === 'onError' && stepInside(), 3),
+      })
+      t.deepEqual([...reader], [1, 2, 3, 4], what)
+      t.deepEqual(caught, ['ERR_INVALID_STATE'], what)
+
+      reader = readJsonLinesSync(path, {
+        reviver: (key, value) => (inside === 'reviver' && value === 2 && step(reader), value),
+        onError: () => (inside === 'onError' && step(reader), 3),
+      })
+      t.throws(() => [...reader], { instanceOf: TypeError, code: 'ERR_INVALID_STATE' }, what)
+      t.false(isOpen(path), what)
+    }
+  }
+})
+
 test("a batch of values is the caller's: emptying or growing it loses no failure and adds no value", async (t) => {
   const path = temp.file('1\n2\nx\n3\n4\n')
   const changes = [(rows) => (rows.length = 0), (rows) => rows.pop(), (rows) => rows.push('added'), () => {}]

@@ -509,6 +509,8 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
   #batches
   #cursor
   #abortListener
+  /** Whether a step is being taken (see #step). */
+  #stepping = false
 
   constructor(path, options) {
     const json = normalizeJsonOptions(options)
@@ -527,8 +529,25 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
     this.#lines.close()
   }
 
-  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
+  /**
+   * Takes a step; one taken from inside another (by a reviver or an `onError` function, which
+   * run while a batch is parsed) throws, as a generator's does, rather than find the batch half
+   * parsed and end the reader.
+   */
   #step(take) {
+    if (this.#stepping) {
+      throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: the reader is already taking a step')
+    }
+    this.#stepping = true
+    try {
+      return this.#fillAndTake(take)
+    } finally {
+      this.#stepping = false
+    }
+  }
+
+  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
+  #fillAndTake(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
       const step = this.#batches.next()
       if (step.done) {
