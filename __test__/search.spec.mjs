@@ -192,6 +192,8 @@ const FIXED_CASES = [
   { match: 'a', invert: true },
   { match: ['\uFFFD', 'x'], invert: true },
   { match: 'a\n', invert: true },
+  { match: '\uFFFD\n' },
+  { match: ['\uFFFD\r', 'a\uFFFD\n'], invert: true },
 ]
 
 /**

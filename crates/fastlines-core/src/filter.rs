@@ -84,7 +84,7 @@ impl LineFilter {
             .strings
             .iter()
             .filter_map(|string| encode(string, encoding))
-            .filter(|bytes| !bytes.iter().any(|&b| b == b'\n' || b == b'\r'))
+            .filter(|bytes| !holds_terminator(bytes))
             .collect();
         let needles = distinct(needles, what.ignore_case);
         let searcher = match needles.as_slice() {
@@ -104,7 +104,9 @@ impl LineFilter {
             Encoding::Utf8 => what
                 .strings
                 .iter()
-                .filter(|string| string.contains('\u{fffd}'))
+                .filter(|string| {
+                    string.contains('\u{fffd}') && !holds_terminator(string.as_bytes())
+                })
                 .cloned()
                 .collect(),
             Encoding::Latin1 => Vec::new(),
@@ -207,8 +209,10 @@ impl LineFilter {
         None
     }
 
-    /// Whether `line`, not valid UTF-8, holds one of the U+FFFD strings once decoded.
+    /// Whether `line` (with its `\n`), not valid UTF-8, holds one of the U+FFFD strings once its
+    /// text is decoded, the terminator left out as the line's string leaves it out.
     fn replacement_matches(&self, line: &[u8]) -> bool {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
         if std::str::from_utf8(line).is_ok() {
             return false;
         }
@@ -222,6 +226,12 @@ impl LineFilter {
             }
         })
     }
+}
+
+/// Whether a string's bytes hold a terminator: no line holds one, so such a string never
+/// matches (and must not be looked for in a run, whose lines all end with `\n`).
+fn holds_terminator(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| b == b'\n' || b == b'\r')
 }
 
 /// The bytes `string` stands for in a file of `encoding`; `None` if no byte sequence of that
@@ -315,5 +325,26 @@ mod tests {
         assert_eq!(patterns(&["error", "ERROR", "Error"], true), 1);
         assert_eq!(patterns(&["error", "ERROR"], false), 2);
         assert_eq!(patterns(&["é", "É"], true), 2, "ASCII letters only fold");
+    }
+
+    /// The lines of `run` that a filter for `strings` keeps.
+    fn kept(strings: &[&str], run: &[u8]) -> Vec<u8> {
+        let what = Match {
+            strings: strings.iter().map(|s| s.to_string()).collect(),
+            ignore_case: false,
+            invert: false,
+        };
+        let (mut kept, mut lines) = (Vec::new(), Vec::new());
+        LineFilter::new(&what, Encoding::Utf8).keep(run, &mut kept, &mut lines);
+        kept
+    }
+
+    #[test]
+    fn a_replacement_string_with_a_terminator_matches_no_line() {
+        let run = b"a\xff\nb\xff\nc\n";
+        assert_eq!(kept(&["\u{fffd}\n"], run), b"");
+        assert_eq!(kept(&["a\u{fffd}\n", "\u{fffd}\r"], run), b"");
+        assert_eq!(kept(&["\u{fffd}"], run), b"a\xff\nb\xff\n");
+        assert_eq!(kept(&["a\u{fffd}"], run), b"a\xff\n");
     }
 }
