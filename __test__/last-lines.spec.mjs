@@ -24,6 +24,7 @@ import { bytesReadByProcess, collect, take, within } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
 const GiB = 2 ** 30
+const MiB = 2 ** 20
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
@@ -304,6 +305,32 @@ test.serial('a line over maxLineLength among the last lines is found too long wi
   // Once more than maxLineLength bytes of it are behind, the line is too long, wherever it starts.
   t.true(read <= 4 * maxLineLength, `read ${read} bytes to find a line over ${maxLineLength} bytes too long`)
   t.deepEqual(await readLastLines(file, 1, { maxLineLength }), ['last'])
+})
+
+test.serial('the memory readLastLines takes is that of the lines it keeps, not of the bytes it scans', (t) => {
+  // 128 MiB of lines, of which only the first holds "needle": finding the last 2 such lines
+  // scans back to the start. And a procfs file (its size says 0) with reads of 1 GiB allowed.
+  const file = temp.file(`needle 1\n${'a line without it, of about sixty bytes, as logs have\n'.repeat(2_400_000)}`)
+  const code = `
+    const fs = require('node:fs')
+    const { readLastLines, readLines } = require(${JSON.stringify(indexPath)})
+    const peak = () => Number(/^VmHWM:\\s+(\\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+    const grownBy = async (read) => { const before = peak(); const got = await read(); return { got, grown: peak() - before } }
+    ;(async () => {
+      await readLastLines(${JSON.stringify(file)}, 1)
+      const kept = await grownBy(() => readLastLines(${JSON.stringify(file)}, 2, { match: 'needle' }))
+      const procfs = await grownBy(() => readLastLines('/proc/self/status', 2, { highWaterMark: 2 ** 30 }))
+      const status = []
+      for await (const line of readLines('/proc/self/status')) status.push(line.split(':')[0])
+      console.log(JSON.stringify({ kept, procfs: { ...procfs, got: procfs.got.map((line) => line.split(':')[0]) }, status }))
+    })()`
+  const run = spawnSync(process.execPath, evalArgs(code), { encoding: 'utf8' })
+  t.is(run.status, 0, run.stderr)
+  const { kept, procfs, status } = JSON.parse(run.stdout)
+  t.deepEqual(kept.got, ['needle 1'])
+  t.true(kept.grown < 48 * MiB, `peak RSS grew by ${kept.grown / MiB} MiB scanning 128 MiB`)
+  t.deepEqual(procfs.got, status.slice(-2))
+  t.true(procfs.grown < 48 * MiB, `peak RSS grew by ${procfs.grown / MiB} MiB for a procfs file`)
 })
 
 test('the lines carry their position: where the file was taken to end, not enumerable', async (t) => {

@@ -398,11 +398,16 @@ fn read_size_for(file: &File, start: u64, len: Option<u64>, chunk_size: usize) -
         return chunk_size; // a device, or a file whose size the OS does not give (procfs)
     }
     let left = meta.len().saturating_sub(start);
-    let left = len.map_or(left, |len| left.min(len));
+    capped_read_size(chunk_size, len.map_or(left, |len| left.min(len)))
+}
+
+/// `chunk_size`, or less for a file with `left` bytes to read, but no less than
+/// [`MIN_CAPPED_READ`] (nor than 1).
+pub(crate) fn capped_read_size(chunk_size: usize, left: u64) -> usize {
     let capped = usize::try_from(left)
         .unwrap_or(usize::MAX)
         .max(MIN_CAPPED_READ);
-    chunk_size.min(capped)
+    chunk_size.min(capped).max(1)
 }
 
 /// The bytes of `file` that `share` reads, cut from the file's size now. Only a file that can
