@@ -1188,6 +1188,10 @@ test("a follower whose watcher cannot start fails with the OS's error, and the n
      import { execFileSync } from 'node:child_process'
      const file = ${JSON.stringify(file)}
      await fastlines.countLines(file)
+     // Deno sets up its signal handling (a socket pair) when something first listens for a
+     // signal, and panics if no descriptor is left then (a clean-clone run): set it up first.
+     const listener = () => {}
+     process.on('SIGUSR2', listener).off('SIGUSR2', listener)
      const open = fs.readdirSync('/proc/self/fd').length
      execFileSync('prlimit', [\`--pid=\${process.pid}\`, \`--nofile=\${open + 32}\`])
      const hog = []
