@@ -4,7 +4,7 @@
 //! lines only needs where they start ([`start_of_last_lines`]), and reads them forward (with a
 //! filter, where the last lines it keeps start, found as `read_last_lines` finds them).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -158,22 +158,25 @@ type Framed = Option<(Vec<Batch>, u64)>;
 impl Pieces<'_> {
     /// The batches of the last `n` lines before `len`: one piece.
     fn last(&mut self, n: u64) -> Result<Framed, ReadError> {
-        let framed = self.piece(self.len, n, u64::MAX)?;
+        let mut reads = PieceReads::new(self.file);
+        let framed = self.piece(&mut reads, self.len, n, u64::MAX)?;
         Ok(framed.map(|(batches, _)| (batches, self.len)))
     }
 
     /// The batches of at least the last `n` lines the filter keeps (more: the caller keeps the
     /// last `n`), from pieces of about [`PIECE_BYTES`] each, framed from the end back until they hold
     /// `n` kept lines or the file's start is reached. Only kept lines are held, so a filter
-    /// that keeps few of a large file's lines scans it all in the memory of a read.
+    /// that keeps few of a large file's lines scans it all in the memory of a piece, read into
+    /// the same buffer each time.
     fn last_kept(&mut self, n: u64) -> Result<Framed, ReadError> {
+        let mut reads = PieceReads::new(self.file);
         let mut pieces: Vec<Vec<Batch>> = Vec::new();
         let mut kept = 0;
         let mut end = self.len;
         while end > 0 && kept < n {
             let len = self.len;
             let bytes = PIECE_BYTES.max(self.chunk_size as u64);
-            let Some((batches, start)) = self.piece(end, u64::MAX, bytes)? else {
+            let Some((batches, start)) = self.piece(&mut reads, end, u64::MAX, bytes)? else {
                 return Ok(None);
             };
             if self.len != len {
@@ -197,12 +200,15 @@ impl Pieces<'_> {
     /// last `bytes` (at least one line, unless none starts there before the file's start), and
     /// where they start. A read that finds the file ending before `self.len` lowers it and
     /// scans again from there.
-    fn piece(&mut self, mut end: u64, lines: u64, bytes: u64) -> Result<Framed, ReadError> {
+    fn piece(
+        &mut self,
+        reads: &mut PieceReads,
+        mut end: u64,
+        lines: u64,
+        bytes: u64,
+    ) -> Result<Framed, ReadError> {
         loop {
-            // The chunks read, by offset.
-            let mut chunks: HashMap<u64, Vec<u8>> = HashMap::new();
-            // Where a read found the file's end before `self.len`, if one did.
-            let mut ends_at: Option<u64> = None;
+            reads.start_at(end);
             let scan = Scan {
                 n: lines,
                 len: end,
@@ -211,54 +217,108 @@ impl Pieces<'_> {
                 max_line_length: self.framer.max_line_length(),
                 cancelled: self.cancelled,
             };
-            let start = scan.run(|buf, offset| {
-                let filled = read_at(self.file, buf, offset)?;
-                if filled < buf.len() {
-                    let end = offset + filled as u64;
-                    ends_at = Some(ends_at.map_or(end, |other| other.min(end)));
-                }
-                chunks.insert(offset, buf.to_vec());
-                Ok(())
-            })?;
-            let Some(start) = start else {
+            let Some(start) = scan.run(reads)? else {
                 return Ok(None);
             };
-            if let Some(found) = ends_at {
+            if let Some(found) = reads.ends_at {
                 (self.len, end) = (found, end.min(found));
                 continue;
             }
-            let batches = frame_from(&chunks, start, end, self.chunk_size, self.framer.clone())?;
+            let source = Source::new(reads.from(start), None, self.chunk_size).at(start);
+            let mut reader = Reader::new(source, self.framer.clone(), Progress::default());
+            let mut batches = Vec::new();
+            while let Some(batch) = reader.next_blocking()? {
+                batches.push(batch);
+            }
             return Ok(Some((batches, start)));
         }
     }
 }
 
-/// The batches `framer` makes of bytes `start..len`, all among `chunks`.
-fn frame_from(
-    chunks: &HashMap<u64, Vec<u8>>,
-    start: u64,
-    len: u64,
-    chunk_size: usize,
-    framer: LineFramer,
-) -> Result<Vec<Batch>, ReadError> {
-    let mut offsets: Vec<&u64> = chunks
-        .keys()
-        .filter(|&&offset| offset + chunk_size as u64 > start)
-        .collect();
-    offsets.sort();
-    let mut read = Vec::with_capacity(offsets.len() * chunk_size);
-    for offset in &offsets {
-        read.extend_from_slice(&chunks[offset]);
+/// Where a backward [`Scan`] reads its chunks into.
+trait ReadBack {
+    /// Reads the `len` bytes at `offset`, which end where the previous read's begin (or at
+    /// the scan's end), and gives them; past the file's end they read as `\0`, which starts no
+    /// line.
+    fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError>;
+}
+
+/// A scan's reads into one chunk, each over the one before: only where lines start is wanted.
+struct ChunkReads<'a> {
+    file: &'a File,
+    chunk: Vec<u8>,
+}
+
+impl ReadBack for ChunkReads<'_> {
+    fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError> {
+        self.chunk.resize(len, 0);
+        read_at(self.file, &mut self.chunk, offset)?;
+        Ok(&self.chunk)
     }
-    let first = *offsets.first().map_or(&start, |offset| *offset);
-    let lines = &read[(start - first) as usize..(len - first) as usize];
-    let source = Source::new(lines, None, chunk_size).at(start);
-    let mut reader = Reader::new(source, framer, Progress::default());
-    let mut batches = Vec::new();
-    while let Some(batch) = reader.next_blocking()? {
-        batches.push(batch);
+}
+
+/// A piece's reads, kept in the file's order in one buffer that each read extends at the
+/// front, so that the piece's lines are framed from where they lie: the buffer is reused by
+/// every piece, where a chunk per read, then a copy of them all, cost a piece of 1 MiB its
+/// memory twice over (most of a filtered scan's time went to copies and page faults).
+struct PieceReads<'a> {
+    file: &'a File,
+    /// `buf[front..]` holds the bytes read, which end at `end`.
+    buf: Vec<u8>,
+    front: usize,
+    end: u64,
+    /// Where a read found the file's end before `end`, if one did.
+    ends_at: Option<u64>,
+}
+
+impl<'a> PieceReads<'a> {
+    fn new(file: &'a File) -> Self {
+        PieceReads {
+            file,
+            buf: Vec::new(),
+            front: 0,
+            end: 0,
+            ends_at: None,
+        }
     }
-    Ok(batches)
+
+    /// Forgets what was read: the next read ends at `end`.
+    fn start_at(&mut self, end: u64) {
+        (self.front, self.end, self.ends_at) = (self.buf.len(), end, None);
+    }
+
+    /// The bytes read from `offset` to the end; `offset` is among them.
+    fn from(&self, offset: u64) -> &[u8] {
+        let held = &self.buf[self.front..];
+        &held[held.len() - (self.end - offset) as usize..]
+    }
+
+    /// Room for `len` bytes before those held, made by moving them to the end of a buffer twice
+    /// as large (or large enough) when there is none.
+    fn room_before(&mut self, len: usize) -> &mut [u8] {
+        if self.front < len {
+            let held = self.buf.len() - self.front;
+            let size = (held + len).max(2 * self.buf.len());
+            let mut grown = vec![0; size];
+            grown[size - held..].copy_from_slice(&self.buf[self.front..]);
+            (self.buf, self.front) = (grown, size - held);
+        }
+        self.front -= len;
+        &mut self.buf[self.front..self.front + len]
+    }
+}
+
+impl ReadBack for PieceReads<'_> {
+    fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError> {
+        let file = self.file;
+        let room = self.room_before(len);
+        let filled = read_at(file, room, offset)?;
+        if filled < len {
+            let end = offset + filled as u64;
+            self.ends_at = Some(self.ends_at.map_or(end, |other| other.min(end)));
+        }
+        Ok(&self.buf[self.front..self.front + len])
+    }
 }
 
 /// Where the last `n` lines of the first `len` bytes of `file` start; with a filter in
@@ -295,8 +355,11 @@ pub(crate) fn start_of_last_lines(
         max_line_length: None,
         cancelled: None,
     };
-    let start = scan.run(|buf, offset| Ok(read_at(file, buf, offset).map(|_| ())?))?;
-    Ok(start.unwrap_or(0))
+    let mut reads = ChunkReads {
+        file,
+        chunk: Vec::new(),
+    };
+    Ok(scan.run(&mut reads)?.unwrap_or(0))
 }
 
 /// The length of `file`: its size, or for a file whose size the OS does not give (it says 0:
@@ -331,17 +394,13 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    /// Scans backward with `read_at`, which fills its buffer from an offset, for line starts:
-    /// after a `\n`, and after a `\r` not followed by `\n`; the byte after each chunk's last
-    /// is remembered for that `\r` check.
-    fn run(
-        &self,
-        mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), ReadError>,
-    ) -> Result<Option<u64>, ReadError> {
+    /// Scans backward, reading with `reads`, for line starts: after a `\n`, and after a `\r`
+    /// not followed by `\n`; the byte after each chunk's last is remembered for that `\r` check.
+    fn run(&self, reads: &mut impl ReadBack) -> Result<Option<u64>, ReadError> {
         if self.n == 0 {
             return Ok(Some(self.len));
         }
-        let mut chunk = vec![0; self.chunk_size.max(1)];
+        let chunk_size = self.chunk_size.max(1) as u64;
         let mut chunk_end = self.len;
         // The byte just after the current chunk, if any: already read, with the later chunk.
         let mut after: Option<u8> = None;
@@ -349,15 +408,14 @@ impl Scan<'_> {
         // Where the line being scanned ends: the last line start found, or the end.
         let mut line_end = self.len;
         while chunk_end > 0 {
-            let chunk_start = chunk_end.saturating_sub(chunk.len() as u64);
-            let bytes = &mut chunk[..(chunk_end - chunk_start) as usize];
+            let chunk_start = chunk_end.saturating_sub(chunk_size);
             if self
                 .cancelled
                 .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
             {
                 return Ok(None);
             }
-            read_at(bytes, chunk_start)?;
+            let bytes = reads.read_back(chunk_start, (chunk_end - chunk_start) as usize)?;
             for at in memrchr2_iter(b'\n', b'\r', bytes) {
                 let line_start = chunk_start + at as u64 + 1;
                 let next = bytes.get(at + 1).copied().or(after);
@@ -421,7 +479,17 @@ mod tests {
     /// The last `n` lines from `input`, found backward in reads of `chunk_size`, which read
     /// no more than those lines and one chunk.
     fn last(input: &[u8], n: u64, chunk_size: usize) -> Vec<Vec<u8>> {
-        let mut bytes_read = 0;
+        /// Reads from `input`, counting the bytes read.
+        struct SliceReads<'a> {
+            input: &'a [u8],
+            bytes_read: usize,
+        }
+        impl ReadBack for SliceReads<'_> {
+            fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError> {
+                self.bytes_read += len;
+                Ok(&self.input[offset as usize..offset as usize + len])
+            }
+        }
         let scan = Scan {
             n,
             len: input.len() as u64,
@@ -430,14 +498,12 @@ mod tests {
             max_line_length: None,
             cancelled: None,
         };
-        let start = scan.run(|buf, offset| {
-            bytes_read += buf.len();
-            let offset = offset as usize;
-            buf.copy_from_slice(&input[offset..offset + buf.len()]);
-            Ok(())
-        });
-        let start = start.unwrap().unwrap() as usize;
-        assert!(bytes_read <= input.len() - start + chunk_size);
+        let mut reads = SliceReads {
+            input,
+            bytes_read: 0,
+        };
+        let start = scan.run(&mut reads).unwrap().unwrap() as usize;
+        assert!(reads.bytes_read <= input.len() - start + chunk_size);
         reference_lines(&input[start..])
     }
 
