@@ -1252,10 +1252,13 @@ const ENDLESS = {
   },
 }
 
-/** An endless source of `kind` that gives `chunk` over and over; `pulled()` counts the bytes taken. */
-function endless(kind, chunk) {
+/**
+ * An endless source of `kind` (of ENDLESS, or of `kinds`) that gives `chunk` over and over;
+ * `pulled()` counts the bytes taken.
+ */
+function endless(kind, chunk, kinds = ENDLESS) {
   let pulled = 0
-  const made = ENDLESS[kind](() => {
+  const made = kinds[kind](() => {
     pulled += chunk.length
     return chunk
   })
@@ -1387,6 +1390,59 @@ test.serial('a slow consumer of an endless source: the bytes pulled and the memo
     t.true(pulled() < 16 * MiB, `${kind}: ${(pulled() / MiB).toFixed(1)} MiB pulled for 2,000 lines`)
     t.true(grown < 64, `${kind}: RSS grew by ${grown.toFixed(1)} MiB`)
     t.true(released(), kind)
+  }
+})
+
+/** Endless sources that give a chunk once per turn of the event loop, as ENDLESS gives them at once. */
+const TRICKLING = {
+  'a Node Readable': (take) => {
+    const stream = new Readable({
+      read() {
+        setImmediate(() => this.destroyed || this.push(take()))
+      },
+    })
+    return { source: stream, released: () => stream.destroyed }
+  },
+  'a web ReadableStream': (take) => {
+    let cancelled = false
+    const underlying = {
+      pull: async (controller) => {
+        await nextTurn()
+        if (!cancelled) controller.enqueue(take())
+      },
+      cancel: () => (cancelled = true),
+    }
+    return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
+  },
+  'an async generator': (take) => {
+    let finished = false
+    async function* chunks() {
+      try {
+        for (;;) {
+          await nextTurn()
+          yield take()
+        }
+      } finally {
+        finished = true
+      }
+    }
+    return { source: chunks(), released: () => finished }
+  },
+}
+
+test.serial('a consumer that stops stepping stops the pull of a source that gives a small chunk a turn', async (t) => {
+  // Under 4 KiB, so each is gathered and handed over at the end of its turn: that hand-over's
+  // "full" was once dropped, and such a source was pulled without end.
+  const line = 't'.repeat(2999)
+  for (const kind of Object.keys(TRICKLING)) {
+    const { source, pulled, released } = endless(kind, Buffer.from(`${line}\n`), TRICKLING)
+    const reader = readLines(source)
+    t.deepEqual(await guard(reader.next(), kind), { value: line, done: false }, kind)
+    // Unbounded, these turns would pull 60 MB; the read-ahead's bound is about 2 MiB.
+    for (let turn = 0; turn < 20_000; turn++) await nextTurn()
+    t.true(pulled() < 16 * MiB, `${kind}: ${(pulled() / MiB).toFixed(1)} MiB pulled for 1 line`)
+    await reader.close()
+    await until(released, `${kind} to be let go`)
   }
 })
 

@@ -525,6 +525,12 @@ class ByteSource {
    */
   #turnEnd = null
   /**
+   * Whether the hand-over at the end of a turn found the read-ahead full: the pump then waits
+   * for room after its next chunk. A source that gives a small chunk per turn has every chunk
+   * gathered and handed over there, and without this was pulled with no bound at all.
+   */
+  #fullAtTurnEnd = false
+  /**
    * Set when a chunk was handed straight to the reader, until the event loop next runs its
    * immediates: chunks that follow before that (from a source that yields from memory, or
    * several in one turn) are gathered, so that they cost a native call per 16 KiB rather than
@@ -661,7 +667,8 @@ class ByteSource {
         feed.end()
         this.#wakeReader()
         return
-      } else if (!this.#push(feed, chunk)) {
+      } else if (!this.#push(feed, chunk) || this.#fullAtTurnEnd) {
+        this.#fullAtTurnEnd = false
         await new Promise((resolve) => {
           this.#roomed = resolve
           feed.waitForRoom()
@@ -772,7 +779,7 @@ class ByteSource {
   /** The end of a turn in which chunks were fed: see #turnEnd. */
   #endTurn(feed) {
     this.#turnEnd = null
-    this.#handOverGathered(feed)
+    if (!this.#handOverGathered(feed)) this.#fullAtTurnEnd = true
     if (!this.#stopped) binding.flush(this.#feeder)
   }
 
