@@ -19,6 +19,7 @@ import http from 'node:http'
 import { PassThrough, Readable } from 'node:stream'
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
+import vm from 'node:vm'
 import { inspect } from 'node:util'
 import zlib from 'node:zlib'
 
@@ -1103,6 +1104,23 @@ test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the
       await t.throwsAsync(guard(countLines(make(chunks())), what), { code: 'ERR_INVALID_ARG_TYPE' }, what)
     }
   }
+})
+
+test('bytes made in another realm (a vm context, where test runners load code) are chunks and paths', async (t) => {
+  const foreign = vm.runInNewContext('(bytes) => Uint8Array.from(bytes)')
+  t.false(foreign([]) instanceof Uint8Array, 'the realm is another')
+  // A small chunk (framed on the JS thread or gathered) and one of 8 KiB (pushed as it is).
+  const bytes = Buffer.from(`one\r\ntwo é\n${'x'.repeat(8192)}\nlast`)
+  const chunks = () => [foreign(bytes.subarray(0, 11)), foreign(bytes.subarray(11))]
+  const want = referenceLines(bytes)
+  for (const [kind, make] of Object.entries(SOURCES)) {
+    t.deepEqual(await guard(collect(readLines(make(chunks()))), kind), want, kind)
+    t.is(await guard(countLines(make(chunks())), kind), want.length, kind)
+  }
+  const path = foreign(Buffer.from(temp.file(bytes)))
+  t.deepEqual(await guard(collect(readLines(path)), 'a path'), want, 'readLines of a path')
+  t.deepEqual([...readLinesSync(path)], want, 'readLinesSync of a path')
+  t.is(await guard(countLines(path), 'a path'), want.length, 'countLines of a path')
 })
 
 // ---- at the call --------------------------------------------------------------------------------

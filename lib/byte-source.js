@@ -10,6 +10,7 @@
 const fs = require('node:fs')
 const { clearImmediate, setImmediate } = require('node:timers')
 const binding = require('./native')
+const { isUint8Array } = require('./types')
 const { codedError, invalidArgType } = require('./errors')
 const { endsLine, linesCountedHere } = require('./frame-here')
 
@@ -81,7 +82,7 @@ function isFileHandle(value) {
 function chunksOf(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
   // A boxed string is iterable, but is no more a source than a path: fs refuses it, and so do these.
-  if (value instanceof Uint8Array || value instanceof URL || value instanceof String) return undefined
+  if (isUint8Array(value) || value instanceof URL || value instanceof String) return undefined
   if (isFileHandle(value)) return () => new FileHandleChunks(value)
   if (isNodeReadable(value)) return () => new ReadableChunks(value)
   if (typeof value.getReader === 'function') {
@@ -154,7 +155,7 @@ function readsThroughFs(stream) {
 function fileStreamPath(value) {
   if (!isWholeFileStream(value) || value.fd !== null) return undefined
   const { path } = value
-  if (typeof path !== 'string' && !(path instanceof Uint8Array)) return undefined
+  if (typeof path !== 'string' && !isUint8Array(path)) return undefined
   return {
     path,
     // Once the reader is made: a call refused for its options leaves the stream alone. Its own
@@ -692,12 +693,12 @@ class ByteSource {
 
   /** #push() of bytes: hands them over, or gathers them if they are few; whether there is room. */
   #pushBytes(feed, chunk) {
-    const small = chunk instanceof Uint8Array && chunk.byteLength < HAND_OVER_BYTES
+    const small = isUint8Array(chunk) && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#burst === null && this.#gatheredBytes === 0 && this.#takenAtOnce(chunk)) {
       this.#burst = setImmediate(this.#burstOver)
       return true
     }
-    if (chunk instanceof Uint8Array) this.#given(chunk)
+    if (isUint8Array(chunk)) this.#given(chunk)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
@@ -706,7 +707,7 @@ class ByteSource {
       return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
     }
     let room = this.#handOverGathered(feed)
-    if (!(chunk instanceof Uint8Array)) {
+    if (!isUint8Array(chunk)) {
       throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
     }
     room = binding.push(this.#feeder, chunk) && room

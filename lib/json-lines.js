@@ -16,6 +16,7 @@ const { LineReader, batchThen, lineStream, readyBatch } = require('./line-reader
 const { LineReaderSync } = require('./line-reader-sync')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeJsonOptions, normalizePath, refuseJsonBatchOptions } = require('./options')
+const { isUint8Array } = require('./types')
 
 /**
  * Whether lines the native side found shaped like one JSON text each are parsed with one
@@ -368,7 +369,7 @@ function pathOf(input) {
   if (!isByteSource(input)) return normalizePath(input, true).display
   const { path } = input
   if (typeof path === 'string') return path
-  return path instanceof Uint8Array ? normalizePath(path).display : undefined
+  return isUint8Array(path) ? normalizePath(path).display : undefined
 }
 
 /**

@@ -4,6 +4,7 @@
 
 const { constants: bufferConstants } = require('node:buffer')
 const { isByteSource } = require('./byte-source')
+const { isUint8Array } = require('./types')
 const { checkOptionNames } = require('./option-names')
 const { codedError, incompatibleOptionPair, invalidArgType, invalidArgValue, outOfRange } = require('./errors')
 
@@ -89,7 +90,7 @@ function normalizePath(path, takesSources = false) {
   let bytes
   if (typeof path === 'string') {
     bytes = Buffer.from(path, 'utf8')
-  } else if (path instanceof Uint8Array) {
+  } else if (isUint8Array(path)) {
     bytes = path
     path = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString()
   } else if (takesSources) {
