@@ -1092,6 +1092,28 @@ for (const [kind, make] of Object.entries(FAILING_SOURCES)) {
   })
 }
 
+test('a source whose iterator method throws fails once with its error, as a source that fails does', async (t) => {
+  for (const symbol of [Symbol.iterator, Symbol.asyncIterator]) {
+    const error = new Error('no iterator')
+    let calls = 0
+    const source = () => ({
+      [symbol]() {
+        calls++
+        throw error
+      },
+    })
+    const what = `${String(symbol)} throws`
+    const reader = readLines(source())
+    const got = await guard(untilFailure(reader), what)
+    t.deepEqual(got.items, [], what)
+    t.is(got.error, error, what)
+    t.deepEqual(await reader.next(), DONE, `${what}: then the end`)
+    t.deepEqual(await reader.next(), DONE, `${what}: then the end`)
+    t.is(calls, 1, `${what}: called once`)
+    t.is(await t.throwsAsync(guard(countLines(source()), what)), error, `countLines: ${what}`)
+  }
+})
+
 test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the lines before it', async (t) => {
   for (const bad of [42, {}, null]) {
     for (const [kind, make] of ANY_VALUE_SOURCES) {

@@ -602,7 +602,6 @@ class ByteSource {
     const native = open(feed, true)
     // Bytes taken with a descriptor that could not be read after all come before any chunk.
     if (descriptor?.taken !== undefined) this.#push(feed, descriptor.taken)
-    this.#chunks.start()
     this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native
   }
@@ -658,6 +657,9 @@ class ByteSource {
 
   async #pump(feed) {
     const chunks = this.#chunks
+    // Here, so that a source that fails to start (an iterator method that throws) fails as a
+    // source does, once: thrown from open(), it failed every step, and was started again for each.
+    chunks.start()
     while (!this.#stopped) {
       let chunk = chunks.pull()
       while (chunk === WAIT && !this.#stopped) chunk = chunks.unwrap(await chunks.wait())
