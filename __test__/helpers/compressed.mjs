@@ -215,15 +215,17 @@ const syncFlush = { finishFlush: zlib.constants.Z_SYNC_FLUSH }
 
 /**
  * gzip as the contract reads it: member after member, each with Node's outcome; after a
- * member, bytes that do not start another member (1f 8b, or a lone 1f at the end) are ignored.
+ * member, zeros to the end pad (Node's zlib ignores them), and other bytes that do not start
+ * another member (1f 8b, or a lone 1f at the end) fail as Node's zlib fails on them alone.
  */
 function gzipOutcome(bytes) {
   const outputs = []
   let rest = bytes
   for (let first = true; ; first = false) {
     if (!first) {
+      if (rest.every((byte) => byte === 0)) return { output: Buffer.concat(outputs), error: null }
       const another = rest[0] === 0x1f && (rest.length === 1 || rest[1] === 0x8b)
-      if (!another) return { output: Buffer.concat(outputs), error: null }
+      if (!another) return { output: Buffer.concat(outputs), error: attempt(() => gunzip(rest)).error }
     }
     const size = gzipMemberSize(rest)
     const member = size === undefined ? undefined : attempt(() => gunzip(rest.subarray(0, size)))

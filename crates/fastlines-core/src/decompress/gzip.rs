@@ -12,21 +12,21 @@ const WINDOW_BITS: u8 = 15;
 /// The two bytes every gzip member starts with.
 const MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// Decodes gzip members, deciding what follows each one as `gzip -d` does.
+/// Decodes gzip members; after the last, zeros pad, and anything else fails.
 pub(super) struct Gzip {
     inflate: Decompress,
     /// Between members: what follows the last one is still to be looked at.
     between_members: bool,
-    /// Bytes after the last member that do not start another: `gzip -d` ignores them ("trailing
-    /// garbage ignored", or zeros, which it ignores silently), and so everything after.
-    ignoring: bool,
+    /// After the last member, a zero: padding, which `gzip -d` and Node's zlib ignore, as is
+    /// every zero after it. A byte other than zero after it fails as other trailing bytes do.
+    padding: bool,
 }
 
 impl std::fmt::Debug for Gzip {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gzip")
             .field("between_members", &self.between_members)
-            .field("ignoring", &self.ignoring)
+            .field("padding", &self.padding)
             .finish_non_exhaustive()
     }
 }
@@ -37,16 +37,19 @@ impl Gzip {
         Gzip {
             inflate: Decompress::new_gzip(WINDOW_BITS),
             between_members: false,
-            ignoring: false,
+            padding: false,
         }
     }
 
     pub(super) fn decode(&mut self, input: &[u8], output: &mut [u8]) -> Result<Step, Failed> {
-        if self.between_members {
-            self.after_member(input);
+        if self.between_members && !self.padding {
+            self.after_member(input)?;
         }
-        if self.ignoring {
-            return Ok(Step::consumed(input.len()));
+        if self.padding {
+            return match input.iter().position(|&byte| byte != 0) {
+                None => Ok(Step::consumed(input.len())),
+                Some(at) => Err(trailing_garbage(at)),
+            };
         }
         if self.between_members {
             return Ok(Step::consumed(0));
@@ -72,21 +75,24 @@ impl Gzip {
         }
     }
 
-    /// What follows a member: another one if its magic is there, else bytes to ignore. Nothing
-    /// is decided until enough bytes are there to tell.
-    fn after_member(&mut self, input: &[u8]) {
+    /// What follows a member: another one if its magic is there, padding if it is a zero, else
+    /// a failure. Nothing is decided until enough bytes are there to tell.
+    fn after_member(&mut self, input: &[u8]) -> Result<(), Failed> {
         match input {
-            // A zero pads (ignored, with all after it); any other byte may start a member,
-            // which its next byte tells (see `finish` for a lone last one).
-            [] => {}
-            [0] => self.ignoring = true,
-            [_] => {}
+            [0, ..] => {
+                self.padding = true;
+                Ok(())
+            }
+            // Any other byte may start a member, which its next byte tells (see `finish` for a
+            // lone last one).
+            [] | [_] => Ok(()),
             [a, b, ..] if [*a, *b] == MAGIC => {
                 // Keeps the gzip window bits: a reset is zlib's inflateReset2 with them.
                 self.inflate.reset(true);
                 self.between_members = false;
+                Ok(())
             }
-            _ => self.ignoring = true,
+            _ => Err(trailing_garbage(0)),
         }
     }
 
@@ -98,5 +104,17 @@ impl Gzip {
             return Err(DecompressError::UNEXPECTED_END);
         }
         Ok(())
+    }
+}
+
+/// Bytes after the last member that neither start another nor pad, met `at` bytes into the
+/// input: they fail as Node's zlib fails there ("incorrect header check"), after every line.
+/// `gzip -d` ignores them and everything after, warning "trailing garbage ignored" and exiting
+/// with status 2: a reader has no warning to give, and what follows them may be data (a member
+/// after a stray byte), which ignoring would lose unseen.
+fn trailing_garbage(at: usize) -> Failed {
+    Failed {
+        step: Step::consumed(at),
+        error: DecompressError::zlib("incorrect header check"),
     }
 }

@@ -561,14 +561,16 @@ mod tests {
     }
 
     #[test]
-    fn after_the_last_gzip_member_bytes_are_ignored_unless_they_start_one() {
+    fn after_the_last_gzip_member_zeros_pad_and_other_bytes_fail_unless_they_start_one() {
         let member = gzip(TEXT);
+        let garbage = || Some(DecompressError::zlib("incorrect header check"));
         for (trailing, err) in [
             (&b"\0\0\0\0"[..], None),
             (b"\0", None),
-            (b"\0x", None),
-            (b"garbage", None),
-            (b"\x1fx", None),
+            (b"\0x", garbage()),
+            (b"\0\0\x1f\x8b", garbage()),
+            (b"garbage", garbage()),
+            (b"\x1fx", garbage()),
             // One byte may be the start of a member cut short, as `gzip -d` and Node's zlib
             // call it; a zero pads.
             (b"x", Some(DecompressError::UNEXPECTED_END)),
