@@ -209,7 +209,7 @@ test('readChunks refuses an encoding, since its chunks are bytes, rather than ig
   }
 })
 
-test("readJsonLines' batches() refuse numbered, which would be ignored, and take no options or null", async (t) => {
+test("readJsonLines' batches() refuse numbered, which would be ignored, and near misses and other readers' options, and take no options or null", async (t) => {
   const file = temp.file('{"a":1}\n\n[2]\n')
   for (const open of [readJsonLines, readJsonLinesSync]) {
     for (const options of [undefined, null, {}, { numbered: false }]) {
@@ -223,6 +223,10 @@ test("readJsonLines' batches() refuse numbered, which would be ignored, and take
       message: /options\.numbered' is not an option of readJsonLines' batches\(\).*entries\(\) gives/,
     })
     t.throws(() => open(file).batches(5), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+    for (const options of [{ numbred: true }, { match: 'x' }, { onError: 'skip' }]) {
+      const message = /is not an option of readJsonLines' batches\(\)/
+      t.throws(() => open(file).batches(options), { code: 'ERR_INVALID_ARG_VALUE', message }, JSON.stringify(options))
+    }
   }
 })
 

@@ -23,6 +23,8 @@ const OPTIONS = {
   readJsonLines: [...READ, ...MATCH, 'maxLineLength', 'share', 'onError', 'reviver'],
   readJsonLinesSync: [...READ, ...MATCH, 'maxLineLength', 'share', 'onError', 'reviver'],
   'batches()': ['numbered'],
+  // Arrays of values: numbered, refused with its own message first, is not among them.
+  "readJsonLines' batches()": [],
 }
 
 /** Every option name, with the readers that take it. */

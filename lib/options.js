@@ -379,6 +379,8 @@ function refuseJsonBatchOptions(options) {
       "is not an option of readJsonLines' batches(), arrays of values: entries() gives each value's line number"
     throw invalidArgValue('options.numbered', options.numbered, why)
   }
+  const { numbered, ...others } = options
+  checkOptionNames(others, "readJsonLines' batches()")
 }
 
 module.exports = {
