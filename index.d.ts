@@ -25,11 +25,11 @@ export type ByteSource =
  * own chunks, and no size to share out) and are refused with `ERR_INVALID_ARG_VALUE`.
  */
 export type SourceOptions<Options> = Omit<Options, 'start' | 'end' | 'highWaterMark' | 'share' | 'threads'> & {
-  start?: never
-  end?: never
-  highWaterMark?: never
-  share?: never
-  threads?: never
+  start?: undefined
+  end?: undefined
+  highWaterMark?: undefined
+  share?: undefined
+  threads?: undefined
 }
 
 export interface ReadOptions {
@@ -38,21 +38,21 @@ export interface ReadOptions {
    * `'latin1'` (each byte is the code point of the same value). `'utf-8'` and `'binary'` are
    * accepted as aliases.
    */
-  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary' | null
+  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary' | null | undefined
   /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. Not with `decompress`. */
-  start?: number
+  start?: number | undefined
   /**
    * Offset of the last byte to read, inclusive, as in `fs.createReadStream`. Default: end of
    * file. Not with `decompress`.
    */
-  end?: number
+  end?: number | undefined
   /**
    * Bytes asked of the OS per native read (1 byte to 1 GiB); each read becomes one batch (with
    * `match`, of the lines it keeps). Default 48 KiB; 256 KiB with `match`, unless `invert`.
    * With `decompress`, decompressed bytes per read: read-ahead is bounded in decompressed
    * bytes, so a decompression bomb grows no memory.
    */
-  highWaterMark?: number
+  highWaterMark?: number | undefined
   /**
    * Decompress the file as it is read, natively on the reading thread: the lines (or chunks)
    * are those of the decompressed bytes. `false` (default): the bytes as they are. `'gzip'`:
@@ -66,12 +66,12 @@ export interface ReadOptions {
    * after every line before the damage, with a {@link DecompressError}. Offsets (`start`, `end`)
    * do not combine with it, and `followLines` and `readLastLines` refuse it.
    */
-  decompress?: false | 'gzip' | 'zstd' | 'auto'
+  decompress?: false | 'gzip' | 'zstd' | 'auto' | undefined
   /**
    * Aborting it rejects the pending step with an `AbortError` (`code: 'ABORT_ERR'`, `cause`:
    * the signal's reason), like Node's APIs, and closes the file.
    */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
 }
 
 /**
@@ -87,14 +87,14 @@ export interface MatchOptions {
    * holding `\n` or `\r` never matches (no line holds a terminator), nor, with
    * `encoding: 'latin1'`, one holding a character above U+00FF.
    */
-  match?: string | readonly string[]
+  match?: string | readonly string[] | undefined
   /** Keep the lines that contain none of the strings, like `grep -v`. Only with `match`. */
-  invert?: boolean
+  invert?: boolean | undefined
   /**
    * Compare ASCII letters case-insensitively, like `grep -i` in the C locale: `'error'` matches
    * `ERROR`, but `'é'` does not match `É`. Only with `match`.
    */
-  ignoreCase?: boolean
+  ignoreCase?: boolean | undefined
 }
 
 /**
@@ -126,7 +126,7 @@ export interface ShareOptions {
    * // in worker i of n
    * for await (const batch of readLines('huge.log', { share: [i, n] }).batches()) tally(batch)
    */
-  share?: readonly [index: number, count: number, size?: number]
+  share?: readonly [index: number, count: number, size?: number] | undefined
 }
 
 /** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
@@ -137,7 +137,7 @@ export interface LineReadOptions extends ReadOptions, MatchOptions, ShareOptions
    * {@link LineTooLongError} and the file is closed; at most about this many bytes plus one read
    * are held for a line. Default: no limit.
    */
-  maxLineLength?: number
+  maxLineLength?: number | undefined
 }
 
 /** A line over `maxLineLength`: reading stopped there, after the lines before it. */
@@ -208,7 +208,7 @@ export interface LineBatches<Batch = string[]> extends AsyncIterableIterator<Bat
 /** Options of `batches()`. */
 export interface BatchOptions {
   /** Give each batch as a {@link NumberedBatch}, with its lines' numbers and offsets. Default false. */
-  numbered?: boolean
+  numbered?: boolean | undefined
 }
 
 /**
@@ -377,7 +377,10 @@ export function readLines(
   options?: UnsharedOptions<LineReadOptions> | ReadOptions['encoding'],
 ): LineReader
 /** The lines of a file, or of one share of it if `options` hold a `share`. */
-export function readLines(path: PathLike, options: LineReadOptions): LineReader<number | undefined>
+export function readLines(
+  path: PathLike,
+  options?: LineReadOptions | ReadOptions['encoding'],
+): LineReader<number | undefined>
 /**
  * The lines of a {@link ByteSource}, exactly as a file with the same bytes gives them, whatever
  * its chunk boundaries. Nothing is read from the source before the first step, and it is read
@@ -403,6 +406,11 @@ export function readLines(
   source: ByteSource,
   options?: SourceOptions<LineReadOptions> | ReadOptions['encoding'],
 ): LineReader
+/** The lines of a path or of a {@link ByteSource}: with the options both take. */
+export function readLines(
+  input: PathLike | ByteSource,
+  options?: SourceOptions<LineReadOptions> | ReadOptions['encoding'],
+): LineReader
 
 /** One share of the file's lines ({@link ShareOptions.share}), synchronously. */
 export function readLinesSync(path: PathLike, options: SharedLineReadOptions): LineReaderSync<number | undefined>
@@ -412,7 +420,10 @@ export function readLinesSync(
   options?: UnsharedOptions<LineReadOptions> | ReadOptions['encoding'],
 ): LineReaderSync
 /** The lines of a file, or of one share of it if `options` hold a `share`, synchronously. */
-export function readLinesSync(path: PathLike, options: LineReadOptions): LineReaderSync<number | undefined>
+export function readLinesSync(
+  path: PathLike,
+  options?: LineReadOptions | ReadOptions['encoding'],
+): LineReaderSync<number | undefined>
 
 /** {@link LineReadOptions} with a `share`: a reader of one share of a file. */
 export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
@@ -435,9 +446,9 @@ export interface JsonLinesOptions extends LineReadOptions {
    * ends reading with that error. It is called as a batch of lines is parsed (one native read's
    * worth), before the values ahead of the bad line are handed out.
    */
-  onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => unknown)
+  onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => unknown) | undefined
   /** Passed to `JSON.parse` for every line. */
-  reviver?: (this: any, key: string, value: any) => any
+  reviver?: ((this: any, key: string, value: any) => any) | undefined
 }
 
 /**
@@ -540,10 +551,14 @@ export function readJsonLines<T = unknown>(
 ): JsonLinesReader<T>
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions,
+  options?: JsonLinesOptions | ReadOptions['encoding'],
 ): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   source: ByteSource,
+  options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
+): JsonLinesReader<T>
+export function readJsonLines<T = unknown>(
+  input: PathLike | ByteSource,
   options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
 ): JsonLinesReader<T>
 
@@ -558,7 +573,7 @@ export function readJsonLinesSync<T = unknown>(
 ): JsonLinesReaderSync<T>
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions,
+  options?: JsonLinesOptions | ReadOptions['encoding'],
 ): JsonLinesReaderSync<T, number | undefined>
 
 /** Options of {@link countLines}. */
@@ -573,7 +588,7 @@ export interface CountOptions extends ReadOptions, MatchOptions, ShareOptions {
    * is counted in one pass. With `start`/`end` (or `share`), the range is split. Refused for a
    * byte source (`ERR_INVALID_ARG_VALUE`).
    */
-  threads?: number
+  threads?: number | undefined
 }
 
 /**
@@ -586,15 +601,20 @@ export function countLines(
   source: ByteSource,
   options?: SourceOptions<CountOptions> | ReadOptions['encoding'],
 ): Promise<number>
+/** The number of lines of a path or of a {@link ByteSource}: with the options both take. */
+export function countLines(
+  input: PathLike | ByteSource,
+  options?: SourceOptions<CountOptions> | ReadOptions['encoding'],
+): Promise<number>
 
 /** Options of {@link readLastLines}: as {@link readLines}, but the file is read up to `end` only. */
 export interface LastLinesOptions extends Omit<LineReadOptions, 'start' | 'decompress' | 'share'> {
   /** Not supported: the lines are the last ones before `end` (or the end of the file). */
-  start?: never
+  start?: undefined
   /** Not supported: a compressed file decodes only from its start; read it with `readLines`. */
-  decompress?: false
+  decompress?: false | undefined
   /** Not supported: the last lines are those of the whole file. */
-  share?: never
+  share?: undefined
 }
 
 /**
@@ -638,18 +658,18 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
    * {@link LastLines.position} of lines {@link readLastLines} just gave (then no line appended
    * between the two calls is lost). Default: the end of the file when `followLines` is called.
    */
-  start?: number
+  start?: number | undefined
   /**
    * Start with the last this many lines of the file as it was when `followLines` was called
    * (with `match`, matching lines). Not with `start`.
    */
-  lastLines?: number
+  lastLines?: number | undefined
   /** Not supported: a follower has no end. */
-  end?: never
+  end?: undefined
   /** Not supported: a compressed file is not appended to; follow the log it was made from. */
-  decompress?: false
+  decompress?: false | undefined
   /** Not supported: a follower reads what is appended, past the end of every share. */
-  share?: never
+  share?: undefined
 }
 
 /**
@@ -691,13 +711,17 @@ export type ReadLinesOptions = LineReadOptions
 export type ReadLinesSyncOptions = LineReadOptions
 /** The options of {@link countLines}. */
 export type CountLinesOptions = CountOptions
+/** The options of {@link readJsonLines}. */
+export type ReadJsonLinesOptions = JsonLinesOptions
+/** The options of {@link readJsonLinesSync}. */
+export type ReadJsonLinesSyncOptions = JsonLinesOptions
 /**
  * The options of {@link readChunks}: {@link ReadOptions} but `encoding`. Chunks are the raw bytes,
  * as Buffers: an `encoding` (or a string in place of the options) is refused with
  * `ERR_INVALID_ARG_VALUE`, rather than ignored; `null` means bytes, as in `fs`.
  */
 export interface ReadChunksOptions extends Omit<ReadOptions, 'encoding'> {
-  encoding?: null
+  encoding?: null | undefined
 }
 /** The options of {@link readLastLines}. */
 export type ReadLastLinesOptions = LastLinesOptions
@@ -729,3 +753,5 @@ export function isLineTooLongError(error: unknown): error is LineTooLongError
 export function readChunks(path: PathLike, options?: ReadChunksOptions | null): ChunkReader
 /** The bytes of a {@link ByteSource} (decompressed, with `decompress`), read ahead natively. */
 export function readChunks(source: ByteSource, options?: SourceOptions<ReadChunksOptions> | null): ChunkReader
+/** The bytes of a path or of a {@link ByteSource}: with the options both take. */
+export function readChunks(input: PathLike | ByteSource, options?: SourceOptions<ReadChunksOptions> | null): ChunkReader

@@ -1,3 +1,6 @@
+/// <reference types="./index.d.ts" />
+// (For Deno: index.d.mts re-exports './index.js', which Deno takes for this file when the
+// package is linked from outside node_modules; the directive names its types.)
 // fastlines' public API: one function per way of reading a file. Each lives in its own module
 // under lib/ (README.md's Layout says what each is for); this file only gathers them.
 'use strict'

@@ -196,6 +196,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'README.md',
     'binding.d.ts',
     'binding.js',
+    'index.d.mts',
     'index.d.ts',
     'index.js',
     'index.mjs',
@@ -218,6 +219,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'lib/option-names.js',
     'lib/options.js',
     'lib/source.js',
+    'lib/types.js',
     'package.json',
   ])
 })
@@ -271,6 +273,58 @@ test('npm install: every runtime reads lines with the prebuilt binary', () => {
   assert.ok(fs.existsSync(installed), `${installed} is missing`)
   assertSmokeRuns(app)
   assertDenoReads(app)
+})
+
+/**
+ * A TypeScript module that imports fastlines every way ESM can (default, named, type-only) and
+ * passes its own optional options on: the types of the installed package, as a user meets them.
+ */
+const TYPED_IMPORTS = `import fastlines, { countLines, isLineTooLongError, readLines, type ReadLinesOptions } from 'fastlines'
+
+export async function typed(options?: ReadLinesOptions): Promise<number> {
+  let total: number = await fastlines.countLines('app.log', { match: undefined })
+  for await (const line of readLines('app.log', options)) total += line.length
+  try {
+    await countLines('app.log', { match: 'ERROR' })
+  } catch (error) {
+    if (isLineTooLongError(error)) total += error.maxLineLength
+  }
+  // @ts-expect-error: a misspelt option
+  readLines('app.log', { matches: 'x' })
+  return total
+}
+`
+
+test('TypeScript: the installed package type-checks every way ESM imports it, with tsc and with deno check', () => {
+  const app = makeApp('types-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  // @types/node, as a TypeScript user has it (the types name Buffer and streams): Deno resolves
+  // it from node_modules when package.json lists it.
+  fs.symlinkSync(path.join(repo, 'node_modules/@types'), path.join(app, 'node_modules/@types'))
+  const manifest = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8'))
+  manifest.devDependencies = { '@types/node': '*' }
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest))
+  fs.writeFileSync(path.join(app, 'typed.mts'), TYPED_IMPORTS)
+  const tscArgs = ['--strict', '--exactOptionalPropertyTypes', '--noEmit', '--module', 'nodenext', '--target', 'es2022']
+  const tsc = path.join(repo, 'node_modules/typescript/bin/tsc')
+  assertSucceeded(run(process.execPath, [tsc, ...tscArgs, 'typed.mts'], app), 'tsc')
+  const env = {
+    DENO_DIR: path.join(work, 'deno-dir', 'types-app'),
+    NPM_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
+    NO_COLOR: '1',
+  }
+  assertSucceeded(run(deno, ['check', 'typed.mts'], app, env), 'deno check')
+  // Linked from outside node_modules (npm link, a workspace), Deno takes index.d.mts' './index.js'
+  // for the JavaScript file, and its types from the reference directive that file holds.
+  const installed = path.join(app, 'node_modules', 'fastlines')
+  const linked = path.join(work, 'linked', 'fastlines')
+  fs.cpSync(installed, linked, { recursive: true })
+  fs.rmSync(installed, { recursive: true })
+  fs.symlinkSync(linked, installed)
+  // A linked checkout has its own devDependencies installed, @types/node among them.
+  fs.mkdirSync(path.join(linked, 'node_modules'))
+  fs.symlinkSync(path.join(repo, 'node_modules/@types'), path.join(linked, 'node_modules/@types'))
+  assertSucceeded(run(deno, ['check', 'typed.mts'], app, env), 'deno check, linked')
 })
 
 test('Deno: each permission fastlines asks for is needed, and the error without it names the flag', () => {

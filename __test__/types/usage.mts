@@ -20,6 +20,9 @@ import fastlines, {
   type Follower,
   type LineEntries,
   type ReadLinesOptions,
+  type ReadJsonLinesOptions,
+  type ByteSource,
+  type PathLike,
   type DecompressError,
   type FollowOptions,
   type LastLinesOptions,
@@ -365,4 +368,35 @@ export async function jsonLines(): Promise<void> {
   } catch (error) {
     if ((error as JsonParseError).code === codes.JSON_PARSE) (error as JsonParseError).column.toFixed()
   }
+}
+
+/**
+ * A wrapper that passes its own optional options on, a value that may be undefined for an
+ * option (checked with exactOptionalPropertyTypes: undefined counts as absent), and an argument
+ * that is a path or a source.
+ */
+export async function wrappers(
+  path: string,
+  options: ReadLinesOptions | undefined,
+  jsonOptions: ReadJsonLinesOptions | undefined,
+  signal: AbortSignal | undefined,
+  input: PathLike | ByteSource,
+): Promise<void> {
+  const reader = readLines(path, options)
+  // @ts-expect-error: options that may hold a share give a place that may be undefined
+  const place: number = reader.position
+  readLinesSync(path, options)
+  readJsonLines(path, jsonOptions)
+  readJsonLinesSync(path, jsonOptions)
+  readLines(path, { signal, match: undefined, share: undefined })
+  readJsonLines(path, { share: undefined, onError: undefined })
+  await countLines(path, { start: undefined, threads: undefined })
+  followLines(path, { start: undefined, lastLines: undefined })
+  readLines(process.stdin, { start: undefined })
+  const position: number = readLines(input, { match: 'x' }).position
+  await countLines(input)
+  readJsonLines(input)
+  readChunks(input)
+  // @ts-expect-error: a source may be given, which has no start
+  readLines(input, { start: 1 })
 }
