@@ -463,6 +463,32 @@ test('a FileHandle is read from its current position, and left open, however rea
   t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'))
 })
 
+/** The flags of this process's descriptor `fd` (Linux's /proc). */
+function descriptorFlags(fd) {
+  return Number.parseInt(/^flags:\s*([0-7]+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))[1], 8)
+}
+
+test("a pipe's FileHandle read natively is left as blocking as it was", async (t) => {
+  const O_NONBLOCK = 0o4000
+  const fifo = temp.path('fifo-handle')
+  execFileSync('mkfifo', [fifo])
+  // Read and write, so that opening waits for no writer, and the FIFO never ends.
+  const handle = await fsp.open(fifo, 'r+')
+  try {
+    const before = descriptorFlags(handle.fd)
+    t.is(before & O_NONBLOCK, 0)
+    await handle.write('one\ntwo\n')
+    const lines = []
+    for await (const line of readLines(handle)) if (lines.push(line) === 2) break
+    t.deepEqual(lines, ['one', 'two'])
+    // The duplicate read shares the handle's open file: made non-blocking, it left the handle's
+    // next read failing with EAGAIN where there is nothing yet (and a shell's pipe into stdin).
+    t.is(descriptorFlags(handle.fd), before)
+  } finally {
+    await handle.close()
+  }
+})
+
 test('a file stream nothing has read is read as its file: no chunk passes through JS', async (t) => {
   const bytes = bytesOf('first\r\n', SOUP[1], 'é中😀\r\nlast')
   const file = temp.file(bytes)

@@ -65,7 +65,7 @@ enum ReadyStream {
     #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Receiver),
     #[cfg(unix)]
-    Socket(tokio::net::UnixStream),
+    Socket(descriptor::SocketReader),
     /// Where no descriptor is handed over, there is none.
     #[cfg(not(unix))]
     None(std::convert::Infallible),
