@@ -509,9 +509,13 @@ test('a file stream nothing has read is read as its file: no chunk passes throug
   // Already open: its descriptor is read, from the file's start.
   const opened = fs.createReadStream(file)
   await once(opened, 'ready')
+  const events = []
+  for (const name of ['end', 'close']) opened.on(name, () => events.push(name))
   t.deepEqual(await guard(collect(readLines(opened)), 'lines of an open stream'), expected)
   t.is(opened.bytesRead, 0, 'the open stream read nothing')
-  t.true(opened.destroyed, 'and is let go at the end')
+  // Handed back at the end, it reads that end itself, as after a `for await` over it.
+  if (!events.includes('close')) await guard(once(opened, 'close'), 'the open stream to close')
+  t.deepEqual(events, ['end', 'close'], 'and ends, then closes')
   t.is(await guard(countLines(fs.createReadStream(file)), 'countLines'), expected.length)
   const chunks = await guard(collect(readChunks(fs.createReadStream(file))), 'readChunks')
   t.is(Buffer.concat(chunks).toString('hex'), bytes.toString('hex'))
@@ -523,6 +527,61 @@ test('a file stream nothing has read is read as its file: no chunk passes throug
   await once(started, 'readable')
   t.is(started.read(2).toString(), 'fi')
   t.deepEqual(await guard(collect(readLines(started)), 'the rest'), referenceLines(bytes.subarray(2)))
+})
+
+test('a file stream that changed between the call and the first step is read as it is then', async (t) => {
+  const file = temp.file('old 1\nold 2\n')
+  // It opened its file after the call, which was then rotated: its descriptor names the old file.
+  const rotated = fs.createReadStream(file)
+  const reader = readLines(rotated)
+  await once(rotated, 'ready')
+  fs.renameSync(file, `${file}.1`)
+  fs.writeFileSync(file, 'new 1\n')
+  t.deepEqual(await guard(collect(reader), 'a stream opened since the call'), ['old 1', 'old 2'])
+  // Destroyed after the call: its error, or a premature close, as for any other stream.
+  const failed = fs.createReadStream(file)
+  const failing = readLines(failed)
+  const error = new Error('destroyed before the first step')
+  failed.destroy(error)
+  t.is(await t.throwsAsync(guard(collect(failing), 'a destroyed stream')), error)
+  const closed = fs.createReadStream(file)
+  const closing = readLines(closed)
+  closed.destroy()
+  await t.throwsAsync(guard(collect(closing), 'a closed stream'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })
+})
+
+test('a file stream asked to read before (a read() that gave null) is fed: no byte is lost', async (t) => {
+  const bytes = Buffer.from(numberedLines(20_000, 12))
+  const file = temp.file(bytes)
+  const expected = referenceLines(bytes)
+  for (const when of ['before the call', 'after the call']) {
+    const stream = fs.createReadStream(file)
+    await once(stream, 'ready')
+    if (when === 'before the call') t.is(stream.read(), null, 'the read is under way')
+    const reader = readLines(stream)
+    if (when === 'after the call') t.is(stream.read(), null, 'the read is under way')
+    t.deepEqual(await guard(collect(reader), when), expected, when)
+  }
+})
+
+test('a stream given its descriptor, with autoClose: false, is left open however it is read to its end', async (t) => {
+  const bytes = bytesOf('one\r\ntwo\nthree')
+  const file = temp.file(bytes)
+  const ways = {
+    readLines: async (stream) => t.deepEqual(await collect(readLines(stream)), referenceLines(bytes)),
+    countLines: async (stream) => t.is(await countLines(stream), 3),
+    readChunks: async (stream) => t.is(Buffer.concat(await collect(readChunks(stream))).toString(), bytes.toString()),
+  }
+  for (const [name, read] of Object.entries(ways)) {
+    const fd = fs.openSync(file, 'r')
+    try {
+      await guard(read(fs.createReadStream(null, { fd, autoClose: false })), name)
+      // As a `for await` over the stream leaves it: the descriptor is still the caller's.
+      t.notThrows(() => fs.fstatSync(fd), `${name}: the descriptor is open`)
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
 })
 
 test('a file stream that reads through an fs of its own, or its own _read, is fed its own bytes, not the path', async (t) => {
@@ -646,6 +705,11 @@ for (const [feed, run] of Object.entries(STDIN_FEEDS)) {
     for (const way of ['lines', 'batches', 'count']) {
       const output = fixtureOutput(t, await run([STDIN_READER, way]), way)
       t.deepEqual(output, way === 'count' ? { count: BIG_SUMMARY.count } : BIG_SUMMARY, way)
+    }
+    // Read to its end, the stream ends as after a `for await` over it; and asked to read first (a
+    // read(0), which starts one), it is fed rather than read natively behind that read's back.
+    for (const way of ['ends', 'read-first']) {
+      t.deepEqual(fixtureOutput(t, await run([STDIN_READER, way]), way), { ...BIG_SUMMARY, ended: true }, way)
     }
   })
 }

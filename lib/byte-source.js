@@ -97,11 +97,17 @@ function chunksOf(value) {
 }
 
 /**
- * Whether a Readable is as it was made: nothing has read from it, listened for its data or
- * changed its encoding, and it has not ended. Its descriptor may then be read by someone else.
+ * Whether a Readable is as it was made: nothing has read from it or asked it to read, listened
+ * for its data or changed its encoding, and it has not ended. Its descriptor may then be read by
+ * someone else. A `read()` or `read(0)`, even one that gave null, starts a read (an `fs.read` of a
+ * file stream, a runtime's read of a pipe) whose bytes would land in the stream while fastlines
+ * read on past them from the same descriptor, lost; it sets `needReadable` on every runtime.
  */
 function isUntouched(stream) {
+  const state = stream._readableState
   return (
+    state?.needReadable !== true &&
+    state?.reading !== true &&
     stream.readableDidRead === false &&
     stream.readableLength === 0 &&
     stream.readableFlowing === null &&
@@ -161,6 +167,9 @@ function fileStreamPath(value) {
     // Once the reader is made: a call refused for its options leaves the stream alone. Its own
     // open may fail before it is released: the native open reports that, with the path.
     take: () => value.on('error', () => {}),
+    // Whether it is still as it was at the call: unopened (its path may name another file once
+    // it has opened one, after a rotation), and neither read nor destroyed nor failed.
+    unchanged: () => isWholeFileStream(value) && value.fd === null,
     release: () => value.destroy(),
   }
 }
@@ -245,6 +254,8 @@ class ReadableChunks {
   #wake = null
   /** The pipe handle whose reading was stopped to read its descriptor natively (see descriptor()). */
   #stopped = null
+  /** Whether its descriptor is read natively as it is: process.stdin's, or an open file stream's. */
+  #readAsItIs = false
   #onReadable = () => this.#woken()
   #onEnd = () => {
     this.#ended = true
@@ -289,9 +300,13 @@ class ReadableChunks {
     this.#release()
     const stream = this.#stream
     if (stream === process.stdin && stream.fd === 0) {
-      return stream.isTTY !== true && isUntouched(stream) ? { fd: 0 } : undefined
+      this.#readAsItIs = stream.isTTY !== true && isUntouched(stream)
+      return this.#readAsItIs ? { fd: 0 } : undefined
     }
-    if (typeof stream.fd === 'number' && isWholeFileStream(stream)) return { fd: stream.fd }
+    if (typeof stream.fd === 'number' && isWholeFileStream(stream)) {
+      this.#readAsItIs = true
+      return { fd: stream.fd }
+    }
     if (!takeablePipe(stream)) return undefined
     const handle = stream._handle
     // Its read() may start the handle again, so stop it after.
@@ -341,13 +356,21 @@ class ReadableChunks {
   }
 
   /**
-   * Its bytes were all read natively, to their end: a stream taken over (see descriptor()) reads
-   * again and flows, so that it sees that end itself and ends as it would have ('end', then
-   * 'close', and a child's 'close' after). False for any other stream, which is let go as
-   * cancel() lets it go.
+   * Its bytes were all read natively, to their end: a stream whose descriptor was read (see
+   * descriptor()) reads again and flows, so that it sees that end itself and ends as it would
+   * have after a `for await` over it ('end', then 'close' if it closes itself, and a child's
+   * 'close' after; a file stream with `autoClose: false` keeps its descriptor open). One fed to
+   * its end is left as it ended. False for any other stream, which is let go as cancel() lets it
+   * go.
    */
   handBack() {
-    if (this.#stopped === null) return false
+    if (this.#ended) {
+      // It ended itself, and is left as a `for await` leaves a stream that ended: it closes
+      // itself if it was made to (autoDestroy), and not otherwise.
+      this.#unlisten()
+      return true
+    }
+    if (this.#stopped === null && !this.#readAsItIs) return false
     this.#restart()
     this.#stream.resume()
     return true
@@ -355,13 +378,18 @@ class ReadableChunks {
 
   cancel() {
     this.#release()
+    this.#unlisten()
+    // A late 'error' after destroy() must not go unhandled: keep listening.
+    this.#stream.destroy()
+    this.#woken()
+  }
+
+  /** Stops listening for the stream's data and end (not for its errors: see cancel()). */
+  #unlisten() {
     const stream = this.#stream
     stream.off('readable', this.#onReadable)
     stream.off('end', this.#onEnd)
     stream.off('close', this.#onClose)
-    // A late 'error' after destroy() must not go unhandled: keep listening.
-    stream.destroy()
-    this.#woken()
   }
 
   /** Starts the reading of a pipe handle that descriptor() stopped again, as Node's own read would. */

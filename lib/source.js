@@ -99,24 +99,14 @@ class NativeSource {
       const { open, firstPlace = () => startsAtStart(read) } = kind.path(bytes, { read, lines })
       file?.take()
       this.#release = file?.release
-      this.#open = open
+      this.#open = file === undefined ? open : () => this.#openFileStream(file, open, kind, input, { read, lines })
       this.#firstPlace = firstPlace
       this.#errorOf = (failure) => nativeError(failure, display)
       this.#signal = signal
     } else {
       refuseFileOptions(options)
       const { read, lines, signal } = normalizeOptions(options)
-      const source = takeSource()
-      this.#source = source
-      if (kind.framesHere) this.#framing = framingHere({ read, lines })
-      this.#open = () =>
-        source.open(
-          (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
-          lines.encoding,
-          this.#framing === undefined ? undefined : 'frame',
-        )
-      this.#firstPlace = () => startsAtStart(read)
-      this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
+      this.#readSource(kind, takeSource(), { read, lines })
       this.#signal = signal
     }
     this.#onAbort = onAbort
@@ -361,6 +351,37 @@ class NativeSource {
     return this.#closing
   }
 
+  /** Reads `source`, a ByteSource, from the first step on, with the normalized options. */
+  #readSource(kind, source, { read, lines }) {
+    this.#source = source
+    if (kind.framesHere) this.#framing = framingHere({ read, lines })
+    this.#open = () =>
+      source.open(
+        (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
+        lines.encoding,
+        this.#framing === undefined ? undefined : 'frame',
+      )
+    this.#firstPlace = () => startsAtStart(read)
+    this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
+  }
+
+  /**
+   * At the first step, opens the file a file stream names (see fileStreamPath) with `openPath`,
+   * and lets the stream go, if the stream is as it was at the call. One that opened its file
+   * since (its path may name another now, after a rotation), was read, destroyed or failed, is
+   * read as any other stream is: through its descriptor if it may be, with its own error if it
+   * failed.
+   */
+  #openFileStream(file, openPath, kind, input, options) {
+    if (file.unchanged()) {
+      file.release()
+      return openPath()
+    }
+    this.#release = undefined
+    this.#readSource(kind, byteSourceOf(input)(), options)
+    return this.#open()
+  }
+
   /** Throws if aborted, starts the native stream on first use; false once closed. */
   #started() {
     if (this.#abortShows()) {
@@ -369,7 +390,6 @@ class NativeSource {
     }
     if (this.#closing !== null) return false
     if (this.#native === null) {
-      this.#release?.()
       this.#native = this.#open()
       this.#feeder = this.#source === undefined ? null : this.#native.feeder
     }
