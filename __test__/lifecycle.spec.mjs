@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url'
 
 import test from 'ava'
 
-import { countLines, readChunks, readJsonLines, readJsonLinesSync, readLines, readLinesSync } from '../index.js'
+import {
+  countLines,
+  followLines,
+  readChunks,
+  readJsonLines,
+  readJsonLinesSync,
+  readLines,
+  readLinesSync,
+} from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
 import { hangLimit } from './helpers/hang.mjs'
 import { until } from './helpers/tail.mjs'
@@ -200,6 +208,33 @@ test('aborting countLines of a FIFO whose writer is idle closes it at once, and 
     await until(() => openCount(fifo) === 1, 'the FIFO closed after the abort')
   }
   t.is(await countLines(temp.file('a\nb\n')), 2)
+})
+
+test("an abort inside a line of a terabyte lets the file go at once: a count in parts, a search, a follower's last lines", async (t) => {
+  // Sparse: a 1 TiB line of NULs takes no disk, and minutes to look through for its end. The
+  // count in parts, a search's parts and a follower's backward scan looked through it to the
+  // end, past an abort, holding the file and a core.
+  const file = temp.path('terabyte-line')
+  fs.writeFileSync(file, '')
+  fs.truncateSync(file, 2 ** 40)
+  fs.appendFileSync(file, 'a\nb\n')
+  const readers = {
+    'countLines in parts': (signal) => countLines(file, { threads: 2, signal }),
+    'a search': async (signal) => {
+      for await (const _ of readLines(file, { match: 'zz', signal }));
+    },
+    "a follower's last lines": async (signal) => {
+      for await (const _ of followLines(file, { lastLines: 2, signal }));
+    },
+  }
+  for (const [what, read] of Object.entries(readers)) {
+    const controller = new AbortController()
+    const reading = read(controller.signal)
+    await until(() => isOpen(file), `${what} to open the file`)
+    controller.abort()
+    await t.throwsAsync(reading, { name: 'AbortError' }, what)
+    await until(() => !isOpen(file), `${what} to close the file after the abort`)
+  }
 })
 
 test('an already aborted signal rejects the first step without opening the file', async (t) => {

@@ -108,7 +108,7 @@ fn count_in_parts(
                 return counted; // every part is taken
             };
             let part = share
-                .range(file, within.clone())
+                .range(file, within.clone(), &|| cancelled.load(Ordering::Relaxed))
                 .map_err(|err| ReadError::from(OsError::new(&err, "read")))
                 .and_then(|range| {
                     let input = FileRange::new(file, range);
@@ -148,6 +148,10 @@ fn count_in_parts(
             Some(lines) => total += lines,
             None => return Ok(None),
         }
+    }
+    // A part cut short by the cancel (see Share::range) may have counted nothing.
+    if cancelled.load(Ordering::Relaxed) {
+        return Ok(None);
     }
     Ok(Some(total))
 }

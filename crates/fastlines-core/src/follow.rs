@@ -132,8 +132,11 @@ pub(crate) async fn follow(
         })
     };
     let noted = Arc::clone(&arrivals);
+    let opening = Arc::clone(&stop);
     let opened = spawn_blocking(move || {
-        let (source, offset, after_cr) = open_following(&anchor, &options, from, &framer)?;
+        let stopped = || opening.is_cancelled();
+        let (source, offset, after_cr) =
+            open_following(&anchor, &options, from, &framer, &stopped)?;
         noted.reading(&source.input);
         let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
         Ok::<_, ReadError>((path, source, offset, after_cr, watch, framer))
@@ -179,6 +182,7 @@ fn open_following(
     options: &ReadOptions,
     from: FollowFrom,
     framer: &LineFramer,
+    stopped: &dyn Fn() -> bool,
 ) -> Result<(Source, u64, bool), ReadError> {
     let reopened = anchor.reopen().map_err(|err| OsError::new(&err, "open"))?;
     let (mut file, offset) = match reopened {
@@ -193,7 +197,7 @@ fn open_following(
                 FollowFrom::End => len,
                 FollowFrom::Start => options.start,
                 FollowFrom::LastLines(n) => {
-                    start_of_last_lines(&file, n, len, options.chunk_size, framer)?
+                    start_of_last_lines(&file, n, len, options.chunk_size, framer, stopped)?
                 }
             };
             (file, offset)

@@ -195,6 +195,12 @@ impl LineFramer {
         self.check_json.then(|| lines_not_one_text(lines))
     }
 
+    /// The longest string the consumer's engine makes, in UTF-16 code units, and the encoding
+    /// that measures a line's bytes in them (see [`PendingLine::units_at_least`]).
+    pub(crate) fn string_limit(&self) -> (usize, Encoding) {
+        (self.max_string_length, self.encoding)
+    }
+
     /// The longest line it collects, if it has a limit.
     pub fn max_line_length(&self) -> Option<usize> {
         match self.limit {
@@ -470,12 +476,7 @@ impl PendingLine {
     /// U+FFFD); a character cut at the end still becomes at least one, whatever follows.
     fn units_at_least(&mut self, line: &[u8], encoding: Encoding) -> usize {
         let new = &line[self.counted.min(line.len())..];
-        self.units += match encoding {
-            Encoding::Latin1 => new.len(),
-            // Bytes not of the form 0b10xx_xxxx; counted only past the engine's limit, so plainly
-            // (bytecount, x86-64's counter, is not on every target).
-            Encoding::Utf8 => new.iter().filter(|&&byte| (byte as i8) >= -0x40).count(),
-        };
+        self.units += units_at_least(new, encoding);
         self.counted = line.len();
         self.units
     }
@@ -501,6 +502,17 @@ impl Framer for ChunkFramer {
 
     fn finish(&mut self, buf: &mut ReadBuf) -> Result<Option<Bytes>, ReadError> {
         self.take(buf)
+    }
+}
+
+/// At least how many UTF-16 code units `bytes` decode to, in `encoding`: for UTF-8, the bytes
+/// not of the form `0b10xx_xxxx`, each of which starts a character (or is a U+FFFD) wherever
+/// the bytes were cut. Counted only past the engine's limit, so plainly (bytecount, x86-64's
+/// counter, is not on every target).
+pub(crate) fn units_at_least(bytes: &[u8], encoding: Encoding) -> usize {
+    match encoding {
+        Encoding::Latin1 => bytes.len(),
+        Encoding::Utf8 => bytes.iter().filter(|&&byte| (byte as i8) >= -0x40).count(),
     }
 }
 

@@ -11,9 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::memrchr2_iter;
 
+use crate::decode::Encoding;
 use crate::decode::Text;
 use crate::error::{OsError, ReadError};
-use crate::frame::{Batch, LineFramer};
+use crate::frame::{units_at_least, Batch, LineFramer};
 use crate::reader::{Progress, Reader};
 use crate::source::{capped_read_size, Source};
 use crate::split::count_newlines;
@@ -44,7 +45,8 @@ pub fn read_last_lines(
     let len = file_len(&file, chunk_size)?;
     let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
     let chunk_size = capped_read_size(chunk_size, len);
-    let last = last_batches(&file, n, len, chunk_size, framer, Some(cancelled))?;
+    let stopped = || cancelled.load(Ordering::Relaxed);
+    let last = last_batches(&file, n, len, chunk_size, framer, Some(&stopped))?;
     Ok(last.map(|(batches, end)| LastLines { batches, end }))
 }
 
@@ -119,14 +121,14 @@ fn last_batches(
     len: u64,
     chunk_size: usize,
     framer: LineFramer,
-    cancelled: Option<&AtomicBool>,
+    stopped: Option<&dyn Fn() -> bool>,
 ) -> Result<Option<(Vec<Batch>, u64)>, ReadError> {
     let mut pieces = Pieces {
         file,
         len,
         chunk_size,
         framer,
-        cancelled,
+        stopped,
     };
     if pieces.framer.filters() {
         pieces.last_kept(n)
@@ -150,10 +152,10 @@ struct Pieces<'a> {
     len: u64,
     chunk_size: usize,
     framer: LineFramer,
-    cancelled: Option<&'a AtomicBool>,
+    stopped: Option<&'a dyn Fn() -> bool>,
 }
 
-/// A piece of whole lines and what framing it gave; `None` when cancelled.
+/// A piece of whole lines and what framing it gave; `None` when stopped.
 type Framed = Option<(Vec<Batch>, u64)>;
 
 impl Pieces<'_> {
@@ -216,7 +218,8 @@ impl Pieces<'_> {
                 enough_bytes: bytes,
                 chunk_size: self.chunk_size,
                 max_line_length: self.framer.max_line_length(),
-                cancelled: self.cancelled,
+                string_limit: Some(self.framer.string_limit()),
+                stopped: self.stopped,
             };
             let Some(start) = scan.run(reads)? else {
                 return Ok(None);
@@ -323,16 +326,20 @@ impl ReadBack for PieceReads<'_> {
 }
 
 /// Where the last `n` lines of the first `len` bytes of `file` start; with a filter in
-/// `framer`, the last `n` lines it keeps (or the file's start, if it keeps fewer).
+/// `framer`, the last `n` lines it keeps (or the file's start, if it keeps fewer). A line among
+/// them over the framer's `max_line_length` fails as soon as the scan has read that much of it;
+/// once `stopped` says so (checked between reads), the file's start, where a reader that is
+/// stopping reads nothing.
 pub(crate) fn start_of_last_lines(
     file: &File,
     n: u64,
     len: u64,
     chunk_size: usize,
     framer: &LineFramer,
+    stopped: &dyn Fn() -> bool,
 ) -> Result<u64, ReadError> {
     if framer.filters() && n > 0 {
-        let batches = last_batches(file, n, len, chunk_size, framer.clone(), None)?;
+        let batches = last_batches(file, n, len, chunk_size, framer.clone(), Some(stopped))?;
         let starts: Vec<u64> = batches
             .iter()
             .flat_map(|(batches, _)| batches)
@@ -353,8 +360,10 @@ pub(crate) fn start_of_last_lines(
         len,
         enough_bytes: u64::MAX,
         chunk_size,
-        max_line_length: None,
-        cancelled: None,
+        max_line_length: framer.max_line_length(),
+        // Read forward from there, a line too long for a string fails as it does in any reader.
+        string_limit: None,
+        stopped: Some(stopped),
     };
     let mut reads = ChunkReads {
         file,
@@ -390,8 +399,12 @@ struct Scan<'a> {
     chunk_size: usize,
     /// Stop with [`ReadError::LineTooLong`] at a line longer than this (plus its terminator).
     max_line_length: Option<usize>,
-    /// Stop, giving `None`, once this is set (checked before each read).
-    cancelled: Option<&'a AtomicBool>,
+    /// Stop with [`ReadError::StringTooLong`] at a line sure to be longer than the engine's
+    /// longest string (in UTF-16 code units, its bytes measured in the encoding), rather than
+    /// hold a line of gigabytes that could never be handed out (a sparse file's end).
+    string_limit: Option<(usize, Encoding)>,
+    /// Stop, giving `None`, once this says so (checked before each read).
+    stopped: Option<&'a dyn Fn() -> bool>,
 }
 
 impl Scan<'_> {
@@ -408,12 +421,12 @@ impl Scan<'_> {
         let mut found = 0;
         // Where the line being scanned ends: the last line start found, or the end.
         let mut line_end = self.len;
+        // At least how many UTF-16 code units that line holds, counted from where it grew past
+        // the string limit in bytes (a byte is at most a unit).
+        let mut units = 0;
         while chunk_end > 0 {
             let chunk_start = chunk_end.saturating_sub(chunk_size);
-            if self
-                .cancelled
-                .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
-            {
+            if self.stopped.is_some_and(|stopped| stopped()) {
                 return Ok(None);
             }
             let bytes = reads.read_back(chunk_start, (chunk_end - chunk_start) as usize)?;
@@ -431,6 +444,9 @@ impl Scan<'_> {
                 }
             }
             self.check_line(chunk_start, line_end)?;
+            let part = &bytes[..(line_end.min(chunk_end) - chunk_start) as usize];
+            let spans = line_end > chunk_end;
+            units = self.check_string(part, line_end - chunk_start, spans, units)?;
             if found > 0 && self.len - chunk_start >= self.enough_bytes {
                 return Ok(Some(line_end));
             }
@@ -438,6 +454,33 @@ impl Scan<'_> {
             chunk_end = chunk_start;
         }
         Ok(Some(0))
+    }
+
+    /// Fails if the line being scanned is sure to be too long for a string: `part` is what was
+    /// read of it now (the chunk's bytes up to its end), `line_bytes` its length so far, and
+    /// `spans` whether it goes on past the chunk, with `units` counted of it before. Gives what
+    /// is counted of it now: nothing while its bytes are within the limit (a byte is at most a
+    /// unit), and from there on at least its units since.
+    fn check_string(
+        &self,
+        part: &[u8],
+        line_bytes: u64,
+        spans: bool,
+        units: usize,
+    ) -> Result<usize, ReadError> {
+        let Some((max, encoding)) = self.string_limit else {
+            return Ok(0);
+        };
+        if line_bytes <= max as u64 {
+            return Ok(0);
+        }
+        let units = if spans { units } else { 0 } + units_at_least(part, encoding);
+        if units > max {
+            return Err(ReadError::StringTooLong {
+                max_string_length: max,
+            });
+        }
+        Ok(units)
     }
 
     /// Fails if the line from `start` (or before) to `end` is surely over the limit, its
@@ -477,35 +520,106 @@ mod tests {
     use crate::filter::Match;
     use crate::split::tests::reference_lines;
 
-    /// The last `n` lines from `input`, found backward in reads of `chunk_size`, which read
-    /// no more than those lines and one chunk.
-    fn last(input: &[u8], n: u64, chunk_size: usize) -> Vec<Vec<u8>> {
-        /// Reads from `input`, counting the bytes read.
-        struct SliceReads<'a> {
-            input: &'a [u8],
-            bytes_read: usize,
+    /// Reads from `input`, counting the bytes read.
+    struct SliceReads<'a> {
+        input: &'a [u8],
+        bytes_read: usize,
+    }
+
+    impl ReadBack for SliceReads<'_> {
+        fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError> {
+            self.bytes_read += len;
+            Ok(&self.input[offset as usize..offset as usize + len])
         }
-        impl ReadBack for SliceReads<'_> {
-            fn read_back(&mut self, offset: u64, len: usize) -> Result<&[u8], ReadError> {
-                self.bytes_read += len;
-                Ok(&self.input[offset as usize..offset as usize + len])
-            }
-        }
+    }
+
+    /// Where a backward scan of `input` in reads of `chunk_size` finds its last `n` lines
+    /// start, with `string_limit`; and how many bytes it read.
+    fn scan(
+        input: &[u8],
+        n: u64,
+        chunk_size: usize,
+        string_limit: Option<(usize, Encoding)>,
+    ) -> (Result<Option<u64>, ReadError>, usize) {
         let scan = Scan {
             n,
             len: input.len() as u64,
             enough_bytes: u64::MAX,
             chunk_size,
             max_line_length: None,
-            cancelled: None,
+            string_limit,
+            stopped: None,
         };
         let mut reads = SliceReads {
             input,
             bytes_read: 0,
         };
-        let start = scan.run(&mut reads).unwrap().unwrap() as usize;
-        assert!(reads.bytes_read <= input.len() - start + chunk_size);
+        (scan.run(&mut reads), reads.bytes_read)
+    }
+
+    /// The last `n` lines from `input`, found backward in reads of `chunk_size`, which read
+    /// no more than those lines and one chunk.
+    fn last(input: &[u8], n: u64, chunk_size: usize) -> Vec<Vec<u8>> {
+        let (start, bytes_read) = scan(input, n, chunk_size, None);
+        let start = start.unwrap().unwrap() as usize;
+        assert!(bytes_read <= input.len() - start + chunk_size);
         reference_lines(&input[start..])
+    }
+
+    /// A line longer than the engine's longest string fails the scan once that is sure, having
+    /// read a bounded part of it: a sparse file's end, gigabytes of NULs, was held whole (6 GB
+    /// for a 3 GiB line) before the string failed. Code units are counted as the encoding
+    /// decodes: a line of more bytes than the limit may fit.
+    #[test]
+    fn a_line_too_long_for_a_string_fails_the_backward_scan() {
+        let max = 100;
+        let too_long = Err(ReadError::StringTooLong {
+            max_string_length: max,
+        });
+        for chunk_size in [1, 7, 64, 1000] {
+            let fits = [&b"a\n"[..], "\u{1f600}".repeat(50).as_bytes()].concat();
+            let (start, _) = scan(&fits, 1, chunk_size, Some((max, Encoding::Utf8)));
+            assert_eq!(
+                start,
+                Ok(Some(2)),
+                "200 bytes, 100 units: reads of {chunk_size}"
+            );
+            for encoding in [Encoding::Utf8, Encoding::Latin1] {
+                let endless = [&b"a\n"[..], &[0; 10_000]].concat();
+                let (start, read) = scan(&endless, 1, chunk_size, Some((max, encoding)));
+                assert_eq!(start, too_long, "{encoding:?}, reads of {chunk_size}");
+                assert!(read <= 2 * (max + chunk_size), "{read} bytes read");
+            }
+        }
+        // Three bytes a unit: sure to be too long once more than the limit is counted past
+        // the limit's bytes.
+        let wide = [&b"a\n"[..], "\u{4e2d}".repeat(1000).as_bytes()].concat();
+        for chunk_size in [7, 64] {
+            let (start, read) = scan(&wide, 1, chunk_size, Some((max, Encoding::Utf8)));
+            assert_eq!(start, too_long, "reads of {chunk_size}");
+            assert!(read <= 4 * (max + chunk_size), "{read} bytes read");
+        }
+    }
+
+    /// A scan that is stopped gives `None` before its next read.
+    #[test]
+    fn a_stopped_scan_reads_no_more() {
+        let input = [&b"a\n"[..], &[b'x'; 1000]].concat();
+        let mut reads = SliceReads {
+            input: &input,
+            bytes_read: 0,
+        };
+        let scan = Scan {
+            n: 1,
+            len: input.len() as u64,
+            enough_bytes: u64::MAX,
+            chunk_size: 10,
+            max_line_length: None,
+            string_limit: None,
+            stopped: Some(&|| true),
+        };
+        assert_eq!(scan.run(&mut reads), Ok(None));
+        assert_eq!(reads.bytes_read, 0);
     }
 
     #[test]

@@ -98,11 +98,12 @@ struct Cut {
 }
 
 impl Cut {
-    /// The bytes of part `index`: the lines that start in its share of `within`.
-    fn range(&self, index: u64) -> Result<Range<u64>, ReadError> {
+    /// The bytes of part `index`: the lines that start in its share of `within` (or, once
+    /// `stopped` says so, whatever is left: see [`Share::range`]).
+    fn range(&self, index: u64, stopped: &dyn Fn() -> bool) -> Result<Range<u64>, ReadError> {
         let share = Share::new(index, self.parts).expect("a part's index is below their count");
         let range = share
-            .range(&self.file, self.within.clone())
+            .range(&self.file, self.within.clone(), stopped)
             .map_err(|err| OsError::new(&err, "read"))?;
         let last = index + 1 == self.parts;
         Ok(if last && self.to_end {
@@ -120,8 +121,9 @@ impl Cut {
         framer: F,
         buf: ReadBuf,
         progress: Progress,
+        stopped: &dyn Fn() -> bool,
     ) -> Result<PartReader<F>, ReadError> {
-        let range = self.range(index)?;
+        let range = self.range(index, stopped)?;
         let start = range.start;
         let input = FileRange::new(self.file.clone(), range);
         let source = Source::new(input, None, self.chunk_size).at(start);
@@ -193,7 +195,7 @@ impl<T> AheadPart<T> {
 /// Frames a part whole on a thread of the blocking pool, with the reader `reader_of` makes,
 /// unless the stream's reader claimed the part first; `helpers` is given back when it is done.
 fn frame_ahead<F: Framer>(
-    reader_of: impl FnOnce() -> Result<PartReader<F>, ReadError>,
+    reader_of: impl FnOnce(&dyn Fn() -> bool) -> Result<PartReader<F>, ReadError>,
     state: &(Mutex<Ahead<F::Item>>, Condvar),
     dropped: &AtomicBool,
     helpers: Helpers,
@@ -207,12 +209,15 @@ fn frame_ahead<F: Framer>(
     }
     // The reader, and with it this thread's handle to the file, is gone once the part is
     // framed: only the stream's reader may still hold the file, so closing the stream closes it.
-    let framed = catch_unwind(AssertUnwindSafe(|| frame_whole(reader_of(), dropped)))
-        .unwrap_or_else(|_| Framed {
-            items: VecDeque::new(),
-            lines: 0,
-            failed: Some(ReadError::Panicked),
-        });
+    let stopped = || dropped.load(Ordering::Relaxed);
+    let framed = catch_unwind(AssertUnwindSafe(|| {
+        frame_whole(reader_of(&stopped), dropped)
+    }))
+    .unwrap_or_else(|_| Framed {
+        items: VecDeque::new(),
+        lines: 0,
+        failed: Some(ReadError::Panicked),
+    });
     drop(helpers);
     *locked(&state.0) = Ahead::Done(framed);
     state.1.notify_all();
@@ -349,7 +354,7 @@ where
                 if self.next == self.cut.parts || stopped() {
                     return Ok(None);
                 }
-                self.part = Some(self.begin_next()?);
+                self.part = Some(self.begin_next(stopped)?);
                 continue;
             };
             match part {
@@ -374,7 +379,7 @@ where
 
     /// Begins the next part: the one framed ahead, if a helper framed it; else it is framed
     /// here, and the one after it ahead.
-    fn begin_next(&mut self) -> Result<Part<F>, ReadError> {
+    fn begin_next(&mut self, stopped: &dyn Fn() -> bool) -> Result<Part<F>, ReadError> {
         let index = self.next;
         self.next += 1;
         let ahead = self.ahead.take();
@@ -388,9 +393,13 @@ where
         }
         self.frame_ahead(index + 1);
         let buf = self.buffers.sharing_pool();
-        let reader = self
-            .cut
-            .reader(index, self.part_framer(), buf, self.progress.clone())?;
+        let reader = self.cut.reader(
+            index,
+            self.part_framer(),
+            buf,
+            self.progress.clone(),
+            stopped,
+        )?;
         Ok(Part::Here(reader))
     }
 
@@ -409,7 +418,8 @@ where
         let state = Arc::new((Mutex::new(Ahead::Queued), Condvar::new()));
         let (cut, framer, progress) = (self.cut.clone(), self.part_framer(), self.progress.clone());
         let buf = self.buffers.sharing_pool();
-        let reader_of = move || cut.reader(index, framer, buf, progress);
+        let reader_of =
+            move |stopped: &dyn Fn() -> bool| cut.reader(index, framer, buf, progress, stopped);
         let (shared, dropped) = (Arc::clone(&state), Arc::clone(&self.dropped));
         // Not awaited: the reader learns the outcome from `state`. If the runtime is shutting
         // down, the job is dropped unrun, and the part stays queued for the reader to frame.

@@ -64,18 +64,25 @@ impl Share {
 
     /// The bytes of `within` (a range of `file`, read with the rule that its first byte starts
     /// a line and its last one ends one) that this share reads: from the first line start at or
-    /// after its cut to the first one at or after the next share's cut.
-    pub fn range(self, file: &File, within: Range<u64>) -> io::Result<Range<u64>> {
+    /// after its cut to the first one at or after the next share's cut. Once `stopped` says so
+    /// (checked between reads: a line of gigabytes takes seconds to look through), the rest of
+    /// `within`, which a reader that is stopping reads nothing of.
+    pub fn range(
+        self,
+        file: &File,
+        within: Range<u64>,
+        stopped: &dyn Fn() -> bool,
+    ) -> io::Result<Range<u64>> {
         let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
         let cut = |index| {
             within
                 .start
                 .saturating_add(Self::cut(index, self.count, len))
         };
-        let start = line_start_from(file, cut(self.index), &within)?;
+        let start = line_start_from(file, cut(self.index), &within, stopped)?;
         // A line that reaches past the next cut belongs here, and the next share starts after
         // it: looking from `start` on finds that without reading the line again.
-        let end = line_start_from(file, cut(self.index + 1).max(start), &within)?;
+        let end = line_start_from(file, cut(self.index + 1).max(start), &within, stopped)?;
         Ok(start..end)
     }
 }
@@ -85,8 +92,14 @@ impl Share {
 /// after a `\r` whose next byte in `within` is not `\n` (so `\r` as the range's last byte ends
 /// a line, as it does when the range is read).
 ///
-/// Reads from `at - 1` on at offsets, so threads may look in one file at once.
-pub(crate) fn line_start_from(file: &File, at: u64, within: &Range<u64>) -> io::Result<u64> {
+/// Reads from `at - 1` on at offsets, so threads may look in one file at once. Gives up with
+/// `within.end` once `stopped` says so, checked between reads.
+pub(crate) fn line_start_from(
+    file: &File,
+    at: u64,
+    within: &Range<u64>,
+    stopped: &dyn Fn() -> bool,
+) -> io::Result<u64> {
     if at <= within.start {
         return Ok(within.start);
     }
@@ -99,6 +112,9 @@ pub(crate) fn line_start_from(file: &File, at: u64, within: &Range<u64>) -> io::
     // A `\r` was the last byte of the previous read: the line starts after it, or after its `\n`.
     let mut after_cr = None;
     loop {
+        if stopped() {
+            return Ok(within.end);
+        }
         let read = read_some(&mut input, &mut buf)?;
         if read == 0 {
             // The range is read (or the file is shorter than it was): no line start is left in it.
@@ -189,7 +205,7 @@ mod tests {
         (0..count)
             .flat_map(|index| {
                 let share = cut(Share::new(index, count).unwrap());
-                let range = share.range(&file, within.clone()).unwrap();
+                let range = share.range(&file, within.clone(), &|| false).unwrap();
                 reference_lines(&bytes[range.start as usize..range.end as usize])
             })
             .collect()
@@ -227,17 +243,17 @@ mod tests {
         // Cuts at 1 ("a" | "\r\nb"), 2 (inside "\r\n") and 3 ("b"): the line "b" starts at 3.
         let file = file_of(b"a\r\nb\n");
         let whole = 0..5;
-        assert_eq!(line_start_from(&file, 1, &whole).unwrap(), 3);
-        assert_eq!(line_start_from(&file, 2, &whole).unwrap(), 3);
-        assert_eq!(line_start_from(&file, 3, &whole).unwrap(), 3);
-        assert_eq!(line_start_from(&file, 4, &whole).unwrap(), 5);
+        assert_eq!(line_start_from(&file, 1, &whole, &|| false).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 2, &whole, &|| false).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 3, &whole, &|| false).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 4, &whole, &|| false).unwrap(), 5);
     }
 
     #[test]
     fn a_lone_cr_at_the_end_of_a_range_ends_its_line() {
         let file = file_of(b"ab\r\ncd");
-        assert_eq!(line_start_from(&file, 1, &(0..3)).unwrap(), 3);
-        assert_eq!(line_start_from(&file, 1, &(0..6)).unwrap(), 4);
+        assert_eq!(line_start_from(&file, 1, &(0..3), &|| false).unwrap(), 3);
+        assert_eq!(line_start_from(&file, 1, &(0..6), &|| false).unwrap(), 4);
     }
 
     #[test]
@@ -248,7 +264,10 @@ mod tests {
             let file = file_of(&[&bytes[..], next].concat());
             let whole = 0..(SCAN_BYTES + 2) as u64;
             let expected = SCAN_BYTES as u64 + u64::from(next[0] == b'\n');
-            assert_eq!(line_start_from(&file, 5, &whole).unwrap(), expected);
+            assert_eq!(
+                line_start_from(&file, 5, &whole, &|| false).unwrap(),
+                expected
+            );
         }
     }
 
@@ -283,5 +302,23 @@ mod tests {
         assert_eq!(Share::new(2, 2), None);
         assert_eq!(Share::new(0, 0), None);
         assert!(Share::new(1, 2).is_some());
+    }
+
+    /// Looking for a line start is given up once `stopped` says so, before the next read: a
+    /// line of gigabytes took a count in parts, or a search's reader, seconds past an abort.
+    #[test]
+    fn a_stopped_look_for_a_line_start_gives_up() {
+        let file = file_of(&[b'x'; 100_000]);
+        let whole = 0..100_000;
+        let reads = std::cell::Cell::new(0);
+        let stopped = || {
+            reads.set(reads.get() + 1);
+            reads.get() > 2
+        };
+        assert_eq!(
+            line_start_from(&file, 1, &whole, &stopped).unwrap(),
+            100_000
+        );
+        assert_eq!(reads.get(), 3, "two reads, then it stopped");
     }
 }
