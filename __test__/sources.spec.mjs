@@ -1339,48 +1339,65 @@ test('readLinesSync, readLastLines and followLines take no byte source: ERR_INVA
 /**
  * Endless sources of each kind, given `take()` for each chunk they give, with `released()`: whether
  * fastlines let them go (a Readable destroyed, a web stream's source cancelled, an iterator's
- * `finally` run).
+ * `finally` run). They give a chunk at each pull, or with `trickle` once per turn of the event
+ * loop (a producer that writes a line at a time).
  */
-const ENDLESS = {
-  'a Node Readable': (take) => {
-    const stream = new Readable({
-      read() {
-        this.push(take())
+function endlessKinds(trickle) {
+  return {
+    'a Node Readable': (take) => {
+      const stream = new Readable({
+        read() {
+          if (trickle) setImmediate(() => this.destroyed || this.push(take()))
+          else this.push(take())
+        },
+      })
+      return { source: stream, released: () => stream.destroyed }
+    },
+    'a web ReadableStream': (take) => {
+      let cancelled = false
+      const underlying = {
+        pull: trickle
+          ? async (controller) => {
+              await nextTurn()
+              if (!cancelled) controller.enqueue(take())
+            }
+          : (controller) => controller.enqueue(take()),
+        cancel: () => (cancelled = true),
+      }
+      return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
+    },
+    'an async generator': (take) => {
+      let finished = false
+      async function* chunks() {
+        try {
+          for (;;) {
+            if (trickle) await nextTurn()
+            yield take()
+          }
+        } finally {
+          finished = true
+        }
+      }
+      return { source: chunks(), released: () => finished }
+    },
+    ...(!trickle && {
+      'a generator': (take) => {
+        let finished = false
+        function* chunks() {
+          try {
+            for (;;) yield take()
+          } finally {
+            finished = true
+          }
+        }
+        return { source: chunks(), released: () => finished }
       },
-    })
-    return { source: stream, released: () => stream.destroyed }
-  },
-  'a web ReadableStream': (take) => {
-    let cancelled = false
-    const underlying = {
-      pull: (controller) => controller.enqueue(take()),
-      cancel: () => (cancelled = true),
-    }
-    return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
-  },
-  'an async generator': (take) => {
-    let finished = false
-    async function* chunks() {
-      try {
-        for (;;) yield take()
-      } finally {
-        finished = true
-      }
-    }
-    return { source: chunks(), released: () => finished }
-  },
-  'a generator': (take) => {
-    let finished = false
-    function* chunks() {
-      try {
-        for (;;) yield take()
-      } finally {
-        finished = true
-      }
-    }
-    return { source: chunks(), released: () => finished }
-  },
+    }),
+  }
 }
+
+const ENDLESS = endlessKinds(false)
+const TRICKLING = endlessKinds(true)
 
 /**
  * An endless source of `kind` (of ENDLESS, or of `kinds`) that gives `chunk` over and over;
@@ -1522,43 +1539,6 @@ test.serial('a slow consumer of an endless source: the bytes pulled and the memo
     t.true(released(), kind)
   }
 })
-
-/** Endless sources that give a chunk once per turn of the event loop, as ENDLESS gives them at once. */
-const TRICKLING = {
-  'a Node Readable': (take) => {
-    const stream = new Readable({
-      read() {
-        setImmediate(() => this.destroyed || this.push(take()))
-      },
-    })
-    return { source: stream, released: () => stream.destroyed }
-  },
-  'a web ReadableStream': (take) => {
-    let cancelled = false
-    const underlying = {
-      pull: async (controller) => {
-        await nextTurn()
-        if (!cancelled) controller.enqueue(take())
-      },
-      cancel: () => (cancelled = true),
-    }
-    return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
-  },
-  'an async generator': (take) => {
-    let finished = false
-    async function* chunks() {
-      try {
-        for (;;) {
-          await nextTurn()
-          yield take()
-        }
-      } finally {
-        finished = true
-      }
-    }
-    return { source: chunks(), released: () => finished }
-  },
-}
 
 test.serial('a consumer that stops stepping stops the pull of a source that gives a small chunk a turn', async (t) => {
   // Under 4 KiB, so each is gathered and handed over at the end of its turn: that hand-over's
