@@ -21,7 +21,7 @@ import {
 } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
 import { hangLimit } from './helpers/hang.mjs'
-import { until } from './helpers/tail.mjs'
+import { collect, until, within } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
@@ -210,14 +210,30 @@ test('aborting countLines of a FIFO whose writer is idle closes it at once, and 
   t.is(await countLines(temp.file('a\nb\n')), 2)
 })
 
+/** A file of a 1 TiB line of NULs, then `a` and `b`: sparse, it takes no disk. */
+function terabyteLine(name) {
+  const file = temp.path(name)
+  fs.writeFileSync(file, '')
+  fs.truncateSync(file, 2 ** 40)
+  fs.appendFileSync(file, 'a\nb\n')
+  return file
+}
+
+test('a search with maxLineLength fails at a line of a terabyte without looking through it', async (t) => {
+  // A search of a large file reads it in parts, and looked for the end of each part's last
+  // line to the end of that line: minutes here, before the line failed.
+  const file = terabyteLine('terabyte-search')
+  const reader = readLines(file, { match: 'zz', maxLineLength: 1e6 })
+  await t.throwsAsync(within(collect(reader), 1_000, 'the line to fail'), { code: 'ERR_LINE_TOO_LONG' })
+  await reader.close()
+  t.false(isOpen(file))
+})
+
 test("an abort inside a line of a terabyte lets the file go at once: a count in parts, a search, a follower's last lines", async (t) => {
   // Sparse: a 1 TiB line of NULs takes no disk, and minutes to look through for its end. The
   // count in parts, a search's parts and a follower's backward scan looked through it to the
   // end, past an abort, holding the file and a core.
-  const file = temp.path('terabyte-line')
-  fs.writeFileSync(file, '')
-  fs.truncateSync(file, 2 ** 40)
-  fs.appendFileSync(file, 'a\nb\n')
+  const file = terabyteLine('terabyte-line')
   const readers = {
     'countLines in parts': (signal) => countLines(file, { threads: 2, signal }),
     'a search': async (signal) => {

@@ -108,7 +108,12 @@ fn count_in_parts(
                 return counted; // every part is taken
             };
             let part = share
-                .range(file, within.clone(), &|| cancelled.load(Ordering::Relaxed))
+                .range(
+                    file,
+                    within.clone(),
+                    &|| cancelled.load(Ordering::Relaxed),
+                    None,
+                )
                 .map_err(|err| ReadError::from(OsError::new(&err, "read")))
                 .and_then(|range| {
                     let input = FileRange::new(file, range);

@@ -38,6 +38,12 @@ pub trait Framer {
     {
         None
     }
+    /// The longest line, in bytes without its terminator, this framer frames before it fails
+    /// ([`ReadError::LineTooLong`]), if it has a limit: a reader in parts need look no further
+    /// for where a line ends (see `parts.rs`).
+    fn longest_line(&self) -> Option<usize> {
+        None
+    }
     /// About how many bytes of input `item` holds, which bounds the read-ahead in bytes (see
     /// `channel.rs`): 0, one place, for items never larger than a read (chunks, counts).
     fn weight(_item: &Self::Item) -> usize {
@@ -353,6 +359,10 @@ impl Framer for LineFramer {
 
     /// Only a search's framer reads in parts: its reading thread, which searches every byte,
     /// is the bound, where JS, making every line's string, is for the others.
+    fn longest_line(&self) -> Option<usize> {
+        self.max_line_length()
+    }
+
     fn for_part(&self) -> Option<Self> {
         self.filters().then(|| LineFramer {
             splitter: LineSplitter::default(),

@@ -94,6 +94,9 @@ struct Cut {
     /// The last part reads on to the end of the file, as a reader of a file without `end` does,
     /// rather than stopping where the file ended when it was cut.
     to_end: bool,
+    /// The longest line the framers take ([`Framer::longest_line`]): a part's end is looked
+    /// for no further (see [`Share::range`]).
+    longest_line: Option<u64>,
     chunk_size: usize,
 }
 
@@ -103,7 +106,7 @@ impl Cut {
     fn range(&self, index: u64, stopped: &dyn Fn() -> bool) -> Result<Range<u64>, ReadError> {
         let share = Share::new(index, self.parts).expect("a part's index is below their count");
         let range = share
-            .range(&self.file, self.within.clone(), stopped)
+            .range(&self.file, self.within.clone(), stopped, self.longest_line)
             .map_err(|err| OsError::new(&err, "read"))?;
         let last = index + 1 == self.parts;
         Ok(if last && self.to_end {
@@ -322,6 +325,7 @@ where
             within,
             parts,
             to_end: source.remaining.is_none(),
+            longest_line: framer.longest_line().map(|longest| longest as u64),
             chunk_size: source.chunk_size,
             file: PartFile(Arc::new(SharedFile {
                 file: source.input,

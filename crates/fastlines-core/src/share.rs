@@ -67,11 +67,17 @@ impl Share {
     /// after its cut to the first one at or after the next share's cut. Once `stopped` says so
     /// (checked between reads: a line of gigabytes takes seconds to look through), the rest of
     /// `within`, which a reader that is stopping reads nothing of.
+    ///
+    /// With `longest_line`, the longest line its reader frames before it fails, the end is
+    /// looked for no further than that past the next cut (and a terminator): a line that
+    /// reaches further is too long, and the range runs on to the end of `within`, where its
+    /// reader fails at that line, after the lines before it.
     pub fn range(
         self,
         file: &File,
         within: Range<u64>,
         stopped: &dyn Fn() -> bool,
+        longest_line: Option<u64>,
     ) -> io::Result<Range<u64>> {
         let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
         let cut = |index| {
@@ -82,7 +88,24 @@ impl Share {
         let start = line_start_from(file, cut(self.index), &within, stopped)?;
         // A line that reaches past the next cut belongs here, and the next share starts after
         // it: looking from `start` on finds that without reading the line again.
-        let end = line_start_from(file, cut(self.index + 1).max(start), &within, stopped)?;
+        let next = cut(self.index + 1).max(start);
+        let looked_in = match longest_line {
+            // Past the line's terminator, at most two bytes.
+            Some(longest) => {
+                within.start
+                    ..within
+                        .end
+                        .min(next.saturating_add(longest.saturating_add(3)))
+            }
+            None => within.clone(),
+        };
+        let end = line_start_from(file, next, &looked_in, stopped)?;
+        // No line start within reach: the line there is longer than the reader takes.
+        let end = if end == looked_in.end {
+            within.end
+        } else {
+            end
+        };
         Ok(start..end)
     }
 }
@@ -205,7 +228,7 @@ mod tests {
         (0..count)
             .flat_map(|index| {
                 let share = cut(Share::new(index, count).unwrap());
-                let range = share.range(&file, within.clone(), &|| false).unwrap();
+                let range = share.range(&file, within.clone(), &|| false, None).unwrap();
                 reference_lines(&bytes[range.start as usize..range.end as usize])
             })
             .collect()
@@ -320,5 +343,37 @@ mod tests {
             100_000
         );
         assert_eq!(reads.get(), 3, "two reads, then it stopped");
+    }
+
+    /// With the longest line its reader takes, a share's end is looked for no further than
+    /// that past the next cut: where no line is longer, the ranges are those looked for without
+    /// a bound, and where one is, the share runs on to the end, where its reader fails at that
+    /// line (a search with `maxLineLength` looked through 64 GiB of one line first).
+    #[test]
+    fn a_share_looks_for_its_end_no_further_than_the_longest_line() {
+        let bytes = b"a\nbb\r\nccc\rdddd\n\neeeee\r\n";
+        let file = file_of(bytes);
+        let whole = 0..bytes.len() as u64;
+        for count in 1..=bytes.len() as u64 + 1 {
+            for index in 0..count {
+                let share = Share::new(index, count).unwrap();
+                let unbounded = share.range(&file, whole.clone(), &|| false, None).unwrap();
+                for longest in [5, 6, 100] {
+                    let bounded = share.range(&file, whole.clone(), &|| false, Some(longest));
+                    assert_eq!(bounded.unwrap(), unbounded, "{index} of {count}, {longest}");
+                }
+            }
+        }
+        let long = [&b"a\n"[..], &[b'x'; 1000], b"\nb\n"].concat();
+        let file = file_of(&long);
+        let whole = 0..long.len() as u64;
+        let first = Share::new(0, 2).unwrap();
+        let range = |longest| {
+            first
+                .range(&file, whole.clone(), &|| false, longest)
+                .unwrap()
+        };
+        assert_eq!(range(None), 0..1003);
+        assert_eq!(range(Some(10)), 0..whole.end);
     }
 }

@@ -476,7 +476,8 @@ enum FileReader<F: Framer> {
         reader: Reader<F>,
         _closed: oneshot::Sender<()>,
     },
-    InParts(InParts<F>),
+    /// Boxed: the larger by far, and made once per search of a large file.
+    InParts(Box<InParts<F>>),
 }
 
 impl<F> FileReader<F>
@@ -494,7 +495,8 @@ where
     ) -> Self {
         let in_parts = parts_allowed.then(|| InParts::range_to_cut(&source, &framer));
         if let Some(within) = in_parts.flatten() {
-            return FileReader::InParts(InParts::new(source, within, framer, progress, closed));
+            let parts = InParts::new(source, within, framer, progress, closed);
+            return FileReader::InParts(Box::new(parts));
         }
         FileReader::Whole {
             reader: Reader::new(source, framer, progress),

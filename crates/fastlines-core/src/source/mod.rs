@@ -425,7 +425,7 @@ fn shared_range(file: &File, share: Share) -> Result<Range<u64>, OsError> {
     }
     (&*file)
         .stream_position()
-        .and_then(|_| share.range(file, 0..size, &|| false))
+        .and_then(|_| share.range(file, 0..size, &|| false, None))
         .map_err(|err| OsError::new(&err, "read"))
 }
 
