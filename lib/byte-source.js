@@ -723,12 +723,13 @@ class ByteSource {
 
   /** #push() of bytes: hands them over, or gathers them if they are few; whether there is room. */
   #pushBytes(feed, chunk) {
-    const small = isUint8Array(chunk) && chunk.byteLength < HAND_OVER_BYTES
+    const bytes = isUint8Array(chunk)
+    const small = bytes && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#burst === null && this.#gatheredBytes === 0 && this.#takenAtOnce(chunk)) {
       this.#burst = setImmediate(this.#burstOver)
       return true
     }
-    if (isUint8Array(chunk)) this.#given(chunk)
+    if (bytes) this.#given(chunk)
     this.#turnEnd ??= setImmediate(() => this.#endTurn(feed))
     if (small) {
       this.#gathered ??= Buffer.allocUnsafe(GATHER_BYTES + HAND_OVER_BYTES)
@@ -737,7 +738,7 @@ class ByteSource {
       return this.#gatheredBytes >= GATHER_BYTES ? this.#handOverGathered(feed) : true
     }
     let room = this.#handOverGathered(feed)
-    if (!isUint8Array(chunk)) {
+    if (!bytes) {
       throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk)
     }
     room = binding.push(this.#feeder, chunk) && room
