@@ -229,16 +229,21 @@ test('a search with maxLineLength fails at a line of a terabyte without looking 
   t.false(isOpen(file))
 })
 
-test("an abort inside a line of a terabyte lets the file go at once: a count in parts, a search, a follower's last lines", async (t) => {
+test("an abort inside a line of a terabyte lets the file go at once: a count in parts, a search, a share, a follower's last lines", async (t) => {
   // Sparse: a 1 TiB line of NULs takes no disk, and minutes to look through for its end. The
-  // count in parts, a search's parts and a follower's backward scan looked through it to the
-  // end, past an abort, holding the file and a core.
+  // count in parts, a search's parts, a share's reader looking for its first line and a
+  // follower's backward scan looked through it to the end, past an abort, holding the file and
+  // a core.
   const file = terabyteLine('terabyte-line')
   const readers = {
     'countLines in parts': (signal) => countLines(file, { threads: 2, signal }),
     'a search': async (signal) => {
       for await (const _ of readLines(file, { match: 'zz', signal }));
     },
+    "a share's reader": async (signal) => {
+      for await (const _ of readLines(file, { share: [1, 2], signal }));
+    },
+    'countLines of a share': (signal) => countLines(file, { share: [1, 2], signal }),
     "a follower's last lines": async (signal) => {
       for await (const _ of followLines(file, { lastLines: 2, signal }));
     },

@@ -138,7 +138,8 @@ fn count_path(
     threads: Threads,
     cancel: Arc<Cancel>,
 ) -> Then<CountStep, impl Future<Output = CountStep>> {
-    let reads = open_unblocked(path, options)
+    let stopped = || cancel.flag.load(Ordering::Relaxed);
+    let reads = open_unblocked(path, options, &stopped)
         .and_then(Source::into_reads)
         .map_err(ReadError::from);
     match reads {

@@ -109,7 +109,8 @@ fn open_state(
     else {
         return Ok(None);
     };
-    let source = open(&path, &options)?;
+    // Nothing stops a sync reader while it opens: it opens on the JS thread.
+    let source = open(&path, &options, &|| false)?;
     let offset = source.offset();
     *state = SyncState::Reading(Reader::new(source, framer, progress.clone()));
     Ok(Some(offset))

@@ -17,7 +17,7 @@ use crate::filter::LineFilter;
 use crate::frame::Framer;
 use crate::helpers::Helpers;
 use crate::reader::{Progress, Reader};
-use crate::share::{FileRange, Share};
+use crate::share::{FileRange, Reach, Share};
 use crate::source::{open, ReadOptions, Source};
 use crate::split::{count_newlines, LineSplitter};
 
@@ -37,7 +37,8 @@ pub fn count_lines(
     threads: Threads,
     cancelled: &AtomicBool,
 ) -> Result<Option<u64>, ReadError> {
-    count_opened(open(path, options)?, filter, threads, cancelled)
+    let stopped = || cancelled.load(Ordering::Relaxed);
+    count_opened(open(path, options, &stopped)?, filter, threads, cancelled)
 }
 
 /// [`count_lines`] of a file already opened (by [`open`]): a caller that counts a FIFO as its
@@ -111,8 +112,7 @@ fn count_in_parts(
                 .range(
                     file,
                     within.clone(),
-                    &|| cancelled.load(Ordering::Relaxed),
-                    None,
+                    Reach::until(&|| cancelled.load(Ordering::Relaxed)),
                 )
                 .map_err(|err| ReadError::from(OsError::new(&err, "read")))
                 .and_then(|range| {

@@ -28,7 +28,7 @@ use crate::error::{OsError, ReadError};
 use crate::frame::Framer;
 use crate::helpers::Helpers;
 use crate::reader::{Progress, Reader};
-use crate::share::{FileRange, Share};
+use crate::share::{FileRange, Reach, Share};
 use crate::source::Source;
 
 /// About how many bytes of the file one part holds: a search frames 4 MiB of logs-1g in about
@@ -106,7 +106,14 @@ impl Cut {
     fn range(&self, index: u64, stopped: &dyn Fn() -> bool) -> Result<Range<u64>, ReadError> {
         let share = Share::new(index, self.parts).expect("a part's index is below their count");
         let range = share
-            .range(&self.file, self.within.clone(), stopped, self.longest_line)
+            .range(
+                &self.file,
+                self.within.clone(),
+                Reach {
+                    stopped,
+                    longest_line: self.longest_line,
+                },
+            )
             .map_err(|err| OsError::new(&err, "read"))?;
         let last = index + 1 == self.parts;
         Ok(if last && self.to_end {

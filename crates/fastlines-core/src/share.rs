@@ -64,20 +64,19 @@ impl Share {
 
     /// The bytes of `within` (a range of `file`, read with the rule that its first byte starts
     /// a line and its last one ends one) that this share reads: from the first line start at or
-    /// after its cut to the first one at or after the next share's cut. Once `stopped` says so
-    /// (checked between reads: a line of gigabytes takes seconds to look through), the rest of
-    /// `within`, which a reader that is stopping reads nothing of.
-    ///
-    /// With `longest_line`, the longest line its reader frames before it fails, the end is
-    /// looked for no further than that past the next cut (and a terminator): a line that
-    /// reaches further is too long, and the range runs on to the end of `within`, where its
-    /// reader fails at that line, after the lines before it.
-    pub fn range(
+    /// after its cut to the first one at or after the next share's cut. How far it looks for
+    /// them is `reach`'s: once `reach.stopped` says so, the share reads nothing, or the rest of
+    /// `within` (a reader that is stopping reads none of it); with `reach.longest_line`, no
+    /// further than a line its reader takes past the cut. A line that reaches further is too
+    /// long: the share where it starts runs on to the end of `within`, where its reader fails at
+    /// that line after the lines before it, and a share whose cut lies in it reads nothing. (A
+    /// reader in parts, which fails at that line anyway, looks no further; a user's share, whose
+    /// lines are those that start in it, does: see `source::shared_range`.)
+    pub(crate) fn range(
         self,
         file: &File,
         within: Range<u64>,
-        stopped: &dyn Fn() -> bool,
-        longest_line: Option<u64>,
+        reach: Reach,
     ) -> io::Result<Range<u64>> {
         let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
         let cut = |index| {
@@ -85,28 +84,58 @@ impl Share {
                 .start
                 .saturating_add(Self::cut(index, self.count, len))
         };
-        let start = line_start_from(file, cut(self.index), &within, stopped)?;
+        let Some(start) = reach.line_start_from(file, cut(self.index), &within)? else {
+            return Ok(within.end..within.end);
+        };
         // A line that reaches past the next cut belongs here, and the next share starts after
         // it: looking from `start` on finds that without reading the line again.
         let next = cut(self.index + 1).max(start);
-        let looked_in = match longest_line {
-            // Past the line's terminator, at most two bytes.
+        let end = reach
+            .line_start_from(file, next, &within)?
+            .unwrap_or(within.end);
+        Ok(start..end)
+    }
+}
+
+/// How far looking for a share's line starts may go: through a line of gigabytes it reads for
+/// seconds, and a reader with a longest line fails at such a line anyway.
+#[derive(Clone, Copy)]
+pub(crate) struct Reach<'a> {
+    /// Gives up once this says so, checked between reads.
+    pub(crate) stopped: &'a dyn Fn() -> bool,
+    /// The longest line, in bytes without its terminator, the share's reader frames before it
+    /// fails ([`crate::Framer::longest_line`]); `None`: lines have no limit.
+    pub(crate) longest_line: Option<u64>,
+}
+
+impl<'a> Reach<'a> {
+    /// Looks through lines of any length, until `stopped` says so.
+    pub(crate) fn until(stopped: &'a dyn Fn() -> bool) -> Self {
+        Reach {
+            stopped,
+            longest_line: None,
+        }
+    }
+
+    /// The first line start at or after `at` in `within` ([`line_start_from`]), or `None` where
+    /// there is none within reach: the line there is longer than the reader takes, or the look
+    /// was stopped.
+    fn line_start_from(
+        &self,
+        file: &File,
+        at: u64,
+        within: &Range<u64>,
+    ) -> io::Result<Option<u64>> {
+        let looked_in = match self.longest_line {
+            // A line that starts before `at` and ends after its terminator, at most two bytes.
             Some(longest) => {
-                within.start
-                    ..within
-                        .end
-                        .min(next.saturating_add(longest.saturating_add(3)))
+                within.start..within.end.min(at.saturating_add(longest.saturating_add(3)))
             }
             None => within.clone(),
         };
-        let end = line_start_from(file, next, &looked_in, stopped)?;
-        // No line start within reach: the line there is longer than the reader takes.
-        let end = if end == looked_in.end {
-            within.end
-        } else {
-            end
-        };
-        Ok(start..end)
+        let found = line_start_from(file, at, &looked_in, self.stopped)?;
+        let out_of_reach = found == looked_in.end && looked_in.end < within.end;
+        Ok((!out_of_reach).then_some(found))
     }
 }
 
@@ -228,7 +257,9 @@ mod tests {
         (0..count)
             .flat_map(|index| {
                 let share = cut(Share::new(index, count).unwrap());
-                let range = share.range(&file, within.clone(), &|| false, None).unwrap();
+                let range = share
+                    .range(&file, within.clone(), Reach::until(&|| false))
+                    .unwrap();
                 reference_lines(&bytes[range.start as usize..range.end as usize])
             })
             .collect()
@@ -345,35 +376,69 @@ mod tests {
         assert_eq!(reads.get(), 3, "two reads, then it stopped");
     }
 
-    /// With the longest line its reader takes, a share's end is looked for no further than
-    /// that past the next cut: where no line is longer, the ranges are those looked for without
-    /// a bound, and where one is, the share runs on to the end, where its reader fails at that
-    /// line (a search with `maxLineLength` looked through 64 GiB of one line first).
+    /// With the longest line its reader takes, a share's line starts are looked for no further
+    /// than that past its cuts: where no line is longer, the ranges are those looked for
+    /// without a bound; where one is, the share where it starts runs on to the end, where its
+    /// reader fails at that line, and a share cut inside it reads nothing (a search with
+    /// `maxLineLength` looked through 64 GiB of one line first, and so did a share's reader).
     #[test]
-    fn a_share_looks_for_its_end_no_further_than_the_longest_line() {
+    fn a_share_looks_for_its_line_starts_no_further_than_the_longest_line() {
         let bytes = b"a\nbb\r\nccc\rdddd\n\neeeee\r\n";
         let file = file_of(bytes);
         let whole = 0..bytes.len() as u64;
         for count in 1..=bytes.len() as u64 + 1 {
             for index in 0..count {
                 let share = Share::new(index, count).unwrap();
-                let unbounded = share.range(&file, whole.clone(), &|| false, None).unwrap();
+                let unbounded = share
+                    .range(&file, whole.clone(), Reach::until(&|| false))
+                    .unwrap();
                 for longest in [5, 6, 100] {
-                    let bounded = share.range(&file, whole.clone(), &|| false, Some(longest));
-                    assert_eq!(bounded.unwrap(), unbounded, "{index} of {count}, {longest}");
+                    let reach = Reach {
+                        longest_line: Some(longest),
+                        ..Reach::until(&|| false)
+                    };
+                    let bounded = share.range(&file, whole.clone(), reach).unwrap();
+                    assert_eq!(bounded, unbounded, "{index} of {count}, {longest}");
                 }
             }
         }
         let long = [&b"a\n"[..], &[b'x'; 1000], b"\nb\n"].concat();
         let file = file_of(&long);
         let whole = 0..long.len() as u64;
-        let first = Share::new(0, 2).unwrap();
-        let range = |longest| {
-            first
-                .range(&file, whole.clone(), &|| false, longest)
-                .unwrap()
+        let range = |index, longest_line| {
+            let reach = Reach {
+                longest_line,
+                ..Reach::until(&|| false)
+            };
+            let share = Share::new(index, 3).unwrap();
+            share.range(&file, whole.clone(), reach).unwrap()
         };
-        assert_eq!(range(None), 0..1003);
-        assert_eq!(range(Some(10)), 0..whole.end);
+        assert_eq!(
+            [0, 1, 2].map(|index| range(index, None)),
+            [0..1003, 1003..1003, 1003..1005]
+        );
+        let to_the_end = 0..whole.end;
+        let nothing = whole.end..whole.end;
+        assert_eq!(
+            [0, 1, 2].map(|index| range(index, Some(10))),
+            [to_the_end, nothing.clone(), nothing]
+        );
+    }
+
+    /// A share stopped while it looks for its first line start reads nothing: a share's reader
+    /// of a file cut inside a line of gigabytes looked through all of it past a `close()`.
+    #[test]
+    fn a_share_stopped_while_it_looks_reads_nothing() {
+        let file = file_of(&[b'x'; 100_000]);
+        let whole = 0..100_000;
+        for longest_line in [None, Some(50_000)] {
+            let reach = Reach {
+                stopped: &|| true,
+                longest_line,
+            };
+            let share = Share::new(1, 2).unwrap();
+            let range = share.range(&file, whole.clone(), reach).unwrap();
+            assert!(range.is_empty(), "{range:?}");
+        }
     }
 }

@@ -519,8 +519,12 @@ where
 {
     async fn run(self, path: PathBuf, options: ReadOptions) {
         // An open may wait on a slow file system, so it runs on the blocking pool; a FIFO opens
-        // at once, and its writer is waited for on the reactor, as a terminal's typist is.
-        let source = match spawn_blocking(move || open_unblocked(&path, &options)).await {
+        // at once, and its writer is waited for on the reactor, as a terminal's typist is. A
+        // share's first line start is looked for until the stream is stopped: a share cut inside
+        // a line of gigabytes looks through it.
+        let stop = Arc::clone(&self.stop);
+        let open = move || open_unblocked(&path, &options, &|| stop.is_cancelled());
+        let source = match spawn_blocking(open).await {
             Ok(Ok(source)) => source,
             Ok(Err(err)) => {
                 self.items.send(Err(err.into())).await;

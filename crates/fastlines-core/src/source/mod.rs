@@ -99,7 +99,7 @@ impl tokio::io::AsyncRead for ReadyInput {
 
 use crate::decompress::Decompress;
 use crate::error::OsError;
-use crate::share::Share;
+use crate::share::{Reach, Share};
 
 /// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,13 +272,18 @@ pub enum Reads {
 /// syscall Node would name: `open` for the open, `fstat` for the size a share is cut from, and
 /// `read` for positioning, since Node positions with `pread`. A share of a FIFO fails with
 /// `ESPIPE` at once, as the background readers' does, rather than after `open(2)` waited for a
-/// writer (for ever, if none comes): a FIFO has no size to cut shares from.
-pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+/// writer (for ever, if none comes): a FIFO has no size to cut shares from. A share's line
+/// starts are looked for until `stopped` says so (see [`Share::range`]).
+pub fn open(
+    path: &Path,
+    options: &ReadOptions,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Source, OsError> {
     if options.share.is_some() {
-        return open_unblocked(path, options);
+        return open_unblocked(path, options, stopped);
     }
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
-    opened(file, options)
+    opened(file, options, stopped)
 }
 
 /// [`open`], without waiting for a FIFO's writer, for readers that read a FIFO as it becomes
@@ -286,12 +291,16 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
 /// `open(2)` until a writer comes, and nothing frees it (a `close()` could not, and 32 FIFOs
 /// without writers held every blocking thread). Anything else is then read with blocking reads,
 /// as `open` gives it.
-pub fn open_unblocked(path: &Path, options: &ReadOptions) -> Result<Source, OsError> {
+pub fn open_unblocked(
+    path: &Path,
+    options: &ReadOptions,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Source, OsError> {
     let file = open_now(path).map_err(|err| OsError::new(&err, "open"))?;
     if !is_fifo(&file) {
         set_blocking(&file, true).map_err(|err| OsError::new(&err, "open"))?;
     }
-    opened(file, options)
+    opened(file, options, stopped)
 }
 
 /// `path` opened for reading without waiting: a FIFO opens at once, with or without a writer.
@@ -329,8 +338,12 @@ fn set_blocking(_: &File, _: bool) -> io::Result<()> {
 }
 
 /// `file`, just opened, as the source `options` read: positioned at `options.start` or at the
-/// start of its share.
-fn opened(mut file: File, options: &ReadOptions) -> Result<Source, OsError> {
+/// start of its share (looked for until `stopped` says so).
+fn opened(
+    mut file: File,
+    options: &ReadOptions,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Source, OsError> {
     debug_assert!(
         options.decompress == Decompress::Off || (options.start == 0 && options.end.is_none()),
         "a compressed stream is read whole"
@@ -347,7 +360,7 @@ fn opened(mut file: File, options: &ReadOptions) -> Result<Source, OsError> {
                     && options.end.is_none()
                     && options.decompress == Decompress::Off
             );
-            let range = shared_range(&file, share)?;
+            let range = shared_range(&file, share, stopped)?;
             (range.start, Some(range.end - range.start))
         }
     };
@@ -414,7 +427,15 @@ pub(crate) fn capped_read_size(chunk_size: usize, left: u64) -> usize {
 /// be read at offsets has shares: a pipe fails as seeking it fails (`ESPIPE`). A file whose
 /// size the OS does not give (it says 0, and the file has bytes: procfs, some FUSE files)
 /// cannot be cut: the first share reads all of it, the others nothing.
-fn shared_range(file: &File, share: Share) -> Result<Range<u64>, OsError> {
+///
+/// A share's lines are those that start in it, so a share cut inside a line looks through all
+/// of it for its first line, whatever `maxLineLength` says (that line fails the share where it
+/// starts), until `stopped` says so.
+fn shared_range(
+    file: &File,
+    share: Share,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Range<u64>, OsError> {
     let size = file
         .metadata()
         .map_err(|err| OsError::new(&err, "fstat"))?
@@ -425,7 +446,7 @@ fn shared_range(file: &File, share: Share) -> Result<Range<u64>, OsError> {
     }
     (&*file)
         .stream_position()
-        .and_then(|_| share.range(file, 0..size, &|| false, None))
+        .and_then(|_| share.range(file, 0..size, Reach::until(stopped)))
         .map_err(|err| OsError::new(&err, "read"))
 }
 
@@ -558,7 +579,7 @@ mod tests {
             decompress: Decompress::Off,
             share: None,
         };
-        let mut source = open(&path, &options).unwrap();
+        let mut source = open(&path, &options, &|| false).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(source.is_pipe());
         assert_eq!(fcntl_getpipe_size(&source.input).unwrap(), PIPE_CAPACITY);
