@@ -340,3 +340,11 @@ export declare function push(feeder: number, chunk: Uint8Array): boolean
  * their bytes in JS (see `lib/byte-source.js`).
  */
 export declare function pushText(feeder: number, text: string): boolean
+
+/**
+ * Starts fastlines' threads unless they run: `null`, or why they cannot start, reported as a
+ * step's failure is. JS asks before it makes a reader that needs them, so that a process out of
+ * descriptors gets the error an open gives there (`EMFILE`, syscall `open`, the path), as `fs`
+ * would give it, where the runtime's own error had no `errno`, `syscall` or `path`.
+ */
+export declare function startThreads(): NativeError | null

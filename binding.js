@@ -850,3 +850,4 @@ module.exports.NativeErrorKind = nativeBinding.NativeErrorKind
 module.exports.NativeMeasure = nativeBinding.NativeMeasure
 module.exports.push = nativeBinding.push
 module.exports.pushText = nativeBinding.pushText
+module.exports.startThreads = nativeBinding.startThreads

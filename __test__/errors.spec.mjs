@@ -17,7 +17,8 @@ import {
   readLinesSync,
 } from '../index.js'
 import { makeTempDir, openPaths } from './helpers/files.mjs'
-import { collect } from './helpers/tail.mjs'
+import { scriptArgs, shellCommand } from './helpers/runtimes.mjs'
+import { collect, fixturePath } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
@@ -102,6 +103,54 @@ test('a file without read permission rejects with EACCES', (t) => {
       path: file,
     })
   }
+})
+
+test('with no descriptor left for its threads, each reader fails as an open does there (EMFILE), then works', (t) => {
+  // fastlines starts its threads (the reactor's epoll and eventfd) at first use; with none left,
+  // that failed with a generic error with no errno, syscall or path.
+  const file = temp.file('{"a":1}\n')
+  const fixture = shellCommand(process.execPath, ...scriptArgs(fixturePath('threads-no-descriptors.mjs'), file))
+  // A hang limit only: the run takes under a second.
+  const run = spawnSync('sh', ['-c', `ulimit -n 64 && exec ${fixture}`], { encoding: 'utf8', timeout: 60_000 })
+  t.is(run.status, 0, `${run.signal ?? ''} ${run.stderr}`)
+  const { failed, held, after } = JSON.parse(run.stdout)
+  t.true(held > 0, 'every descriptor was in use')
+  const emfile = { name: 'Error', code: 'EMFILE', errno: -24, syscall: 'open' }
+  for (const name of ['readLines', 'readJsonLines', 'readChunks', 'countLines', 'readLastLines']) {
+    t.deepEqual(failed[name], { ...emfile, path: file, message: `EMFILE: too many open files, open '${file}'` }, name)
+  }
+  t.deepEqual(failed['countLines of a byte source'], { ...emfile, message: 'EMFILE: too many open files, open' })
+  t.deepEqual(after, {
+    readLines: '{"a":1}',
+    readJsonLines: { a: 1 },
+    readChunks: 8,
+    countLines: 1,
+    readLastLines: '{"a":1}',
+    'countLines of a byte source': 2,
+  })
+})
+
+test("fastlines' coded errors show their code as Node's do: `TypeError [ERR_X]: ...` in the stack and toString()", async (t) => {
+  // The code was only a property: the stack and String(error) said `TypeError: ...`.
+  const json = temp.file('{"a":1}\n{"b": 1,}\n')
+  const thrown = {
+    'an argument error': () => readLines(42),
+    'a line too long': () => collect(readLines(json, { maxLineLength: 3 })),
+    'a line that is not JSON': () => collect(readJsonLines(json)),
+    'the same, read synchronously': () => [...readJsonLinesSync(json)],
+  }
+  for (const [what, make] of Object.entries(thrown)) {
+    const error = await t.throwsAsync(async () => make(), undefined, what)
+    const shown = `${error.constructor.name} [${error.code}]: ${error.message}`
+    t.is(String(error), shown, what)
+    t.is(error.stack.split('\n')[0], shown.split('\n')[0], what)
+    t.is(error.name, error.constructor.name, `${what}: the name is the class's, as in Node`)
+  }
+  // An error handed to onError shows it in toString() (its stack is left unformatted: one may
+  // be made per line).
+  const handed = []
+  await collect(readJsonLines(json, { onError: (error) => void handed.push(error) }))
+  t.is(String(handed[0]), `SyntaxError [ERR_FASTLINES_JSON_PARSE]: ${handed[0].message}`)
 })
 
 test('errors name the path as it was given: string, Buffer or file: URL', async (t) => {
@@ -260,9 +309,29 @@ test("bad options' messages are worded as Node words them", (t) => {
     messageOf(() => readLines(file, { start: 2 ** 60 })),
     /Received 1_152_921_504_606_847_000$/,
   )
-  t.regex(
+  t.is(
     messageOf(() => readLines(file, { start: '1' })),
-    /^The "options.start" property must be of type number/,
+    `The "start" argument must be of type number. Received type string ('1')`,
+  )
+  t.is(
+    messageOf(() => readLines(file, { start: -1 })),
+    'The value of "start" is out of range. It must be >= 0 && <= 9007199254740991. Received -1',
+  )
+  t.is(
+    messageOf(() => readLines(file, { end: 1.5 })),
+    'The value of "end" is out of range. It must be an integer. Received 1.5',
+  )
+  // A file: URL whose escapes are not UTF-8 is refused at the call, as this runtime's fs refuses
+  // it (Bun's fileURLToPath gives '', which was read as a path).
+  const notUtf8 = new URL('file:///tmp/%ff%fe')
+  const refused = t.throws(() => fs.readFileSync(notUtf8))
+  t.like(
+    t.throws(() => readLines(notUtf8)),
+    { name: refused.name, code: refused.code },
+  )
+  t.is(
+    messageOf(() => readLines(Buffer.from('/tmp/a\0b'))),
+    "The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received <Buffer 2f 74 6d 70 2f 61 00 62>",
   )
   t.regex(
     messageOf(() => readLines(42)),

@@ -40,6 +40,8 @@ async function countFile(path, options, site, stream = undefined) {
   throwIfAborted(signal)
   stream?.take()
   stream?.release()
+  const failure = binding.startThreads()
+  if (failure !== null) throw withCallSite(nativeError(failure, display), site)
   const count = new binding.NativeLineCount(bytes, read, lines, threads)
   const result = await untilNativeDone(count, count.count(), signal)
   if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)
@@ -65,6 +67,8 @@ async function countSource(takeSource, options, site) {
   refuseFileOptions(options)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
+  const failure = binding.startThreads()
+  if (failure !== null) throw withCallSite(nativeError(failure, undefined), site)
   const source = takeSource()
   const wholeLines = lines.match === undefined && read.decompress === undefined ? 'count' : undefined
   const open = (native) => binding.NativeLineCount.fromSource(native, read, lines)

@@ -9,7 +9,7 @@ const { addAbortListenerOf, clearCursor } = require('./abort')
 const { isByteSource } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { currentBatchPlace } = require('./cursor')
-const { codedError, codes } = require('./errors')
+const { codedError, codes, showCode, unshownCodedError } = require('./errors')
 const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
 const { jsonSyntaxFailure } = require('./json-syntax')
 const { LineReader, batchThen, lineStream, readyBatch } = require('./line-reader')
@@ -299,7 +299,7 @@ class JsonCursor {
     })
     const onError = this.#onError
     if (onError === 'throw') {
-      this.#failure = withCallSite(error, this.#callSite)
+      this.#failure = withCallSite(showCode(error), this.#callSite)
       return STOP
     }
     let replacement
@@ -340,7 +340,7 @@ function averageLength(lines) {
  */
 function jsonParseError(cause, line, { index, message }, { lineNumber, lineOffset, path }) {
   const where = `line ${lineNumber}, column ${index + 1}${path === undefined ? '' : ` of '${path}'`}`
-  const error = codedError(SyntaxError, codes.JSON_PARSE, `${message} at ${where}: ${quote(line, index)}`, {
+  const error = unshownCodedError(SyntaxError, codes.JSON_PARSE, `${message} at ${where}: ${quote(line, index)}`, {
     cause,
   })
   error.lineNumber = lineNumber

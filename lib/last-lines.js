@@ -31,6 +31,8 @@ async function readLastLines(path, n, options) {
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const site = captureCallSite()
+  const failure = binding.startThreads()
+  if (failure !== null) throw withCallSite(nativeError(failure, display), site)
   const last = new binding.NativeLastLines(bytes, n, read, lines)
   const result = await untilNativeDone(last, last.read(), signal)
   if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)

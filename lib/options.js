@@ -86,7 +86,12 @@ const ENCODINGS = new Map([
 function normalizePath(path, takesSources = false) {
   // node:url only now: loading it cost Bun 2 ms of every start. The runtime's own
   // fileURLToPath takes what its fs takes (Node's, an object shaped like a URL too).
-  if (isUrl(path)) path = require('node:url').fileURLToPath(path)
+  if (isUrl(path)) {
+    path = require('node:url').fileURLToPath(path)
+    // Bun's gives '' for escapes that are not UTF-8, where its fs refuses the URL.
+    if (path === '') throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', 'URL must be a non-empty "file:" path')
+  }
+  const given = path
   let bytes
   if (typeof path === 'string') {
     bytes = Buffer.from(path, 'utf8')
@@ -103,7 +108,7 @@ function normalizePath(path, takesSources = false) {
     throw invalidArgType('path', 'of type string or an instance of Buffer or URL', path)
   }
   if (bytes.includes(0)) {
-    throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes')
+    throw invalidArgValue('path', given, 'must be a string, Uint8Array, or URL without null bytes')
   }
   return { bytes, display: path }
 }
@@ -115,10 +120,12 @@ function isUrl(path) {
   )
 }
 
+/** A byte offset, checked as fs.createReadStream checks `start` and `end`, in its words. */
 function validateOffset(name, value) {
-  if (typeof value !== 'number') throw invalidArgType(`options.${name}`, 'of type number', value)
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw outOfRange(name, `an integer >= 0 and <= ${Number.MAX_SAFE_INTEGER}`, value)
+  if (typeof value !== 'number') throw invalidArgType(name, 'of type number', value)
+  if (!Number.isInteger(value)) throw outOfRange(name, 'an integer', value)
+  if (value < 0 || value > Number.MAX_SAFE_INTEGER) {
+    throw outOfRange(name, `>= 0 && <= ${Number.MAX_SAFE_INTEGER}`, value)
   }
 }
 

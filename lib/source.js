@@ -7,7 +7,7 @@
 const { setImmediate } = require('node:timers/promises')
 
 const { abortError, addAbortListenerOf } = require('./abort')
-const { feed } = require('./native')
+const { feed, startThreads } = require('./native')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
@@ -390,6 +390,11 @@ class NativeSource {
     }
     if (this.#closing !== null) return false
     if (this.#native === null) {
+      const failure = startThreads()
+      if (failure !== null) {
+        this.close()
+        throw withCallSite(this.#errorOf(failure), this.#callSite)
+      }
       this.#native = this.#open()
       this.#feeder = this.#source === undefined ? null : this.#native.feeder
     }

@@ -7,10 +7,14 @@ use std::future::{Future, Ready};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
+use fastlines_core::OsError;
 use napi::bindgen_prelude::{retain_current_module_for_unload_safety, Object, Result, ToNapiValue};
 use napi::{Env, Error, JsDeferred};
+use napi_derive::napi;
 use tokio::runtime::{Builder, Runtime};
 use tokio::task::JoinHandle;
+
+use crate::output::NativeError;
 
 /// Async workers only forward read batches and settle promises; a few are plenty.
 const MAX_WORKER_THREADS: usize = 2;
@@ -26,6 +30,43 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 /// The runtime, started on first use and kept for the life of the process, whichever envs come
 /// and go.
 pub fn runtime() -> Result<&'static Runtime> {
+    started()
+        .map_err(|err| Error::from_reason(format!("fastlines could not start its threads: {err}")))
+}
+
+/// Starts fastlines' threads unless they run: `null`, or why they cannot start, reported as a
+/// step's failure is. JS asks before it makes a reader that needs them, so that a process out of
+/// descriptors gets the error an open gives there (`EMFILE`, syscall `open`, the path), as `fs`
+/// would give it, where the runtime's own error had no `errno`, `syscall` or `path`.
+#[napi]
+#[cfg_attr(test, allow(dead_code))] // only JS calls it: napi registers it outside tests
+pub fn start_threads() -> Option<NativeError> {
+    let err = started().err()?;
+    let syscall = if out_of_descriptors(&err) {
+        "open" // what the reader's open would fail with
+    } else {
+        "pthread_create"
+    };
+    Some(OsError::new(&err, syscall).into())
+}
+
+/// Whether `err` says no descriptor is left, to the process (`EMFILE`) or the system (`ENFILE`):
+/// numbers Linux and macOS share.
+#[cfg(unix)]
+#[cfg_attr(test, allow(dead_code))]
+fn out_of_descriptors(err: &std::io::Error) -> bool {
+    const ENFILE: i32 = 23;
+    const EMFILE: i32 = 24;
+    matches!(err.raw_os_error(), Some(EMFILE | ENFILE))
+}
+
+#[cfg(not(unix))]
+fn out_of_descriptors(_: &std::io::Error) -> bool {
+    false
+}
+
+/// [`runtime`], or the OS's error if it cannot start.
+fn started() -> std::io::Result<&'static Runtime> {
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
     }
@@ -40,10 +81,7 @@ pub fn runtime() -> Result<&'static Runtime> {
         .worker_threads(workers)
         .max_blocking_threads(MAX_BLOCKING_THREADS)
         .thread_name("fastlines")
-        .build()
-        .map_err(|err| {
-            Error::from_reason(format!("fastlines could not start its threads: {err}"))
-        })?;
+        .build()?;
     // Another env may have started one meanwhile; then this one is dropped unused.
     Ok(RUNTIME.get_or_init(|| runtime))
 }
