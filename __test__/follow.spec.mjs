@@ -927,6 +927,22 @@ test('following a directory by mistake fails with EISDIR, and the followers of f
   t.deepEqual(await step, line('two'))
 })
 
+test('following / or .. fails with EISDIR, and every other follower goes on being woken', async (t) => {
+  // Such a path names no file in a directory: setting up its watch failed, and the failure
+  // dropped its registration under the watcher's lock, which it took again: the watcher's
+  // thread and every follower of the process waited for ever.
+  const { file, reader } = emptyFollowed(t, 'beside-root.log')
+  for (const [i, path] of ['/', '..'].entries()) {
+    const step = reader.next()
+    const bad = followLines(path, { start: 0 })
+    const error = await t.throwsAsync(within(bad.next(), LINE_QUIET_MS, `following ${path} to fail`))
+    t.like(error, { code: 'EISDIR', syscall: 'read', path })
+    await bad.close()
+    fs.appendFileSync(file, `line ${i}\n`)
+    t.deepEqual(await within(step, LINE_QUIET_MS, `the other follower, after ${path}`), line(`line ${i}`))
+  }
+})
+
 test('copytruncate: a line ended by a lone \\r before the truncation still comes', async (t) => {
   // The \r ended the line; the follower held it only in case a \n came next.
   const { file, reader } = emptyFollowed(t, 'copytruncate-cr.log')

@@ -206,6 +206,7 @@ fn open_following(
         Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start),
         Reopened::Appeared(file) => (file, 0),
     };
+    fail_if_directory(&file)?;
     let after_cr = follows_carriage_return(&file, offset)?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
@@ -214,6 +215,16 @@ fn open_following(
         offset,
         after_cr,
     ))
+}
+
+/// A directory fails as its first read fails (`EISDIR`), as `readLines` fails there, before its
+/// watch is looked for: a follower of `/` or `..` failed with `EINVAL` (syscall `watch`), since
+/// such a path names no file in a directory.
+fn fail_if_directory(file: &File) -> Result<(), ReadError> {
+    if file.metadata().is_ok_and(|meta| meta.is_dir()) {
+        crate::read::read_at(file, &mut [0], 0).map_err(|err| OsError::new(&err, "read"))?;
+    }
+    Ok(())
 }
 
 /// Whether the byte before `offset` in `file` is a `\r`: a follower starting there skips a `\n`

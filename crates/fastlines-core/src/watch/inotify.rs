@@ -70,15 +70,15 @@ impl Registration {
             names: Vec::new(),
             file: None,
         });
-        // Dropped on failure, removing what was added.
-        let registration = Registration { id };
-        for (dir, name) in names_of(path)? {
-            state.listen_to_nearest(id, dir, name)?;
-        }
-        match state.watch_file(id) {
-            // The file may come later: its directory's events will say so.
-            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
-            _ => Ok(registration),
+        match state.listen(id, path) {
+            Ok(()) => Ok(Registration { id }),
+            Err(err) => {
+                // Under the lock held here: a `Registration` dropped here would take it again
+                // on this thread, and wait for ever, and every follower with it (a follower of
+                // `/`, or of a file in a directory it may not list).
+                state.remove(id);
+                Err(err)
+            }
         }
     }
 }
@@ -86,9 +86,7 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         if let Ok(mut state) = watcher() {
-            if let Some(listener) = state.listeners.remove(&self.id) {
-                state.forget(self.id, listener.names, listener.file);
-            }
+            state.remove(self.id);
         }
     }
 }
@@ -180,6 +178,25 @@ fn read_events(mut inotify: Inotify, state: &Mutex<State>) {
 }
 
 impl State {
+    /// Watches what listener `id` listens to for `path`: the names on the way to it, and the
+    /// file it names if it names one (it may come later: its directory's events will say so).
+    fn listen(&mut self, id: u64, path: &Path) -> io::Result<()> {
+        for (dir, name) in names_of(path)? {
+            self.listen_to_nearest(id, dir, name)?;
+        }
+        match self.watch_file(id) {
+            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+            _ => Ok(()),
+        }
+    }
+
+    /// Stops listener `id`'s listening, dropping the watches no one else listens through.
+    fn remove(&mut self, id: u64) {
+        if let Some(listener) = self.listeners.remove(&id) {
+            self.forget(id, listener.names, listener.file);
+        }
+    }
+
     fn new(watches: Watches) -> State {
         State {
             watches,
