@@ -229,6 +229,18 @@ test('a search with maxLineLength fails at a line of a terabyte without looking 
   t.false(isOpen(file))
 })
 
+test('a share with maxLineLength fails at a line of a terabyte without looking for its end', async (t) => {
+  // The first share looked for where its last line ends, through 512 GiB, before that line
+  // failed (a share cut inside the line still looks through it for its first line: its lines
+  // are those that start in it).
+  const file = terabyteLine('terabyte-share')
+  const options = { share: [0, 2], maxLineLength: 1e6 }
+  const reader = readLines(file, options)
+  await t.throwsAsync(within(collect(reader), 1_000, 'the line to fail'), { code: 'ERR_LINE_TOO_LONG' })
+  t.throws(() => [...readLinesSync(file, options)], { code: 'ERR_LINE_TOO_LONG' })
+  t.false(isOpen(file))
+})
+
 test("an abort inside a line of a terabyte lets the file go at once: a count in parts, a search, a share, a follower's last lines", async (t) => {
   // Sparse: a 1 TiB line of NULs takes no disk, and minutes to look through for its end. The
   // count in parts, a search's parts, a share's reader looking for its first line and a

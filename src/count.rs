@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
     count_blocking, count_lines_async, count_opened, open_unblocked, Encoding, LineFilter, Match,
-    ReadError, ReadOptions, Reads, Source, Threads,
+    Reach, ReadError, ReadOptions, Reads, Source, Threads,
 };
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
@@ -139,7 +139,7 @@ fn count_path(
     cancel: Arc<Cancel>,
 ) -> Then<CountStep, impl Future<Output = CountStep>> {
     let stopped = || cancel.flag.load(Ordering::Relaxed);
-    let reads = open_unblocked(path, options, &stopped)
+    let reads = open_unblocked(path, options, Reach::until(&stopped))
         .and_then(Source::into_reads)
         .map_err(ReadError::from);
     match reads {

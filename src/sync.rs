@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use fastlines_core::{open, LineFramer, Progress, ReadOptions, Reader};
+use fastlines_core::{open, Framer, LineFramer, Progress, Reach, ReadOptions, Reader};
 use napi::bindgen_prelude::{Either, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
@@ -109,8 +109,10 @@ fn open_state(
     else {
         return Ok(None);
     };
-    // Nothing stops a sync reader while it opens: it opens on the JS thread.
-    let source = open(&path, &options, &|| false)?;
+    // Nothing stops a sync reader while it opens (it opens on the JS thread); a share's end is
+    // looked for no further than a line it takes.
+    let reach = Reach::until(&|| false).within_longest_line(framer.longest_line());
+    let source = open(&path, &options, reach)?;
     let offset = source.offset();
     *state = SyncState::Reading(Reader::new(source, framer, progress.clone()));
     Ok(Some(offset))

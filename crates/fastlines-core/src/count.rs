@@ -38,7 +38,12 @@ pub fn count_lines(
     cancelled: &AtomicBool,
 ) -> Result<Option<u64>, ReadError> {
     let stopped = || cancelled.load(Ordering::Relaxed);
-    count_opened(open(path, options, &stopped)?, filter, threads, cancelled)
+    count_opened(
+        open(path, options, Reach::until(&stopped))?,
+        filter,
+        threads,
+        cancelled,
+    )
 }
 
 /// [`count_lines`] of a file already opened (by [`open`]): a caller that counts a FIFO as its

@@ -75,7 +75,7 @@ pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
 pub use last_lines::{read_last_lines, LastLines};
 pub use reader::{Progress, Reader};
-pub use share::Share;
+pub use share::{Reach, Share};
 #[cfg(unix)]
 pub use source::duplicate;
 pub use source::{

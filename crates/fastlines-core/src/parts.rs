@@ -96,7 +96,7 @@ struct Cut {
     to_end: bool,
     /// The longest line the framers take ([`Framer::longest_line`]): a part's end is looked
     /// for no further (see [`Share::range`]).
-    longest_line: Option<u64>,
+    longest_line: Option<usize>,
     chunk_size: usize,
 }
 
@@ -109,10 +109,9 @@ impl Cut {
             .range(
                 &self.file,
                 self.within.clone(),
-                Reach {
-                    stopped,
-                    longest_line: self.longest_line,
-                },
+                Reach::until(stopped)
+                    .within_longest_line(self.longest_line)
+                    .bounding_start(),
             )
             .map_err(|err| OsError::new(&err, "read"))?;
         let last = index + 1 == self.parts;
@@ -332,7 +331,7 @@ where
             within,
             parts,
             to_end: source.remaining.is_none(),
-            longest_line: framer.longest_line().map(|longest| longest as u64),
+            longest_line: framer.longest_line(),
             chunk_size: source.chunk_size,
             file: PartFile(Arc::new(SharedFile {
                 file: source.input,

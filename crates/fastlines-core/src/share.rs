@@ -64,14 +64,8 @@ impl Share {
 
     /// The bytes of `within` (a range of `file`, read with the rule that its first byte starts
     /// a line and its last one ends one) that this share reads: from the first line start at or
-    /// after its cut to the first one at or after the next share's cut. How far it looks for
-    /// them is `reach`'s: once `reach.stopped` says so, the share reads nothing, or the rest of
-    /// `within` (a reader that is stopping reads none of it); with `reach.longest_line`, no
-    /// further than a line its reader takes past the cut. A line that reaches further is too
-    /// long: the share where it starts runs on to the end of `within`, where its reader fails at
-    /// that line after the lines before it, and a share whose cut lies in it reads nothing. (A
-    /// reader in parts, which fails at that line anyway, looks no further; a user's share, whose
-    /// lines are those that start in it, does: see `source::shared_range`.)
+    /// after its cut to the first one at or after the next share's cut, looked for as far as
+    /// `reach` says (see [`Reach`]).
     pub(crate) fn range(
         self,
         file: &File,
@@ -84,7 +78,15 @@ impl Share {
                 .start
                 .saturating_add(Self::cut(index, self.count, len))
         };
-        let Some(start) = reach.line_start_from(file, cut(self.index), &within)? else {
+        let start_reach = if reach.bounds_start {
+            reach
+        } else {
+            Reach {
+                longest_line: None,
+                ..reach
+            }
+        };
+        let Some(start) = start_reach.line_start_from(file, cut(self.index), &within)? else {
             return Ok(within.end..within.end);
         };
         // A line that reaches past the next cut belongs here, and the next share starts after
@@ -97,23 +99,51 @@ impl Share {
     }
 }
 
-/// How far looking for a share's line starts may go: through a line of gigabytes it reads for
+/// How far looking for a share's line starts goes: through a line of gigabytes it reads for
 /// seconds, and a reader with a longest line fails at such a line anyway.
+///
+/// Once `stopped` says so, the share reads nothing, or the rest of its range (a reader that is
+/// stopping reads none of it). With a longest line, its end is looked for no further than that
+/// past the next cut: a line that reaches further is too long, and the share runs on to the end
+/// of the range, where its reader fails at that line after the lines before it. Its first line
+/// start is looked for that far too only where it [bounds its start](Reach::bounding_start).
 #[derive(Clone, Copy)]
-pub(crate) struct Reach<'a> {
+pub struct Reach<'a> {
     /// Gives up once this says so, checked between reads.
-    pub(crate) stopped: &'a dyn Fn() -> bool,
+    stopped: &'a dyn Fn() -> bool,
     /// The longest line, in bytes without its terminator, the share's reader frames before it
     /// fails ([`crate::Framer::longest_line`]); `None`: lines have no limit.
-    pub(crate) longest_line: Option<u64>,
+    longest_line: Option<u64>,
+    /// Whether the first line start is looked for no further than `longest_line` either.
+    bounds_start: bool,
 }
 
 impl<'a> Reach<'a> {
     /// Looks through lines of any length, until `stopped` says so.
-    pub(crate) fn until(stopped: &'a dyn Fn() -> bool) -> Self {
+    pub fn until(stopped: &'a dyn Fn() -> bool) -> Self {
         Reach {
             stopped,
             longest_line: None,
+            bounds_start: false,
+        }
+    }
+
+    /// Looks for the share's end no further than `longest_line` (the reader's
+    /// [`crate::Framer::longest_line`]) past the next cut.
+    pub fn within_longest_line(self, longest_line: Option<usize>) -> Self {
+        Reach {
+            longest_line: longest_line.map(|longest| longest as u64),
+            ..self
+        }
+    }
+
+    /// Looks for the first line start no further either: a share cut inside a longer line
+    /// reads nothing. For a reader in parts, whose reader fails at that line anyway; not for a
+    /// user's share, whose lines are those that start in it, wherever the line before ends.
+    pub(crate) fn bounding_start(self) -> Self {
+        Reach {
+            bounds_start: true,
+            ..self
         }
     }
 
@@ -376,11 +406,12 @@ mod tests {
         assert_eq!(reads.get(), 3, "two reads, then it stopped");
     }
 
-    /// With the longest line its reader takes, a share's line starts are looked for no further
-    /// than that past its cuts: where no line is longer, the ranges are those looked for
-    /// without a bound; where one is, the share where it starts runs on to the end, where its
-    /// reader fails at that line, and a share cut inside it reads nothing (a search with
-    /// `maxLineLength` looked through 64 GiB of one line first, and so did a share's reader).
+    /// With the longest line its reader takes, a share's end is looked for no further than that
+    /// past the next cut, and a part's first line start too: where no line is longer, the
+    /// ranges are those looked for without a bound; where one is, the share where it starts
+    /// runs on to the end, where its reader fails at that line, and a part cut inside it reads
+    /// nothing, where a share reads the lines that start in it (a search with `maxLineLength`
+    /// looked through 64 GiB of one line first, and so did a share's reader).
     #[test]
     fn a_share_looks_for_its_line_starts_no_further_than_the_longest_line() {
         let bytes = b"a\nbb\r\nccc\rdddd\n\neeeee\r\n";
@@ -393,34 +424,35 @@ mod tests {
                     .range(&file, whole.clone(), Reach::until(&|| false))
                     .unwrap();
                 for longest in [5, 6, 100] {
-                    let reach = Reach {
-                        longest_line: Some(longest),
-                        ..Reach::until(&|| false)
-                    };
-                    let bounded = share.range(&file, whole.clone(), reach).unwrap();
-                    assert_eq!(bounded, unbounded, "{index} of {count}, {longest}");
+                    let reach = Reach::until(&|| false).within_longest_line(Some(longest));
+                    for reach in [reach, reach.bounding_start()] {
+                        let bounded = share.range(&file, whole.clone(), reach).unwrap();
+                        assert_eq!(bounded, unbounded, "{index} of {count}, {longest}");
+                    }
                 }
             }
         }
         let long = [&b"a\n"[..], &[b'x'; 1000], b"\nb\n"].concat();
         let file = file_of(&long);
         let whole = 0..long.len() as u64;
-        let range = |index, longest_line| {
-            let reach = Reach {
-                longest_line,
-                ..Reach::until(&|| false)
-            };
+        let range = |index, reach: Reach| {
             let share = Share::new(index, 3).unwrap();
             share.range(&file, whole.clone(), reach).unwrap()
         };
+        let unbounded = Reach::until(&|| false);
         assert_eq!(
-            [0, 1, 2].map(|index| range(index, None)),
+            [0, 1, 2].map(|index| range(index, unbounded)),
             [0..1003, 1003..1003, 1003..1005]
         );
         let to_the_end = 0..whole.end;
+        let share = unbounded.within_longest_line(Some(10));
+        assert_eq!(
+            [0, 1, 2].map(|index| range(index, share)),
+            [to_the_end.clone(), 1003..1003, 1003..1005]
+        );
         let nothing = whole.end..whole.end;
         assert_eq!(
-            [0, 1, 2].map(|index| range(index, Some(10))),
+            [0, 1, 2].map(|index| range(index, share.bounding_start())),
             [to_the_end, nothing.clone(), nothing]
         );
     }
@@ -431,11 +463,9 @@ mod tests {
     fn a_share_stopped_while_it_looks_reads_nothing() {
         let file = file_of(&[b'x'; 100_000]);
         let whole = 0..100_000;
-        for longest_line in [None, Some(50_000)] {
-            let reach = Reach {
-                stopped: &|| true,
-                longest_line,
-            };
+        let stopped = Reach::until(&|| true);
+        let bounded = stopped.within_longest_line(Some(50_000));
+        for reach in [stopped, bounded, bounded.bounding_start()] {
             let share = Share::new(1, 2).unwrap();
             let range = share.range(&file, whole.clone(), reach).unwrap();
             assert!(range.is_empty(), "{range:?}");

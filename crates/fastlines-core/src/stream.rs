@@ -27,6 +27,7 @@ use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::parts::{self, InParts};
 use crate::reader::{Progress, Reader};
+use crate::share::Reach;
 use crate::source::{open_unblocked, Feed, ReadOptions, Reads, Source};
 
 /// Items one trip to the blocking pool may read before yielding its thread to other readers.
@@ -520,10 +521,15 @@ where
     async fn run(self, path: PathBuf, options: ReadOptions) {
         // An open may wait on a slow file system, so it runs on the blocking pool; a FIFO opens
         // at once, and its writer is waited for on the reactor, as a terminal's typist is. A
-        // share's first line start is looked for until the stream is stopped: a share cut inside
-        // a line of gigabytes looks through it.
+        // share's line starts are looked for until the stream is stopped (a share cut inside a
+        // line of gigabytes looks through it), and its end no further than a line it takes.
         let stop = Arc::clone(&self.stop);
-        let open = move || open_unblocked(&path, &options, &|| stop.is_cancelled());
+        let longest_line = self.framer.longest_line();
+        let open = move || {
+            let stopped = || stop.is_cancelled();
+            let reach = Reach::until(&stopped).within_longest_line(longest_line);
+            open_unblocked(&path, &options, reach)
+        };
         let source = match spawn_blocking(open).await {
             Ok(Ok(source)) => source,
             Ok(Err(err)) => {

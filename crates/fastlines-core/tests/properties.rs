@@ -1088,7 +1088,8 @@ fn shares_output(
         let framer = LineFramer::new(encoding)
             .with_max_line_length(limits.max_line_length)
             .with_max_string_length(limits.max_string_length);
-        let source = fastlines_core::open(path, &options, &|| false).unwrap();
+        let source =
+            fastlines_core::open(path, &options, fastlines_core::Reach::until(&|| false)).unwrap();
         let mut reader = Reader::new(source, framer, Progress::default());
         loop {
             match reader.next_blocking() {

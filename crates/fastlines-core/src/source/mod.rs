@@ -273,17 +273,13 @@ pub enum Reads {
 /// `read` for positioning, since Node positions with `pread`. A share of a FIFO fails with
 /// `ESPIPE` at once, as the background readers' does, rather than after `open(2)` waited for a
 /// writer (for ever, if none comes): a FIFO has no size to cut shares from. A share's line
-/// starts are looked for until `stopped` says so (see [`Share::range`]).
-pub fn open(
-    path: &Path,
-    options: &ReadOptions,
-    stopped: &dyn Fn() -> bool,
-) -> Result<Source, OsError> {
+/// starts are looked for as far as `reach` says.
+pub fn open(path: &Path, options: &ReadOptions, reach: Reach) -> Result<Source, OsError> {
     if options.share.is_some() {
-        return open_unblocked(path, options, stopped);
+        return open_unblocked(path, options, reach);
     }
     let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
-    opened(file, options, stopped)
+    opened(file, options, reach)
 }
 
 /// [`open`], without waiting for a FIFO's writer, for readers that read a FIFO as it becomes
@@ -291,16 +287,12 @@ pub fn open(
 /// `open(2)` until a writer comes, and nothing frees it (a `close()` could not, and 32 FIFOs
 /// without writers held every blocking thread). Anything else is then read with blocking reads,
 /// as `open` gives it.
-pub fn open_unblocked(
-    path: &Path,
-    options: &ReadOptions,
-    stopped: &dyn Fn() -> bool,
-) -> Result<Source, OsError> {
+pub fn open_unblocked(path: &Path, options: &ReadOptions, reach: Reach) -> Result<Source, OsError> {
     let file = open_now(path).map_err(|err| OsError::new(&err, "open"))?;
     if !is_fifo(&file) {
         set_blocking(&file, true).map_err(|err| OsError::new(&err, "open"))?;
     }
-    opened(file, options, stopped)
+    opened(file, options, reach)
 }
 
 /// `path` opened for reading without waiting: a FIFO opens at once, with or without a writer.
@@ -338,12 +330,8 @@ fn set_blocking(_: &File, _: bool) -> io::Result<()> {
 }
 
 /// `file`, just opened, as the source `options` read: positioned at `options.start` or at the
-/// start of its share (looked for until `stopped` says so).
-fn opened(
-    mut file: File,
-    options: &ReadOptions,
-    stopped: &dyn Fn() -> bool,
-) -> Result<Source, OsError> {
+/// start of its share (looked for as far as `reach` says).
+fn opened(mut file: File, options: &ReadOptions, reach: Reach) -> Result<Source, OsError> {
     debug_assert!(
         options.decompress == Decompress::Off || (options.start == 0 && options.end.is_none()),
         "a compressed stream is read whole"
@@ -360,7 +348,7 @@ fn opened(
                     && options.end.is_none()
                     && options.decompress == Decompress::Off
             );
-            let range = shared_range(&file, share, stopped)?;
+            let range = shared_range(&file, share, reach)?;
             (range.start, Some(range.end - range.start))
         }
     };
@@ -429,13 +417,9 @@ pub(crate) fn capped_read_size(chunk_size: usize, left: u64) -> usize {
 /// cannot be cut: the first share reads all of it, the others nothing.
 ///
 /// A share's lines are those that start in it, so a share cut inside a line looks through all
-/// of it for its first line, whatever `maxLineLength` says (that line fails the share where it
-/// starts), until `stopped` says so.
-fn shared_range(
-    file: &File,
-    share: Share,
-    stopped: &dyn Fn() -> bool,
-) -> Result<Range<u64>, OsError> {
+/// of it for its first line whatever `maxLineLength` says (that line fails the share where it
+/// starts), as far as `reach` says otherwise.
+fn shared_range(file: &File, share: Share, reach: Reach) -> Result<Range<u64>, OsError> {
     let size = file
         .metadata()
         .map_err(|err| OsError::new(&err, "fstat"))?
@@ -446,7 +430,7 @@ fn shared_range(
     }
     (&*file)
         .stream_position()
-        .and_then(|_| share.range(file, 0..size, Reach::until(stopped)))
+        .and_then(|_| share.range(file, 0..size, reach))
         .map_err(|err| OsError::new(&err, "read"))
 }
 
@@ -579,7 +563,7 @@ mod tests {
             decompress: Decompress::Off,
             share: None,
         };
-        let mut source = open(&path, &options, &|| false).unwrap();
+        let mut source = open(&path, &options, Reach::until(&|| false)).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(source.is_pipe());
         assert_eq!(fcntl_getpipe_size(&source.input).unwrap(), PIPE_CAPACITY);
