@@ -219,6 +219,22 @@ function terabyteLine(name) {
   return file
 }
 
+test('close() of a follower still looking for its last lines resolves once the file is closed', async (t) => {
+  // The scan ran on in a blocking task after close(), holding the file for a few ms more; the
+  // stream heard the file was closed when the task was dropped, not when the scan let go.
+  const file = temp.file('x\n'.repeat(5e6))
+  for (let i = 0; i < 20; i++) {
+    const reader = followLines(file, { lastLines: 4e6 })
+    const step = reader.next()
+    await new Promise((resolve) => setImmediate(resolve))
+    await reader.close()
+    t.false(isOpen(file), `round ${i}: the file is open after close()`)
+    // A scan that was done by then may have handed out its first line.
+    const { value, done } = await step
+    t.true(done || value === 'x', `round ${i}: ${value}`)
+  }
+})
+
 test('a search with maxLineLength fails at a line of a terabyte without looking through it', async (t) => {
   // A search of a large file reads it in parts, and looked for the end of each part's last
   // line to the end of that line: minutes here, before the line failed.

@@ -133,16 +133,21 @@ pub(crate) async fn follow(
     };
     let noted = Arc::clone(&arrivals);
     let opening = Arc::clone(&stop);
+    // The stream hears that the file is closed once this closure, which may run on after the
+    // stream is closed (a scan for the last lines stops at its next read), has let go of it:
+    // `file_closed`, declared first, drops last.
     let opened = spawn_blocking(move || {
+        let file_closed = file_closed;
         let stopped = || opening.is_cancelled();
         let (source, offset, after_cr) =
             open_following(&anchor, &options, from, &framer, &stopped)?;
         noted.reading(&source.input);
         let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
-        Ok::<_, ReadError>((path, source, offset, after_cr, watch, framer))
+        let opened = (path, source, offset, after_cr, watch, framer);
+        Ok::<_, ReadError>((opened, file_closed))
     });
     // The watch lives in this task: cancelling the stream aborts the task and drops the watch.
-    let (path, source, offset, after_cr, _watch, framer) = match opened.await {
+    let ((path, source, offset, after_cr, _watch, framer), file_closed) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
             items.send(Err(err)).await;
