@@ -943,6 +943,18 @@ test('following / or .. fails with EISDIR, and every other follower goes on bein
   }
 })
 
+test('a procfs file, whose size the OS gives as 0, is read once, not again as if truncated', async (t) => {
+  // Its size, 0, below where it was read to looked like a truncation: its lines came twice.
+  const content = fs.readFileSync('/proc/version', 'latin1')
+  const reader = followLines('/proc/version', { start: 0 })
+  t.teardown(() => reader.close())
+  t.is((await within(reader.next(), LINE_QUIET_MS, 'the line')).value, content.trimEnd())
+  const second = reader.next()
+  // Nothing more comes: the duplicate came at once, on the follower's first look at the file.
+  t.is(await Promise.race([second, sleep(500, 'nothing more')]), 'nothing more')
+  t.is(reader.bytesRead, Buffer.byteLength(content, 'latin1'))
+})
+
 test('copytruncate: a line ended by a lone \\r before the truncation still comes', async (t) => {
   // The \r ended the line; the follower held it only in case a \n came next.
   const { file, reader } = emptyFollowed(t, 'copytruncate-cr.log')

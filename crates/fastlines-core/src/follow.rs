@@ -494,14 +494,25 @@ fn truncation(file: &File) -> Result<PathChange, ReadError> {
     truncated_below(file, len)
 }
 
+/// Whether `file`, `len` bytes long by its `fstat`, was truncated below where it was read to. A
+/// file whose size the OS does not give (procfs says 0) still has its bytes there: it is read on,
+/// not read again from its start (a follower of `/proc/version` gave its line twice).
 fn truncated_below(mut file: &File, len: u64) -> Result<PathChange, ReadError> {
     let read_to = file
         .stream_position()
         .map_err(|err| OsError::new(&err, "lseek"))?;
-    Ok(if len < read_to {
-        PathChange::Truncated
-    } else {
+    if len >= read_to {
+        return Ok(PathChange::None);
+    }
+    let mut last_read = [0];
+    let unsized_file = len == 0
+        && crate::read::read_at(file, &mut last_read, read_to - 1)
+            .map_err(|err| OsError::new(&err, "read"))?
+            == 1;
+    Ok(if unsized_file {
         PathChange::None
+    } else {
+        PathChange::Truncated
     })
 }
 
