@@ -216,7 +216,9 @@ const syncFlush = { finishFlush: zlib.constants.Z_SYNC_FLUSH }
 /**
  * gzip as the contract reads it: member after member, each with Node's outcome; after a
  * member, zeros to the end pad (Node's zlib ignores them), and other bytes that do not start
- * another member (1f 8b, or a lone 1f at the end) fail as Node's zlib fails on them alone.
+ * another member (1f 8b, or a lone 1f at the end) fail as Node's zlib fails on them alone. Zeros
+ * followed by other bytes fail likewise, as those bytes alone: there Node's zlib stops at the
+ * first zero and ignores the rest, even a member, which the contract does not (README).
  */
 function gzipOutcome(bytes) {
   const outputs = []
