@@ -66,6 +66,19 @@ test("another reader's option is refused, naming the readers that take it", asyn
   await refuses(t, 'batches()', { match: 'x' }, 'is not an option of batches() (readLines and readLinesSync and')
 })
 
+test("fs.createReadStream's fd and fs, which would read something else than the path, are refused", async (t) => {
+  // Ignored, { fd } read the path instead of the descriptor, silently.
+  for (const reader of ['readLines', 'readLinesSync', 'countLines', 'readChunks', 'readLastLines', 'followLines']) {
+    await refuses(
+      t,
+      reader,
+      { fd: 0 },
+      `is not an option of ${reader}: readLines, countLines, readChunks and readJsonLines read a descriptor as a byte source`,
+    )
+    await refuses(t, reader, { fs: {} }, `is not an option of ${reader}: fastlines reads the file itself`)
+  }
+})
+
 test('every other unknown key is ignored, as fs ignores it, and so is a near miss set to undefined', async (t) => {
   const file = temp.file('ERROR one\nerror two\n')
   const fsOptions = { flags: 'r', mode: 0o666, autoClose: true, emitClose: true, fs: undefined }

@@ -27,6 +27,15 @@ const OPTIONS = {
   "readJsonLines' batches()": [],
 }
 
+/**
+ * fs.createReadStream's options that name what is read, in place of the path: ignored, they
+ * would read the path instead, silently.
+ */
+const ELSEWHERE = {
+  fd: 'readLines, countLines, readChunks and readJsonLines read a descriptor as a byte source, fs.createReadStream(null, { fd }) or a FileHandle',
+  fs: 'fastlines reads the file itself',
+}
+
 /** Every option name, with the readers that take it. */
 const TAKEN_BY = new Map()
 for (const [reader, names] of Object.entries(OPTIONS)) {
@@ -44,6 +53,9 @@ function checkOptionNames(options, reader) {
   const own = OPTIONS[reader]
   for (const key of Object.keys(options)) {
     if (own.includes(key) || options[key] === undefined) continue
+    if (Object.hasOwn(ELSEWHERE, key)) {
+      throw invalidArgValue(`options.${key}`, options[key], `is not an option of ${reader}: ${ELSEWHERE[key]}`)
+    }
     const takers = TAKEN_BY.get(key)
     if (takers !== undefined) {
       const take = takers.length === 1 ? 'takes' : 'take'
