@@ -157,10 +157,12 @@ function normalizeOptions(options) {
     validateOffset('end', end)
     if (start > end) throw outOfRange('start', `<= "end" (here: ${end})`, start)
   }
-  if (typeof highWaterMark !== 'number') {
-    throw invalidArgType('options.highWaterMark', 'of type number', highWaterMark)
+  // What fs.createReadStream refuses, refused in its words; what it takes and a read size
+  // cannot be (0, or past 1 GiB), as out of fastlines' range.
+  if (!Number.isInteger(highWaterMark) || highWaterMark < 0) {
+    throw invalidArgValue('options.highWaterMark', highWaterMark, 'is invalid')
   }
-  if (!Number.isInteger(highWaterMark) || highWaterMark < 1 || highWaterMark > MAX_CHUNK_SIZE) {
+  if (highWaterMark < 1 || highWaterMark > MAX_CHUNK_SIZE) {
     throw outOfRange('highWaterMark', `an integer >= 1 and <= ${MAX_CHUNK_SIZE}`, highWaterMark)
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
