@@ -240,6 +240,24 @@ test('maxLineLength: only a line of the result that is too long rejects', async 
   t.deepEqual(await readLastLines(wide, 2, { maxLineLength: 60 }), ['é'.repeat(30), 'z'])
 })
 
+test('maxLineLength with match: a longer line fails only where it lies among the lines looked at, however far back', async (t) => {
+  // With a filter, the file was framed back in pieces of 1 MiB, each line of which was checked:
+  // a longer line before the last match failed within a piece of it and not beyond.
+  const maxLineLength = 10
+  const long = 'x'.repeat(11)
+  for (const filler of ['', 'f\n'.repeat(350_000)]) {
+    const file = temp.file(`${long}\n${filler}E\n`)
+    const options = { match: 'E', maxLineLength }
+    t.deepEqual(await readLastLines(file, 1, options), ['E'], `${filler.length} bytes between`)
+    const follower = followLines(file, { ...options, lastLines: 1 })
+    t.deepEqual(await within(follower.next(), 1_000, 'the last match'), { value: 'E', done: false })
+    await follower.close()
+    // Two matches reach back past it: it lies among the lines looked at.
+    const among = temp.file(`E1\n${long}\n${filler}E2\n`)
+    await t.throwsAsync(readLastLines(among, 2, options), { code: 'ERR_LINE_TOO_LONG' })
+  }
+})
+
 test('an aborted signal rejects with an AbortError', async (t) => {
   const file = temp.file('a\nb\n')
   const reason = new Error('stop')

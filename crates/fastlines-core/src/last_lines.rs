@@ -166,6 +166,13 @@ impl Pieces<'_> {
         Ok(framed.map(|(batches, _)| (batches, self.len)))
     }
 
+    /// The error of a line over the framer's limit.
+    fn line_too_long(&self) -> ReadError {
+        ReadError::LineTooLong {
+            max_line_length: self.framer.max_line_length().unwrap_or(usize::MAX),
+        }
+    }
+
     /// The batches of at least the last `n` lines the filter keeps (more: the caller keeps the
     /// last `n`), from pieces of about [`PIECE_BYTES`] each, framed from the end back until they hold
     /// `n` kept lines or the file's start is reached. Only kept lines are held, so a filter
@@ -179,7 +186,7 @@ impl Pieces<'_> {
         while end > 0 && kept < n {
             let len = self.len;
             let bytes = PIECE_BYTES.max(self.chunk_size as u64);
-            let Some((batches, start)) = self.piece(&mut reads, end, u64::MAX, bytes)? else {
+            let Some((batches, scanned)) = self.piece(&mut reads, end, u64::MAX, bytes)? else {
                 return Ok(None);
             };
             if self.len != len {
@@ -193,7 +200,12 @@ impl Pieces<'_> {
                 .map(|kept| kept.numbers.len() as u64)
                 .sum::<u64>();
             pieces.push(batches);
-            end = start;
+            // A line over the limit ended the piece: fine if the lines after it hold enough
+            // kept lines, and if not, it lies among the lines wanted, which a reader fails at.
+            if scanned.after_long_line && kept < n {
+                return Err(self.line_too_long());
+            }
+            end = scanned.start;
         }
         let batches = pieces.into_iter().rev().flatten().collect();
         Ok(Some((batches, self.len)))
@@ -202,14 +214,15 @@ impl Pieces<'_> {
     /// The batches of the last `lines` lines before `end`, or of the lines that start in its
     /// last `bytes` (at least one line, unless none starts there before the file's start), and
     /// where they start. A read that finds the file ending before `self.len` lowers it and
-    /// scans again from there.
+    /// scans again from there. A line over the framer's limit fails the last `lines`; it ends
+    /// a piece of `bytes` (see [`ScanEnd::after_long_line`]), whose lines may not be needed.
     fn piece(
         &mut self,
         reads: &mut PieceReads,
         mut end: u64,
         lines: u64,
         bytes: u64,
-    ) -> Result<Framed, ReadError> {
+    ) -> Result<Option<(Vec<Batch>, ScanEnd)>, ReadError> {
         loop {
             reads.start_at(end);
             let scan = Scan {
@@ -218,12 +231,14 @@ impl Pieces<'_> {
                 enough_bytes: bytes,
                 chunk_size: self.chunk_size,
                 max_line_length: self.framer.max_line_length(),
+                long_line_ends_scan: bytes != u64::MAX,
                 string_limit: Some(self.framer.string_limit()),
                 stopped: self.stopped,
             };
-            let Some(start) = scan.run(reads)? else {
+            let Some(scanned) = scan.run(reads)? else {
                 return Ok(None);
             };
+            let start = scanned.start;
             if let Some(found) = reads.ends_at {
                 (self.len, end) = (found, end.min(found));
                 continue;
@@ -234,7 +249,7 @@ impl Pieces<'_> {
             while let Some(batch) = reader.next_blocking()? {
                 batches.push(batch);
             }
-            return Ok(Some((batches, start)));
+            return Ok(Some((batches, scanned)));
         }
     }
 }
@@ -361,6 +376,7 @@ pub(crate) fn start_of_last_lines(
         enough_bytes: u64::MAX,
         chunk_size,
         max_line_length: framer.max_line_length(),
+        long_line_ends_scan: false,
         // Read forward from there, a line too long for a string fails as it does in any reader.
         string_limit: None,
         stopped: Some(stopped),
@@ -369,7 +385,7 @@ pub(crate) fn start_of_last_lines(
         file,
         chunk: Vec::new(),
     };
-    Ok(scan.run(&mut reads)?.unwrap_or(0))
+    Ok(scan.run(&mut reads)?.map_or(0, |scanned| scanned.start))
 }
 
 /// The length of `file`: its size, or for a file whose size the OS does not give (it says 0:
@@ -397,8 +413,12 @@ struct Scan<'a> {
     /// start found by then, if one was (`u64::MAX`: only `n` stops the scan).
     enough_bytes: u64,
     chunk_size: usize,
-    /// Stop with [`ReadError::LineTooLong`] at a line longer than this (plus its terminator).
+    /// Stop with [`ReadError::LineTooLong`] at a line longer than this, its terminator aside,
+    /// counted as the framer counts it.
     max_line_length: Option<usize>,
+    /// Stop at such a line instead where it starts no line wanted: at the line start after it,
+    /// marked [`ScanEnd::after_long_line`] (a filter's piece, whose lines may not be needed).
+    long_line_ends_scan: bool,
     /// Stop with [`ReadError::StringTooLong`] at a line sure to be longer than the engine's
     /// longest string (in UTF-16 code units, its bytes measured in the encoding), rather than
     /// hold a line of gigabytes that could never be handed out (a sparse file's end).
@@ -410,9 +430,9 @@ struct Scan<'a> {
 impl Scan<'_> {
     /// Scans backward, reading with `reads`, for line starts: after a `\n`, and after a `\r`
     /// not followed by `\n`; the byte after each chunk's last is remembered for that `\r` check.
-    fn run(&self, reads: &mut impl ReadBack) -> Result<Option<u64>, ReadError> {
+    fn run(&self, reads: &mut impl ReadBack) -> Result<Option<ScanEnd>, ReadError> {
         if self.n == 0 {
-            return Ok(Some(self.len));
+            return Ok(Some(ScanEnd::at(self.len)));
         }
         let chunk_size = self.chunk_size.max(1) as u64;
         let mut chunk_end = self.len;
@@ -421,6 +441,8 @@ impl Scan<'_> {
         let mut found = 0;
         // Where the line being scanned ends: the last line start found, or the end.
         let mut line_end = self.len;
+        // That line's terminator, known once the byte before a `\n` ending it is read.
+        let mut terminator = Terminator::Known(0);
         // At least how many UTF-16 code units that line holds, counted from where it grew past
         // the string limit in bytes (a byte is at most a unit).
         let mut units = 0;
@@ -430,30 +452,68 @@ impl Scan<'_> {
                 return Ok(None);
             }
             let bytes = reads.read_back(chunk_start, (chunk_end - chunk_start) as usize)?;
+            terminator = if chunk_end == self.len {
+                Terminator::ending(bytes, bytes.len())
+            } else {
+                terminator.before(bytes.last().copied())
+            };
             for at in memrchr2_iter(b'\n', b'\r', bytes) {
                 let line_start = chunk_start + at as u64 + 1;
                 let next = bytes.get(at + 1).copied().or(after);
                 let ends_a_line = bytes[at] == b'\n' || next != Some(b'\n');
                 if ends_a_line && line_start < self.len {
-                    self.check_line(line_start, line_end)?;
+                    if self.too_long(line_end - line_start, terminator.most()) {
+                        return self.at_long_line(line_end);
+                    }
                     found += 1;
                     if found == self.n {
-                        return Ok(Some(line_start));
+                        return Ok(Some(ScanEnd::at(line_start)));
                     }
                     line_end = line_start;
+                    terminator = Terminator::ending(bytes, at + 1);
                 }
             }
-            self.check_line(chunk_start, line_end)?;
+            // The line goes on before the chunk: it is at least this long.
+            if self.too_long(line_end - chunk_start, terminator.most()) {
+                return self.at_long_line(line_end);
+            }
             let part = &bytes[..(line_end.min(chunk_end) - chunk_start) as usize];
             let spans = line_end > chunk_end;
             units = self.check_string(part, line_end - chunk_start, spans, units)?;
             if found > 0 && self.len - chunk_start >= self.enough_bytes {
-                return Ok(Some(line_end));
+                return Ok(Some(ScanEnd::at(line_end)));
             }
             after = bytes.first().copied();
             chunk_end = chunk_start;
         }
-        Ok(Some(0))
+        // The first line: its terminator is known now, since nothing comes before it.
+        if self.too_long(line_end, terminator.before(None).most()) {
+            return self.at_long_line(line_end);
+        }
+        Ok(Some(ScanEnd::at(0)))
+    }
+
+    /// Whether a line of `bytes` with a terminator of `terminator` bytes is longer than the
+    /// limit: its length as the framer counts it, without the terminator.
+    fn too_long(&self, bytes: u64, terminator: u64) -> bool {
+        self.max_line_length
+            .is_some_and(|max| bytes.saturating_sub(terminator) > max as u64)
+    }
+
+    /// Where a scan that met a line longer than the limit ends: failing with
+    /// [`ReadError::LineTooLong`], or, for a scan that a long line ends, at `line_end`, where
+    /// the line after it starts.
+    fn at_long_line(&self, line_end: u64) -> Result<Option<ScanEnd>, ReadError> {
+        match self.max_line_length {
+            Some(_) if self.long_line_ends_scan => Ok(Some(ScanEnd {
+                start: line_end,
+                after_long_line: true,
+            })),
+            Some(max) => Err(ReadError::LineTooLong {
+                max_line_length: max,
+            }),
+            None => unreachable!("only a limit makes a line too long"),
+        }
     }
 
     /// Fails if the line being scanned is sure to be too long for a string: `part` is what was
@@ -482,15 +542,60 @@ impl Scan<'_> {
         }
         Ok(units)
     }
+}
 
-    /// Fails if the line from `start` (or before) to `end` is surely over the limit, its
-    /// terminator (at most 2 bytes) aside; a line just over it is the framer's to find.
-    fn check_line(&self, start: u64, end: u64) -> Result<(), ReadError> {
-        match self.max_line_length {
-            Some(max) if end - start > max as u64 + 2 => Err(ReadError::LineTooLong {
-                max_line_length: max,
-            }),
-            _ => Ok(()),
+/// Where a backward [`Scan`] stopped: where the lines it found start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ScanEnd {
+    start: u64,
+    /// The scan stopped at a line longer than the limit, which ends at `start`.
+    after_long_line: bool,
+}
+
+impl ScanEnd {
+    fn at(start: u64) -> Self {
+        ScanEnd {
+            start,
+            after_long_line: false,
+        }
+    }
+}
+
+/// The terminator of the line a backward scan is in, as the framer counts it: `\r\n` two
+/// bytes, `\n` or a lone `\r` one, none for a last line without one.
+#[derive(Debug, Clone, Copy)]
+enum Terminator {
+    Known(u64),
+    /// A `\n` that was the first byte of its chunk: a `\r` before it, the last byte of the
+    /// chunk read next, makes it two bytes.
+    NewlineAfter,
+}
+
+impl Terminator {
+    /// The terminator of the line that ends at `bytes[..end]`.
+    fn ending(bytes: &[u8], end: usize) -> Self {
+        match end.checked_sub(1).map(|last| bytes[last]) {
+            Some(b'\n') if end >= 2 => Terminator::Known(1 + u64::from(bytes[end - 2] == b'\r')),
+            Some(b'\n') => Terminator::NewlineAfter,
+            Some(b'\r') => Terminator::Known(1),
+            _ => Terminator::Known(0),
+        }
+    }
+
+    /// This terminator, with `byte` the one before the chunk it was found in (`None`: the
+    /// file's start).
+    fn before(self, byte: Option<u8>) -> Self {
+        match self {
+            Terminator::NewlineAfter => Terminator::Known(1 + u64::from(byte == Some(b'\r'))),
+            known => known,
+        }
+    }
+
+    /// Its length, or the most it may be.
+    fn most(self) -> u64 {
+        match self {
+            Terminator::Known(len) => len,
+            Terminator::NewlineAfter => 2,
         }
     }
 }
@@ -547,6 +652,7 @@ mod tests {
             enough_bytes: u64::MAX,
             chunk_size,
             max_line_length: None,
+            long_line_ends_scan: false,
             string_limit,
             stopped: None,
         };
@@ -554,7 +660,8 @@ mod tests {
             input,
             bytes_read: 0,
         };
-        (scan.run(&mut reads), reads.bytes_read)
+        let start = scan.run(&mut reads).map(|end| end.map(|end| end.start));
+        (start, reads.bytes_read)
     }
 
     /// The last `n` lines from `input`, found backward in reads of `chunk_size`, which read
@@ -615,6 +722,7 @@ mod tests {
             enough_bytes: u64::MAX,
             chunk_size: 10,
             max_line_length: None,
+            long_line_ends_scan: false,
             string_limit: None,
             stopped: Some(&|| true),
         };
@@ -706,6 +814,82 @@ mod tests {
             }
         }
         std::fs::remove_file(&path).expect("clean up");
+    }
+
+    /// With `maxLineLength`, the last lines fail exactly when a line from the first of them (the
+    /// first of the last `n` kept, with a filter) to the end is longer than the limit, whatever
+    /// the reads and however far back a longer line lies: a filter's pieces failed at any line
+    /// they framed, so a longer line 700 KB before the last match failed and 7 MB before did
+    /// not.
+    #[test]
+    fn the_last_lines_fail_only_at_a_line_among_them_longer_than_the_limit() {
+        let mut seed = 0x2545_f491_u64;
+        let mut random = |below: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % below
+        };
+        let what = Match {
+            strings: vec!["x".to_string()],
+            ignore_case: false,
+            invert: false,
+        };
+        for _ in 0..300 {
+            let len = random(40) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| [b'a', b'x', b'\n', b'\r'][random(4) as usize])
+                .collect();
+            let file = crate::test_files::file_of(&input);
+            let lines = reference_lines(&input);
+            for filter in [None, Some(&what)] {
+                let kept: Vec<usize> = (0..lines.len())
+                    .filter(|&i| filter.is_none() || lines[i].contains(&b'x'))
+                    .collect();
+                for n in 0..4_usize {
+                    // The lines looked at: from the first of the last n kept to the end.
+                    let first = match kept.len().checked_sub(n) {
+                        _ if n == 0 => lines.len(),
+                        Some(from) => kept[from],
+                        None => 0,
+                    };
+                    let longest = lines[first..].iter().map(Vec::len).max().unwrap_or(0);
+                    for max in 0..5 {
+                        for chunk_size in [1, 2, 3, 7, 64] {
+                            let framer = LineFramer::new(Encoding::Latin1)
+                                .with_match(filter)
+                                .with_max_line_length(Some(max));
+                            let got = last_batches(
+                                &file,
+                                n as u64,
+                                input.len() as u64,
+                                chunk_size,
+                                framer,
+                                None,
+                            );
+                            let what = format!(
+                                "{:?}, last {n}, filter {}, max {max}, reads of {chunk_size}",
+                                String::from_utf8_lossy(&input),
+                                filter.is_some()
+                            );
+                            match got {
+                                Err(ReadError::LineTooLong { .. }) => {
+                                    assert!(longest > max, "{what}: failed")
+                                }
+                                Ok(Some((batches, _))) => {
+                                    assert!(longest <= max, "{what}: did not fail");
+                                    let wanted: Vec<Vec<u8>> = kept[kept.len().saturating_sub(n)..]
+                                        .iter()
+                                        .map(|&i| lines[i].clone())
+                                        .collect();
+                                    let got = lines_of(&batches);
+                                    assert!(got.ends_with(&wanted), "{what}: {got:?}");
+                                }
+                                other => panic!("{what}: {other:?}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// A file that holds less than the length it is read to (its size said more, as a sysfs
