@@ -166,13 +166,6 @@ impl Pieces<'_> {
         Ok(framed.map(|(batches, _)| (batches, self.len)))
     }
 
-    /// The error of a line over the framer's limit.
-    fn line_too_long(&self) -> ReadError {
-        ReadError::LineTooLong {
-            max_line_length: self.framer.max_line_length().unwrap_or(usize::MAX),
-        }
-    }
-
     /// The batches of at least the last `n` lines the filter keeps (more: the caller keeps the
     /// last `n`), from pieces of about [`PIECE_BYTES`] each, framed from the end back until they hold
     /// `n` kept lines or the file's start is reached. Only kept lines are held, so a filter
@@ -202,8 +195,10 @@ impl Pieces<'_> {
             pieces.push(batches);
             // A line over the limit ended the piece: fine if the lines after it hold enough
             // kept lines, and if not, it lies among the lines wanted, which a reader fails at.
-            if scanned.after_long_line && kept < n {
-                return Err(self.line_too_long());
+            if let Some(err) = scanned.long_line {
+                if kept < n {
+                    return Err(err);
+                }
             }
             end = scanned.start;
         }
@@ -215,7 +210,7 @@ impl Pieces<'_> {
     /// last `bytes` (at least one line, unless none starts there before the file's start), and
     /// where they start. A read that finds the file ending before `self.len` lowers it and
     /// scans again from there. A line over the framer's limit fails the last `lines`; it ends
-    /// a piece of `bytes` (see [`ScanEnd::after_long_line`]), whose lines may not be needed.
+    /// a piece of `bytes` (see [`ScanEnd::long_line`]), whose lines may not be needed.
     fn piece(
         &mut self,
         reads: &mut PieceReads,
@@ -417,7 +412,7 @@ struct Scan<'a> {
     /// counted as the framer counts it.
     max_line_length: Option<usize>,
     /// Stop at such a line instead where it starts no line wanted: at the line start after it,
-    /// marked [`ScanEnd::after_long_line`] (a filter's piece, whose lines may not be needed).
+    /// with the error in [`ScanEnd::long_line`] (a filter's piece, whose lines may not be needed).
     long_line_ends_scan: bool,
     /// Stop with [`ReadError::StringTooLong`] at a line sure to be longer than the engine's
     /// longest string (in UTF-16 code units, its bytes measured in the encoding), rather than
@@ -462,8 +457,8 @@ impl Scan<'_> {
                 let next = bytes.get(at + 1).copied().or(after);
                 let ends_a_line = bytes[at] == b'\n' || next != Some(b'\n');
                 if ends_a_line && line_start < self.len {
-                    if self.too_long(line_end - line_start, terminator.most()) {
-                        return self.at_long_line(line_end);
+                    if let Some(max) = self.over_limit(line_end - line_start, terminator.most()) {
+                        return self.at_long_line(line_end, max);
                     }
                     found += 1;
                     if found == self.n {
@@ -474,8 +469,8 @@ impl Scan<'_> {
                 }
             }
             // The line goes on before the chunk: it is at least this long.
-            if self.too_long(line_end - chunk_start, terminator.most()) {
-                return self.at_long_line(line_end);
+            if let Some(max) = self.over_limit(line_end - chunk_start, terminator.most()) {
+                return self.at_long_line(line_end, max);
             }
             let part = &bytes[..(line_end.min(chunk_end) - chunk_start) as usize];
             let spans = line_end > chunk_end;
@@ -487,33 +482,33 @@ impl Scan<'_> {
             chunk_end = chunk_start;
         }
         // The first line: its terminator is known now, since nothing comes before it.
-        if self.too_long(line_end, terminator.before(None).most()) {
-            return self.at_long_line(line_end);
+        if let Some(max) = self.over_limit(line_end, terminator.before(None).most()) {
+            return self.at_long_line(line_end, max);
         }
         Ok(Some(ScanEnd::at(0)))
     }
 
-    /// Whether a line of `bytes` with a terminator of `terminator` bytes is longer than the
-    /// limit: its length as the framer counts it, without the terminator.
-    fn too_long(&self, bytes: u64, terminator: u64) -> bool {
+    /// The limit, if a line of `bytes` with a terminator of `terminator` bytes is longer than
+    /// it: its length as the framer counts it, without the terminator.
+    fn over_limit(&self, bytes: u64, terminator: u64) -> Option<usize> {
         self.max_line_length
-            .is_some_and(|max| bytes.saturating_sub(terminator) > max as u64)
+            .filter(|&max| bytes.saturating_sub(terminator) > max as u64)
     }
 
-    /// Where a scan that met a line longer than the limit ends: failing with
+    /// Where a scan that met a line longer than `max` ends: failing with
     /// [`ReadError::LineTooLong`], or, for a scan that a long line ends, at `line_end`, where
-    /// the line after it starts.
-    fn at_long_line(&self, line_end: u64) -> Result<Option<ScanEnd>, ReadError> {
-        match self.max_line_length {
-            Some(_) if self.long_line_ends_scan => Ok(Some(ScanEnd {
-                start: line_end,
-                after_long_line: true,
-            })),
-            Some(max) => Err(ReadError::LineTooLong {
-                max_line_length: max,
-            }),
-            None => unreachable!("only a limit makes a line too long"),
+    /// the line after it starts, with that error.
+    fn at_long_line(&self, line_end: u64, max: usize) -> Result<Option<ScanEnd>, ReadError> {
+        let err = ReadError::LineTooLong {
+            max_line_length: max,
+        };
+        if !self.long_line_ends_scan {
+            return Err(err);
         }
+        Ok(Some(ScanEnd {
+            start: line_end,
+            long_line: Some(err),
+        }))
     }
 
     /// Fails if the line being scanned is sure to be too long for a string: `part` is what was
@@ -545,18 +540,19 @@ impl Scan<'_> {
 }
 
 /// Where a backward [`Scan`] stopped: where the lines it found start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 struct ScanEnd {
     start: u64,
-    /// The scan stopped at a line longer than the limit, which ends at `start`.
-    after_long_line: bool,
+    /// A line longer than the limit, which ends at `start`, stopped the scan: the error the
+    /// lines it found fail with if they are not enough.
+    long_line: Option<ReadError>,
 }
 
 impl ScanEnd {
     fn at(start: u64) -> Self {
         ScanEnd {
             start,
-            after_long_line: false,
+            long_line: None,
         }
     }
 }
