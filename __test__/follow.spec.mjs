@@ -1308,6 +1308,27 @@ test('maxLineLength: a longer line rejects after the lines before it, even befor
   t.false(isOpen(growing))
 })
 
+test('a large append (a long line, or lines that match passes over) is read whole, beside other followers', async (t) => {
+  // A trip on the shared watcher's thread reads at most 1 MiB, then hands the rest to the
+  // blocking pool (follow.rs has the tests of that hand-over); here the lines come out whole.
+  const { file: long, reader: longReader } = emptyFollowed(t, 'long-append.log')
+  const { file: filtered, reader: filteredReader } = emptyFollowed(t, 'filtered-append.log', { match: 'KEEP' })
+  const { file: beside, reader: besideReader } = emptyFollowed(t, 'beside.log')
+  const longLine = 'x'.repeat(8 << 20)
+  const longStep = longReader.next()
+  const filteredStep = filteredReader.next()
+  fs.appendFileSync(long, `${longLine}\n`)
+  fs.appendFileSync(filtered, `${'passed over\n'.repeat(700_000)}KEEP\n`)
+  fs.appendFileSync(beside, 'beside\n')
+  t.deepEqual(await besideReader.next(), line('beside'))
+  const { value } = await longStep
+  t.is(value.length, longLine.length)
+  t.true(value === longLine)
+  t.deepEqual(await filteredStep, line('KEEP'))
+  fs.appendFileSync(long, 'after\n')
+  t.deepEqual(await longReader.next(), line('after'))
+})
+
 test('batches(): non-empty batches of whole lines, as they are appended', async (t) => {
   const { file, reader } = emptyFollowed(t, 'batches.log', { highWaterMark: 16 })
   const batches = reader.batches()

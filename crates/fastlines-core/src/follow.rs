@@ -33,12 +33,19 @@ use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
-use crate::reader::Reader;
+use crate::reader::{Progress, Reader};
 use crate::source::{open_now, ReadOptions, Source};
 use crate::stream::{
-    read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader,
+    read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader, TripThread,
 };
 use crate::watch::{Change, OnChange, Watch};
+
+/// The most bytes a follower reads in one trip on the watcher's thread, which every follower in
+/// the process shares: past them, it hands its reader back to be read on the blocking pool, so
+/// that a large append (a long line with no end yet, or many lines that `match` passes over)
+/// does not keep the other followers from hearing of theirs. A log written a line at a time
+/// adds far less per change; the read-ahead holds at most as much.
+const BYTES_PER_WATCHER_TRIP: u64 = 1024 * 1024;
 
 /// Where a follower starts reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +97,11 @@ pub(crate) struct FollowTrip {
     /// catch-up that finds the same figure brought nothing to read (see
     /// [`FollowTrip::what_to_look_at`]).
     caught_up_at: Option<u64>,
+    /// The reader's bytes read, shared, to be watched while it reads.
+    progress: Progress,
+    /// In a trip on the watcher's thread, the bytes read past which it stops reading (see
+    /// [`BYTES_PER_WATCHER_TRIP`]); `None` on the blocking pool.
+    read_until: Option<u64>,
     _file_closed: tokio::sync::oneshot::Sender<()>,
 }
 
@@ -156,7 +168,7 @@ pub(crate) async fn follow(
         Err(_) => return, // the runtime is shutting down
     };
     let _ = started_at.set(offset);
-    let mut reader = Reader::new(source, framer, progress);
+    let mut reader = Reader::new(source, framer, progress.clone());
     if after_cr {
         reader.after_carriage_return(offset);
     }
@@ -168,6 +180,8 @@ pub(crate) async fn follow(
         renamed,
         arrivals,
         caught_up_at: None,
+        progress,
+        read_until: None,
         _file_closed: file_closed,
     };
     run_trips(trip, stop, Some(&changes)).await;
@@ -258,22 +272,41 @@ impl TripReader for FollowTrip {
         self.next(&|| stop.is_cancelled())
     }
 
-    const NOTHING_MORE: TripEnd<Batch> = TripEnd::CaughtUp;
+    fn nothing_more(&self) -> TripEnd<Batch> {
+        if self.read_enough() {
+            TripEnd::TripDone
+        } else {
+            TripEnd::CaughtUp
+        }
+    }
 
-    fn begin_trip(&mut self) {
+    fn begin_trip(&mut self, thread: TripThread) {
         self.reader.begin_pass();
         // What this wake-up read is judged from here: against the last catch-up, a wake-up
         // after a trip that ended with its batch waiting for room (so read more since) seemed
         // to bring something, and a truncation it came for went unseen.
-        self.caught_up_at = Some(self.reader.bytes_read());
+        let read = self.reader.bytes_read();
+        self.caught_up_at = Some(read);
+        self.read_until = match thread {
+            TripThread::Watcher => Some(read + BYTES_PER_WATCHER_TRIP),
+            TripThread::BlockingPool => None,
+        };
     }
 }
 
 impl FollowTrip {
+    /// Whether this trip read what a trip on its thread may read (see
+    /// [`BYTES_PER_WATCHER_TRIP`]).
+    fn read_enough(&self) -> bool {
+        read_enough(self.read_until, &self.progress)
+    }
+
     /// The next batch there is, going on to the next file when the path was rotated; `None`
-    /// once everything is read and the path still names the file being read (or nothing), or
-    /// once `stopped()`.
+    /// once everything is read and the path still names the file being read (or nothing), once
+    /// `stopped()`, or once this trip read enough (see [`FollowTrip::read_enough`]).
     fn next(&mut self, stopped: &dyn Fn() -> bool) -> Result<Option<Batch>, ReadError> {
+        let (read_until, progress) = (self.read_until, self.progress.clone());
+        let stopped = &|| stopped() || read_enough(read_until, &progress);
         loop {
             if stopped() {
                 return Ok(None);
@@ -291,6 +324,9 @@ impl FollowTrip {
             }
             if let Some(batch) = self.reader.next_appended(stopped)? {
                 return Ok(Some(batch));
+            }
+            if stopped() {
+                return Ok(None);
             }
             if let Some(arrived) = self.arrivals.next_after(self.reader.input()) {
                 self.next_file = Some(arrived);
@@ -433,6 +469,11 @@ enum PathChange {
     Truncated,
 }
 
+/// Whether a trip that stops reading at `read_until` bytes read, if anywhere, read them.
+fn read_enough(read_until: Option<u64>, progress: &Progress) -> bool {
+    read_until.is_some_and(|until| progress.bytes() >= until)
+}
+
 /// What became of `path`; a failure names the call that failed, as Node's errors do.
 fn path_change(path: &Path, file: &File) -> Result<PathChange, ReadError> {
     let (reading, len) = FileId::of_file(file).map_err(|err| OsError::new(&err, "fstat"))?;
@@ -531,20 +572,27 @@ mod tests {
     /// A follower of `path` from its start, parked in a stream whose channel holds one item,
     /// as the watcher's thread finds it.
     fn parked_follower(path: &Path) -> (Stop<FollowTrip>, ItemReceiver<Batch>) {
+        parked_follower_framing(path, LineFramer::new(Encoding::Utf8))
+    }
+
+    /// [`parked_follower`], framing with `framer`.
+    fn parked_follower_framing(
+        path: &Path,
+        framer: LineFramer,
+    ) -> (Stop<FollowTrip>, ItemReceiver<Batch>) {
         let file = File::open(path).expect("open");
         let (items, taken, _waiter) = channel(1, usize::MAX, |_| 0);
+        let progress = Progress::default();
         let trip = FollowTrip {
-            reader: Reader::new(
-                Source::new(file, None, 64 * 1024),
-                LineFramer::new(Encoding::Utf8),
-                Progress::default(),
-            ),
+            reader: Reader::new(Source::new(file, None, 64 * 1024), framer, progress.clone()),
             items,
             path: path.to_owned(),
             next_file: None,
             renamed: Arc::new(AtomicBool::new(false)),
             arrivals: Arc::default(),
             caught_up_at: None,
+            progress,
+            read_until: None,
             _file_closed: tokio::sync::oneshot::channel().0,
         };
         let stop = Stop::default();
@@ -642,6 +690,77 @@ mod tests {
             "the truncated file is read again from its start"
         );
         std::fs::remove_dir_all(path.parent().expect("a directory")).expect("clean up");
+    }
+
+    /// A scratch directory for a test named `name`, made empty.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fastlines-follow-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    /// A wake-up on the watcher's thread for `appended` reads about
+    /// [`BYTES_PER_WATCHER_TRIP`] of it and hands the reader back to read the rest on the
+    /// blocking pool, where a trip reads on until it has an item; then `want` comes out.
+    fn a_large_append_is_handed_back(name: &str, framer: LineFramer, appended: &str, want: &str) {
+        let dir = scratch(name);
+        let path = dir.join("large.log");
+        std::fs::write(&path, "").expect("write");
+        let (stop, mut taken) = parked_follower_framing(&path, framer);
+        let changes = Changes::default();
+        read_here(&stop, &changes);
+        append(&path, appended);
+        read_here(&stop, &changes);
+        let (reader, end) = changes.take_handed_back().expect("handed back");
+        assert!(matches!(end, TripEnd::TripDone), "more to read");
+        let mut reader = reader.expect("a reader");
+        let read = reader.reader.bytes_read();
+        assert!(
+            (BYTES_PER_WATCHER_TRIP..BYTES_PER_WATCHER_TRIP + 256 * 1024).contains(&read),
+            "read {read} bytes on the watcher's thread"
+        );
+        assert!(matches!(
+            taken.try_recv(),
+            Err(mpsc::error::TryRecvError::Empty)
+        ));
+
+        reader.begin_trip(TripThread::BlockingPool);
+        let batch = reader.next(&|| false).expect("read").expect("a batch");
+        assert_eq!(
+            batch.text,
+            Text::OneByte(bytes::Bytes::from(want.to_owned()))
+        );
+        assert_eq!(reader.reader.bytes_read(), appended.len() as u64);
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// The watcher's thread is every follower's: a line of 8 MiB appended to one file, read
+    /// there whole, kept the others from hearing of their files meanwhile.
+    #[test]
+    fn a_long_appended_line_is_read_on_the_blocking_pool() {
+        let line = "x".repeat(8 << 20);
+        a_large_append_is_handed_back(
+            "long",
+            LineFramer::new(Encoding::Utf8),
+            &format!("{line}\n"),
+            &line,
+        );
+    }
+
+    /// As [`a_long_appended_line_is_read_on_the_blocking_pool`], for 8 MiB of lines that a
+    /// filter passes over before the one it keeps.
+    #[test]
+    fn lines_a_filter_passes_over_are_read_on_the_blocking_pool() {
+        let keep = crate::filter::Match {
+            strings: vec!["KEEP".to_owned()],
+            ignore_case: false,
+            invert: false,
+        };
+        let framer = LineFramer::new(Encoding::Utf8).with_match(Some(&keep));
+        let passed_over = "passed over\n".repeat((8 << 20) / 12);
+        a_large_append_is_handed_back("filtered", framer, &format!("{passed_over}KEEP\n"), "KEEP");
     }
 
     /// The path renamed away and a FIFO made in its place: the watcher's thread, shared by

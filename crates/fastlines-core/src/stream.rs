@@ -660,7 +660,7 @@ async fn trip_on_blocking_pool<R: TripReader>(stop: &Arc<Stop<R>>) -> Option<Tri
     let stop = Arc::clone(stop);
     let trip = spawn_blocking(move || {
         let mut reader = stop.take()?;
-        let end = fill_channel(&mut reader, &*stop);
+        let end = fill_channel(&mut reader, &*stop, TripThread::BlockingPool);
         Some((Some(reader), end))
     });
     match trip.await {
@@ -709,18 +709,31 @@ impl<R: TripReader> Changes<R> {
 /// reader is parked, which is the usual case. Waking the task to read on the blocking pool
 /// instead cost three hand-offs between threads per change, most of what following a log
 /// written a line at a time cost. Anything but catching up (a full channel, an error, much
-/// more to read) hands the reader back to the task. When the reader is out (the task reads
-/// with it, or waits to send what it read), the task is told to read once more when it is done.
+/// more to read than a trip here may read) hands the reader back to the task. When the reader is
+/// out (the task reads with it, or waits to send what it read), the task is told to read once
+/// more when it is done.
 pub(crate) fn read_here<R: TripReader>(stop: &Stop<R>, changes: &Changes<R>) {
     let Some(mut reader) = stop.take() else {
         changes.changed.notify_one();
         return;
     };
-    match catch_unwind(AssertUnwindSafe(|| fill_channel(&mut reader, stop))) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        fill_channel(&mut reader, stop, TripThread::Watcher)
+    })) {
         Ok(TripEnd::CaughtUp) => stop.park(reader),
         Ok(end) => changes.hand_back((Some(reader), end)),
         Err(_) => changes.hand_back(panicked::<R>()),
     }
+}
+
+/// Where a trip reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TripThread {
+    /// A thread of the blocking pool, a trip's own while it lasts.
+    BlockingPool,
+    /// The watcher's thread (see [`read_here`]), which every follower in the process shares:
+    /// while a trip reads there, no other follower hears of its file's changes.
+    Watcher,
 }
 
 pub(crate) enum TripEnd<T> {
@@ -743,10 +756,11 @@ pub(crate) trait TripReader: Send + 'static {
     /// (checked between reads).
     fn next_item(&mut self, stop: &dyn Cancel) -> Result<Option<Self::Item>, ReadError>;
     /// How a trip ends when `next_item` has nothing more: the end of the stream, or, for a
-    /// follower, having caught up.
-    const NOTHING_MORE: TripEnd<Self::Item>;
-    /// A trip begins: a follower forgets what an earlier trip learned of the file's end.
-    fn begin_trip(&mut self) {}
+    /// follower, having caught up, or having read what a trip on its thread may read.
+    fn nothing_more(&self) -> TripEnd<Self::Item>;
+    /// A trip begins on `thread`: a follower forgets what an earlier trip learned of the
+    /// file's end, and notes where a trip there must stop reading.
+    fn begin_trip(&mut self, _thread: TripThread) {}
     /// How many items a trip puts into the channel per wake of a waiting consumer (see
     /// [`WakePace`]): 1 unless the next item always comes promptly.
     fn wake_every(&self) -> usize {
@@ -769,7 +783,9 @@ where
         self.reader.next_unless(&|| stop.is_cancelled())
     }
 
-    const NOTHING_MORE: TripEnd<F::Item> = TripEnd::StreamDone;
+    fn nothing_more(&self) -> TripEnd<F::Item> {
+        TripEnd::StreamDone
+    }
 
     fn wake_every(&self) -> usize {
         self.wake_every
@@ -781,8 +797,12 @@ where
 /// trip already running).
 /// A waiting consumer is woken at the trip's first item, then as [`TripReader::wake_every`]
 /// says, and at the end of the trip for any item not yet woken for.
-fn fill_channel<R: TripReader>(trip: &mut R, stop: &dyn Cancel) -> TripEnd<R::Item> {
-    trip.begin_trip();
+fn fill_channel<R: TripReader>(
+    trip: &mut R,
+    stop: &dyn Cancel,
+    thread: TripThread,
+) -> TripEnd<R::Item> {
+    trip.begin_trip(thread);
     let mut pace = WakePace::new(trip.wake_every());
     let end = fill_paced(trip, stop, &mut pace);
     trip.items().wake_for(pace);
@@ -801,7 +821,7 @@ fn fill_paced<R: TripReader>(
         }
         let item = match trip.next_item(stop) {
             Ok(Some(item)) => Ok(item),
-            Ok(None) => return R::NOTHING_MORE,
+            Ok(None) => return trip.nothing_more(),
             Err(err) => Err(err),
         };
         if let Some(end) = offer(trip.items(), item, pace) {
@@ -898,7 +918,9 @@ mod tests {
             self.left = left;
             Ok(Some(self.wakes.load(Ordering::SeqCst)))
         }
-        const NOTHING_MORE: TripEnd<u32> = TripEnd::StreamDone;
+        fn nothing_more(&self) -> TripEnd<u32> {
+            TripEnd::StreamDone
+        }
         fn wake_every(&self) -> usize {
             self.every
         }
@@ -925,7 +947,7 @@ mod tests {
             wakes: Arc::clone(&wakes),
         };
         assert!(matches!(
-            fill_channel(&mut trip, &Stop::<()>::default()),
+            fill_channel(&mut trip, &Stop::<()>::default(), TripThread::BlockingPool),
             TripEnd::StreamDone
         ));
         let before_each: Vec<u32> = (0..6).map(|_| take(&mut taken)).collect();
