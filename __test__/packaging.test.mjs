@@ -215,6 +215,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'lib/last-lines.js',
     'lib/line-reader-sync.js',
     'lib/line-reader.js',
+    'lib/native-task.js',
     'lib/native.js',
     'lib/option-names.js',
     'lib/options.js',

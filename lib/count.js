@@ -8,6 +8,7 @@ const { throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
+const { runNativeTask, startThreads } = require('./native-task')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseFileOptions, refuseLineOptions } = require('./options')
 
@@ -40,12 +41,8 @@ async function countFile(path, options, site, stream = undefined) {
   throwIfAborted(signal)
   stream?.take()
   stream?.release()
-  const failure = binding.startThreads()
-  if (failure !== null) throw withCallSite(nativeError(failure, display), site)
-  const count = new binding.NativeLineCount(bytes, read, lines, threads)
-  const result = await untilNativeDone(count, count.count(), signal)
-  if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)
-  return result
+  const make = () => new binding.NativeLineCount(bytes, read, lines, threads)
+  return runNativeTask(display, site, signal, make, (count) => count.count())
 }
 
 /**
@@ -67,8 +64,7 @@ async function countSource(takeSource, options, site) {
   refuseFileOptions(options)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
-  const failure = binding.startThreads()
-  if (failure !== null) throw withCallSite(nativeError(failure, undefined), site)
+  startThreads(undefined, site)
   const source = takeSource()
   const wholeLines = lines.match === undefined && read.decompress === undefined ? 'count' : undefined
   const open = (native) => binding.NativeLineCount.fromSource(native, read, lines)

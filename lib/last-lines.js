@@ -4,9 +4,10 @@
 'use strict'
 
 const binding = require('./native')
-const { throwIfAborted, untilNativeDone } = require('./abort')
-const { captureCallSite, withCallSite } = require('./call-site')
-const { invalidArgType, invalidArgValue, isNativeFailure, nativeError, outOfRange } = require('./errors')
+const { throwIfAborted } = require('./abort')
+const { captureCallSite } = require('./call-site')
+const { invalidArgType, invalidArgValue, outOfRange } = require('./errors')
+const { runNativeTask } = require('./native-task')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath, refuseDecompress, refuseShare } = require('./options')
 
@@ -31,12 +32,8 @@ async function readLastLines(path, n, options) {
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const site = captureCallSite()
-  const failure = binding.startThreads()
-  if (failure !== null) throw withCallSite(nativeError(failure, display), site)
-  const last = new binding.NativeLastLines(bytes, n, read, lines)
-  const result = await untilNativeDone(last, last.read(), signal)
-  if (isNativeFailure(result)) throw withCallSite(nativeError(result, display), site)
-  const { batches, end } = result
+  const make = () => new binding.NativeLastLines(bytes, n, read, lines)
+  const { batches, end } = await runNativeTask(display, site, signal, make, (last) => last.read())
   const got = batches.length === 1 ? batches[0].split('\n') : batches.flatMap((batch) => batch.split('\n'))
   // With `match`, the native side may give more than the last n matching lines.
   return withPosition(got.length > n ? got.slice(got.length - n) : got, end)
