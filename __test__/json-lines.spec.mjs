@@ -776,6 +776,70 @@ test('a sync step taken from inside a reviver or onError throws ERR_INVALID_STAT
   }
 })
 
+test('an async step taken from inside a reviver or onError waits behind the step that called it, and loses no value', async (t) => {
+  // Before the fix, such a step was answered at once, from the batch being parsed: a value lost
+  // and an undefined one given, or the steps settled out of order (a review's repros).
+  const files = {
+    '1\n2\nbad\n3\n4\n': [
+      [1, 1],
+      [2, 2],
+      [3, 'R'],
+      [4, 3],
+      [5, 4],
+    ],
+    '1\n\n\nbad\n3\n4\n': [
+      [1, 1],
+      [4, 'R'],
+      [5, 3],
+      [6, 4],
+    ],
+  }
+  const steps = { next: (reader) => reader.next(), entries: (reader) => reader.entries().next() }
+  for (const [text, entries] of Object.entries(files)) {
+    const path = temp.file(text)
+    for (const highWaterMark of [2, 4, 64]) {
+      for (const [how, step] of Object.entries(steps)) {
+        for (const inside of ['reviver', 'onError']) {
+          const what = `${JSON.stringify(text)}, highWaterMark ${highWaterMark}, ${how} from ${inside}`
+          const settled = []
+          let taken = 0
+          let reader
+          let inner
+          const take = () => {
+            const order = taken++
+            const promise = step(reader)
+            promise.then(({ value, done }) => settled.push({ order, value, done }))
+            return promise
+          }
+          reader = readJsonLines(path, {
+            highWaterMark,
+            reviver: (key, value) => {
+              if (inside === 'reviver' && key === '' && value === 2 && inner === undefined) inner = take()
+              return value
+            },
+            onError: () => {
+              if (inside === 'onError' && inner === undefined) inner = take()
+              return 'R'
+            },
+          })
+          while (!(await take()).done);
+          await inner
+          await new Promise(setImmediate)
+          t.deepEqual(
+            settled.map(({ order }) => order),
+            settled.map((_, index) => index),
+            `${what}: settled in the order taken`,
+          )
+          const values = settled.filter(({ done }) => !done).map(({ value }) => value)
+          const want = how === 'entries' ? entries : entries.map(([, value]) => value)
+          t.deepEqual(values, want, what)
+          t.false(isOpen(path), what)
+        }
+      }
+    }
+  }
+})
+
 test("a batch of values is the caller's: emptying or growing it loses no failure and adds no value", async (t) => {
   const path = temp.file('1\n2\nx\n3\n4\n')
   const changes = [(rows) => (rows.length = 0), (rows) => rows.pop(), (rows) => rows.push('added'), () => {}]

@@ -10,7 +10,8 @@ function done(value) {
 
 /**
  * Runs async steps one after another, so that `next()` calls made without awaiting the previous
- * one still get items in order.
+ * one still get items in order, and so do those made while a step runs, by a callback it calls
+ * (a reviver, an `onError` function): they wait until it settles.
  */
 class StepQueue {
   #tail = null
@@ -20,13 +21,34 @@ class StepQueue {
   }
 
   run(step) {
-    const result = this.#tail === null ? step() : this.#tail.then(step, step)
+    if (this.#tail !== null) return this.#append(this.#tail.then(step, step))
+    let settleRunning
+    const running = this.#append(new Promise((resolve) => (settleRunning = resolve)))
+    const result = startStep(step)
+    settleRunning(result)
+    // With none queued meanwhile, the next step waits for the result itself, which frees the
+    // queue as it settles, before whoever awaits it goes on.
+    if (this.#tail === running) this.#append(result)
+    return result
+  }
+
+  /** Makes `result` the step the next one waits for, until it settles. */
+  #append(result) {
     this.#tail = result
     const settle = () => {
       if (this.#tail === result) this.#tail = null
     }
     result.then(settle, settle)
     return result
+  }
+}
+
+/** What `step()` returns, or its throw as a rejection. */
+function startStep(step) {
+  try {
+    return step()
+  } catch (error) {
+    return Promise.reject(error)
   }
 }
 
