@@ -10,14 +10,14 @@ export type PathLike = string | Buffer | Uint8Array | URL
  * open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
  * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`, or as its
  * Latin-1 bytes with `encoding: 'latin1'`; a surrogate pair cut between two strings is one
- * character).
+ * character). A sync iterable may give promises of chunks, awaited as `for await` awaits them.
  */
 export type ByteSource =
   | NodeJS.ReadableStream
   | ReadableStream<Uint8Array>
   | import('node:fs/promises').FileHandle
   | AsyncIterable<Uint8Array | string>
-  | Iterable<Uint8Array | string>
+  | Iterable<Uint8Array | string | PromiseLike<Uint8Array | string>>
 
 /**
  * The options of a reader of a {@link ByteSource}: those of a path but `start`, `end`,

@@ -1218,6 +1218,57 @@ test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the
   }
 })
 
+test("a sync iterable's promises of chunks are awaited, as for await and Readable.from await them", async (t) => {
+  const chunks = () => [Promise.resolve(Buffer.from('a\nb')), 'c\n', Promise.resolve('d\n')]
+  t.deepEqual(await guard(collect(readLines(chunks())), 'lines'), ['a', 'bc', 'd'])
+  t.is(await guard(countLines(chunks()), 'count'), 3)
+
+  const error = new Error('no chunk')
+  let returned = 0
+  const failing = {
+    *[Symbol.iterator]() {
+      try {
+        yield 'one\ntw'
+        yield Promise.reject(error)
+        yield 'never\n'
+      } finally {
+        returned++
+      }
+    },
+  }
+  const got = await guard(untilFailure(readLines(failing)), 'a rejected chunk')
+  t.deepEqual(got.items, ['one'])
+  t.true(isSourceError(got.error, error), inspect(got.error))
+  await until(() => returned === 1, 'the iterator to be returned')
+})
+
+test('an empty chunk, or one whose buffer was transferred away since, reads as nothing, whether the reader waits or not', async (t) => {
+  // A transferred buffer's view reads as empty but cannot be copied from: gathered with chunks
+  // from memory, it failed with the engine's TypeError, where a waiting reader took it as empty.
+  const transferred = () => {
+    const chunk = new Uint8Array([97, 10])
+    structuredClone(chunk.buffer, { transfer: [chunk.buffer] })
+    return chunk
+  }
+  for (const paced of [false, true]) {
+    for (const empty of [transferred, () => new Uint8Array(0)]) {
+      const what = `${empty === transferred ? 'transferred' : 'empty'}, ${paced ? 'a turn apart' : 'from memory'}`
+      async function* chunks() {
+        yield Buffer.from('q\n')
+        if (paced) await nextTurn()
+        yield empty()
+        if (paced) await nextTurn()
+        yield Buffer.from('r\n')
+      }
+      t.deepEqual(await guard(collect(readLines(chunks())), what), ['q', 'r'], what)
+      const bytes = []
+      for await (const chunk of readChunks(chunks())) bytes.push(chunk)
+      t.is(Buffer.concat(bytes).toString(), 'q\nr\n', what)
+      t.is(await guard(countLines(chunks()), what), 2, what)
+    }
+  }
+})
+
 test('bytes made in another realm (a vm context, where test runners load code) are chunks and paths', async (t) => {
   const foreign = vm.runInNewContext('(bytes) => Uint8Array.from(bytes)')
   t.false(foreign([]) instanceof Uint8Array, 'the realm is another')

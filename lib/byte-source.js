@@ -438,12 +438,17 @@ class WebStreamChunks {
   }
 }
 
-/** An iterable or async iterable of chunks. Ending early calls the iterator's `return()`. */
+/**
+ * An iterable or async iterable of chunks. Ending early calls the iterator's `return()`. A sync
+ * iterable's promise of a chunk is awaited, as `for await` and `Readable.from` await it.
+ */
 class IteratorChunks {
   #iterable
   #symbol
   #iterator = null
   #done = false
+  /** A sync iterable's chunk still to be awaited (a promise, or any thenable), or null. */
+  #awaited = null
 
   constructor(iterable, symbol) {
     this.#iterable = iterable
@@ -459,11 +464,18 @@ class IteratorChunks {
   }
 
   pull() {
-    return this.#symbol === Symbol.iterator ? this.unwrap(this.#iterator.next()) : WAIT
+    if (this.#symbol !== Symbol.iterator) return WAIT
+    const chunk = this.unwrap(this.#iterator.next())
+    if (typeof chunk?.then !== 'function') return chunk
+    this.#awaited = chunk
+    return WAIT
   }
 
   wait() {
-    return this.#iterator.next()
+    if (this.#awaited === null) return this.#iterator.next()
+    const awaited = Promise.resolve(this.#awaited)
+    this.#awaited = null
+    return awaited.then((value) => ({ value, done: false }))
   }
 
   /** An iterator result's chunk, or END. */
@@ -724,6 +736,9 @@ class ByteSource {
   /** #push() of bytes: hands them over, or gathers them if they are few; whether there is room. */
   #pushBytes(feed, chunk) {
     const bytes = isUint8Array(chunk)
+    // An empty chunk, or one whose buffer was detached (transferred) since it was given, which
+    // reads as empty but cannot be copied from.
+    if (bytes && chunk.byteLength === 0) return true
     const small = bytes && chunk.byteLength < HAND_OVER_BYTES
     if (small && this.#burst === null && this.#gatheredBytes === 0 && this.#takenAtOnce(chunk)) {
       this.#burst = setImmediate(this.#burstOver)

@@ -215,6 +215,7 @@ export async function sources(): Promise<void> {
   }
   for await (const chunk of readChunks(generated(), { decompress: 'auto' })) chunk.byteLength
   for await (const line of readLines([Buffer.from('a\n'), 'b'])) line.length
+  for await (const line of readLines([Promise.resolve(Buffer.from('a\n')), 'b'])) line.length
   // @ts-expect-error: a source has its own chunks: no file offsets
   readLines(process.stdin, { start: 10 })
   // @ts-expect-error: nor a file read size
