@@ -56,9 +56,10 @@ export interface ReadOptions {
   /**
    * Decompress the file as it is read, natively on the reading thread: the lines (or chunks)
    * are those of the decompressed bytes. `false` (default): the bytes as they are. `'gzip'`:
-   * any number of members (`cat a.gz b.gz`, bgzip); after the last one, bytes that do not start
-   * another are ignored, as `gzip -d` does ("trailing garbage ignored"). `'zstd'`: any number of
-   * frames, skippable frames skipped; bytes after the last frame that are not one fail, as for
+   * any number of members (`cat a.gz b.gz`, bgzip); after the last one, zeros to the end are
+   * ignored, and other bytes that do not start another member fail with Node's `Z_DATA_ERROR`
+   * ("incorrect header check"), after every line, as Node's `zlib` fails there. `'zstd'`: any
+   * number of frames, skippable frames skipped; bytes after the last frame that are not one fail, as for
    * `zstd -d`. `'auto'`: gzip or zstd by the file's first bytes (their magic numbers), else the
    * bytes as they are, so one option reads `app.log`, `app.log.1` and `app.log.2.gz` alike.
    *
@@ -100,8 +101,8 @@ export interface MatchOptions {
 /**
  * Reading one share of a file: what lets `count` readers (worker threads, processes, machines
  * sharing the file) each read a part of it and together read every line exactly once, agreeing
- * on nothing but the file's size. For {@link readLines}, {@link readLinesSync} and
- * {@link countLines}, on files by path.
+ * on nothing but the file's size. For {@link readLines}, {@link readLinesSync},
+ * {@link countLines}, {@link readJsonLines} and {@link readJsonLinesSync}, on files by path.
  */
 export interface ShareOptions {
   /**
@@ -189,7 +190,10 @@ export interface FsError extends Error {
   code: string
   /** Negative, as Node reports it (e.g. `-2` for `ENOENT`). */
   errno: number
-  /** `'open'` or `'read'`. */
+  /**
+   * The call that failed, as Node names it: `'open'` or `'read'`; also `'fstat'`, and for a
+   * follower `'stat'` or `'watch'`.
+   */
   syscall: string
   /** The path as it was given; absent when a byte source (a `FileHandle`, stdin) was read. */
   path?: string
