@@ -48,7 +48,8 @@ export interface ReadOptions {
   end?: number | undefined
   /**
    * Bytes asked of the OS per native read (1 byte to 1 GiB); each read becomes one batch (with
-   * `match`, of the lines it keeps). Default 48 KiB; 256 KiB with `match`, unless `invert`.
+   * `match`, of the lines it keeps), or several past 32 MiB, so that a batch's lines fit in an
+   * engine's array (a single longer line is one batch). Default 48 KiB; 256 KiB with `match`, unless `invert`.
    * With `decompress`, decompressed bytes per read: read-ahead is bounded in decompressed
    * bytes, so a decompression bomb grows no memory.
    */

@@ -265,6 +265,18 @@ test('an uncaught exception inside a for-await ends the process with code 1 and 
   t.is(run.stdout, '')
 })
 
+test('a read of more empty lines than an engine array holds gives them all, in batches JS can split', async (t) => {
+  // 144 Mi lines in one read (a highWaterMark that large, as over a decompression bomb) made one
+  // batch, and V8 aborted the process splitting it: "Fatal JavaScript invalid size error".
+  const bytes = 144 * MiB
+  const file = temp.path('empty-lines.txt')
+  fs.writeFileSync(file, Buffer.alloc(bytes, '\n'))
+  const run = await runFixture('many-lines-batch.mjs', [file, String(bytes)], { quietMs: 10_000 })
+  fs.rmSync(file)
+  t.is(run.status, 0, describe(run))
+  t.deepEqual(JSON.parse(run.stdout), { lines: bytes, sourceLines: bytes })
+})
+
 test('a half-read iterator abandoned without close() closes its file once collected', async (t) => {
   const run = await runFixture('stress-lifetime.mjs', ['abandon', midReadFile()], { quietMs: LIFETIME_QUIET_MS })
   t.true(run.status === 0 && !run.timedOut, describe(run))

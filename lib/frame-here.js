@@ -14,6 +14,12 @@ const { Buffer } = require('node:buffer')
 const { latin1Slice, utf8Slice } = Buffer.prototype
 const LF = 10
 const CR = 13
+/**
+ * The largest chunk framed here: a small chunk is what gains. A larger one goes native, whose
+ * batches hold no more lines than JS can split into an array (MAX_BATCH_BYTES in frame.rs: V8
+ * aborts the process at an array of 2^27 lines, which one chunk of 128 MiB of `\n`s made).
+ */
+const MAX_FRAMED_HERE_BYTES = 1 << 20
 
 /** Whether the last byte of `chunk` (a Uint8Array) is `\n`; false for an empty one. */
 function endsLine(chunk) {
@@ -38,14 +44,15 @@ class FramedBatch {
 /**
  * The batch `chunk` makes, starting at byte `start` of the source, if it is whole lines that
  * frame here exactly as the native side would frame them; undefined if not, and then the native
- * side frames it. The chunk must end with `\n`, hold no `\r` (a terminator whose pairing with a
- * `\n` is the native side's to decide), and no line longer than `maxLineLength` bytes. In UTF-8
+ * side frames it. The chunk must be small (MAX_FRAMED_HERE_BYTES), end with `\n`, hold no `\r`
+ * (a terminator whose pairing with a `\n` is the native side's to decide), and no line longer than
+ * `maxLineLength` bytes. In UTF-8
  * it must also decode with no U+FFFD, so that no engine's handling of invalid bytes is relied on
  * to match the native decoder's: valid UTF-8 has one decoding.
  */
 function framedHere(chunk, start, { latin1, maxLineLength }) {
   const bytes = chunk.byteLength
-  if (!endsLine(chunk) || bytes - 1 > maxLineLength) return undefined
+  if (bytes > MAX_FRAMED_HERE_BYTES || !endsLine(chunk) || bytes - 1 > maxLineLength) return undefined
   const joined = latin1 ? latin1Slice.call(chunk, 0, bytes - 1) : utf8Slice.call(chunk, 0, bytes - 1)
   if (joined.includes('\r') || (!latin1 && joined.includes('\uFFFD'))) return undefined
   // Each character one byte (ASCII, or Latin-1), or the UTF-8 of valid text.

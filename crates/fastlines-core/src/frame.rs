@@ -122,6 +122,13 @@ impl LineLayout {
     }
 }
 
+/// The most bytes a batch of more than one line holds. Each line takes at least its
+/// terminator, so a batch holds at most this many lines, and JS splits a batch into an array of
+/// them: V8 aborts the process (a fatal error, no exception) at an array of 2^27 elements, which
+/// a read of 128 MiB of empty lines made (a `highWaterMark` that large over a decompression
+/// bomb, or over a file of them). A longer single line is still one batch.
+pub const MAX_BATCH_BYTES: usize = 32 << 20;
+
 /// Frames batches of complete lines ([`Batch`]).
 #[derive(Debug, Clone)]
 pub struct LineFramer {
@@ -131,7 +138,8 @@ pub struct LineFramer {
     encoding: Encoding,
     limit: LineLimit,
     /// The longest string, in UTF-16 code units, the consumer's engine can make. A batch is
-    /// never longer than this many bytes unless it is a single line, and a byte never decodes
+    /// never longer than this many bytes (nor [`MAX_BATCH_BYTES`]) unless it is a single line,
+    /// and a byte never decodes
     /// to more than one unit; so only a single line can be too long for the engine, and then
     /// [`ReadError::StringTooLong`] says so instead of a failure to make the string.
     max_string_length: usize,
@@ -390,7 +398,8 @@ impl Framer for LineFramer {
     fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Batch>, ReadError> {
         loop {
             self.limit.check()?;
-            let Some(mut run) = self.splitter.take_complete(buf, self.max_string_length) else {
+            let max_run = self.max_string_length.min(MAX_BATCH_BYTES);
+            let Some(mut run) = self.splitter.take_complete(buf, max_run) else {
                 // No terminator yet: the line being collected may already be over the limit.
                 self.limit.collect(LineSplitter::pending_line_len(buf));
                 self.limit.check()?;
@@ -569,6 +578,37 @@ mod tests {
             checks.push(batch.not_one_text);
         }
         checks
+    }
+
+    /// A read of 64 MiB of empty lines became one batch of 64 Mi lines, which JS splits into an
+    /// array (V8 aborts the process at 2^27 elements); a single longer line is still one batch.
+    #[test]
+    fn a_batch_of_many_lines_holds_no_more_bytes_than_max_batch_bytes() {
+        let empty_lines = 2 * MAX_BATCH_BYTES + 5;
+        let mut input = vec![b'\n'; empty_lines];
+        let long_line = MAX_BATCH_BYTES + 7;
+        input.resize(empty_lines + long_line, b'x');
+        input.push(b'\n');
+        let source = Source::new(&input[..], None, input.len());
+        let mut reader = Reader::new(source, LineFramer::new(Encoding::Utf8), Progress::default());
+        let mut lines_per_batch = Vec::new();
+        while let Some(batch) = reader.next_blocking().expect("read") {
+            let Text::OneByte(text) = batch.text else {
+                panic!("ASCII is one byte a character");
+            };
+            let lines = count_newlines(&text) as usize + 1;
+            if lines == 1 && text.len() == long_line {
+                lines_per_batch.push(0); // the long line, alone
+            } else {
+                assert_eq!(text.len(), lines - 1, "empty lines");
+                lines_per_batch.push(lines);
+            }
+        }
+        assert_eq!(
+            lines_per_batch,
+            [MAX_BATCH_BYTES, MAX_BATCH_BYTES, 5, 0],
+            "batches of empty lines, then the long line"
+        );
     }
 
     #[test]
