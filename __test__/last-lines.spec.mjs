@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url'
 import test from 'ava'
 
 import { followLines, readLastLines, readLines } from '../index.js'
-import { makeTempDir, numberedLines } from './helpers/files.mjs'
+import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
+import { hangLimit } from './helpers/hang.mjs'
 import { evalArgs, shellCommand } from './helpers/runtimes.mjs'
 import {
   EDGE_INPUTS,
@@ -20,7 +21,7 @@ import {
   straddlerInputs,
 } from './helpers/line-inputs.mjs'
 import { byteRange, bytesOf, randomSoup, referenceLines, seededRandom } from './helpers/lines-reference.mjs'
-import { bytesReadByProcess, collect, take, within } from './helpers/tail.mjs'
+import { bytesReadByProcess, collect, take, until, within } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5eed1e5)
 const GiB = 2 ** 30
@@ -209,6 +210,29 @@ test('a FIFO or a pipe, which has no end to read back from: read to its end, its
   const run = spawnSync('sh', ['-c', piped], { encoding: 'utf8' })
   t.is(run.status, 0, run.stderr)
   t.deepEqual(JSON.parse(run.stdout), lines.slice(-2))
+})
+
+test('FIFOs with no writer yet hold no thread while they wait, and an abort closes each at once', async (t) => {
+  // Each waited for its writer in open(2) on a blocking thread: 32 of them held every one (the
+  // file below was not read), and an aborted one kept its process alive until a writer came.
+  const fifos = Array.from({ length: 40 }, (_, i) => temp.path(`waiting-${i}.fifo`))
+  for (const fifo of fifos) execFileSync('mkfifo', [fifo])
+  const controller = new AbortController()
+  const waiting = fifos.map((fifo) => readLastLines(fifo, 2, { signal: controller.signal }))
+  const file = temp.file('one\ntwo\nthree\n')
+  t.deepEqual([...(await within(readLastLines(file, 2), 500, 'a file beside 40 waiting FIFOs'))], ['two', 'three'])
+  await until(() => fifos.every(isOpen), 'every FIFO to be opened')
+  controller.abort()
+  for (const step of waiting) await t.throwsAsync(within(step, 500, 'an aborted wait'), { code: 'ABORT_ERR' })
+  await until(() => !fifos.some(isOpen), 'every FIFO to be closed')
+
+  // The process of an aborted one exits by itself.
+  const fifo = temp.path('exits.fifo')
+  execFileSync('mkfifo', [fifo])
+  const code = `const c = new AbortController(); require(${JSON.stringify(indexPath)}).readLastLines(${JSON.stringify(fifo)}, 2, { signal: c.signal }).catch((e) => console.log(e.code)); setTimeout(() => c.abort(), 50)`
+  const run = spawnSync(process.execPath, evalArgs(code), { encoding: 'utf8', timeout: hangLimit(1_000) })
+  t.is(run.status, 0, `${run.signal ?? ''} ${run.stderr}`)
+  t.is(run.stdout.trim(), 'ABORT_ERR')
 })
 
 test('a path may be a Buffer or a file: URL', async (t) => {

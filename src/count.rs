@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fastlines_core::{
@@ -15,13 +15,12 @@ use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 use tokio::io::AsyncRead;
-use tokio::sync::Notify;
 
 use crate::byte_source::{NativeByteSource, Opened};
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
 use crate::runtime::{spawn_blocking_promise, spawn_blocking_then_promise, spawn_promise, Then};
-use crate::teardown::{register, Registration, Stop};
+use crate::teardown::{register, Cancel, Registration, Stop};
 
 /// A line count, which `cancel()` stops, as do finalizing this object (collected, or its
 /// worker ended; JS keeps it while it awaits) and tearing down its env.
@@ -176,32 +175,6 @@ fn to_step(counted: std::result::Result<Option<u64>, ReadError>) -> CountStep {
     match counted {
         Ok(lines) => lines.map(|lines| Either::A(lines as f64)),
         Err(err) => Some(Either::B(err.into())),
-    }
-}
-
-/// A count's cancel: a flag for a count on the blocking pool to check between reads, and a
-/// notification for one waiting on a fed source.
-#[derive(Default)]
-struct Cancel {
-    flag: AtomicBool,
-    notify: Notify,
-}
-
-impl Cancel {
-    async fn cancelled(&self) {
-        let notified = self.notify.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        if !self.flag.load(Ordering::SeqCst) {
-            notified.await;
-        }
-    }
-}
-
-impl Stop for Cancel {
-    fn stop(&self) {
-        self.flag.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
     }
 }
 

@@ -1,19 +1,21 @@
-//! `readLastLines`: the last lines of a file, read backward on the blocking pool and handed to JS
-//! as one array of batches.
+//! `readLastLines`: the last lines of a file, read backward on the blocking pool (a FIFO's
+//! forward, as its bytes come, on the runtime's workers) and handed to JS as one array of
+//! batches.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use fastlines_core::{read_last_lines, LastLines, LineFramer, ReadOptions};
+use fastlines_core::{
+    read_last_lines, LastLines, LastLinesOfPipe, LastLinesRead, LineFramer, ReadError, ReadOptions,
+};
 use napi::bindgen_prelude::{Either, Object, Result, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::input::{path_from_bytes, NativeLineOptions, NativeReadOptions};
 use crate::output::NativeError;
-use crate::runtime::spawn_blocking_promise;
-use crate::teardown::{register, Registration};
+use crate::runtime::{spawn_blocking_then_promise, Then};
+use crate::teardown::{register, Cancel, Registration, Stop};
 use crate::text::JsText;
 
 /// The last `n` lines of a file, read once, which `cancel()` (or finalizing this object, or
@@ -24,7 +26,7 @@ pub struct NativeLastLines {
     n: u64,
     options: ReadOptions,
     framer: Option<LineFramer>,
-    cancelled: Arc<AtomicBool>,
+    cancel: Arc<Cancel>,
     _open: Registration,
 }
 
@@ -40,14 +42,14 @@ impl NativeLastLines {
         options: NativeReadOptions,
         lines: NativeLineOptions,
     ) -> Result<Self> {
-        let cancelled = Arc::default();
+        let cancel = Arc::default();
         Ok(NativeLastLines {
             path: path_from_bytes(&path),
             n: n as u64,
             options: (&options).into(),
             framer: Some((&lines).into()),
-            _open: register(env, &cancelled)?,
-            cancelled,
+            _open: register(env, &cancel)?,
+            cancel,
         })
     }
 
@@ -58,37 +60,48 @@ impl NativeLastLines {
     pub fn read<'env>(&mut self, env: &'env Env) -> Result<Object<'env>> {
         let (path, n, options) = (self.path.clone(), self.n, self.options);
         let framer = self.framer.take();
-        let cancelled = Arc::clone(&self.cancelled);
-        spawn_blocking_promise(env, move || -> LastLinesStep {
-            let framer = framer?;
-            let read = read_last_lines(
-                &path,
-                n,
-                options.end,
-                options.chunk_size,
-                framer,
-                &cancelled,
-            );
-            match read {
-                Ok(last) => last.map(|LastLines { batches, end }| {
-                    let batches = batches.into_iter().map(|batch| JsText {
-                        text: batch.text,
-                        lending: None,
-                    });
-                    Either::A(NativeLastLinesRead {
-                        batches: batches.collect(),
-                        end: end as f64,
-                    })
-                }),
-                Err(err) => Some(Either::B(err.into())),
+        let cancel = Arc::clone(&self.cancel);
+        spawn_blocking_then_promise(env, move || {
+            let Some(framer) = framer else {
+                return Then::Done(None);
+            };
+            match read_last_lines(&path, n, &options, framer, &cancel.flag) {
+                Ok(LastLinesRead::Done(last)) => Then::Done(last.map(to_js)),
+                Ok(LastLinesRead::Pipe(pipe)) => Then::Await(read_until_cancelled(pipe, cancel)),
+                Err(err) => Then::Done(Some(failed(err))),
             }
         })
     }
 
     #[napi]
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Relaxed);
+        self.cancel.stop();
     }
+}
+
+/// The last lines of a FIFO or a terminal, read as its bytes come, or `null` once `cancel`
+/// stops the read (which closes the descriptor at once, though no writer came).
+async fn read_until_cancelled(pipe: Box<LastLinesOfPipe>, cancel: Arc<Cancel>) -> LastLinesStep {
+    tokio::select! {
+        read = pipe.read() => Some(read.map_or_else(failed, to_js)),
+        () = cancel.cancelled() => None,
+    }
+}
+
+/// The last lines as JS takes them.
+fn to_js(LastLines { batches, end }: LastLines) -> Either<NativeLastLinesRead, NativeError> {
+    let batches = batches.into_iter().map(|batch| JsText {
+        text: batch.text,
+        lending: None,
+    });
+    Either::A(NativeLastLinesRead {
+        batches: batches.collect(),
+        end: end as f64,
+    })
+}
+
+fn failed(err: ReadError) -> Either<NativeLastLinesRead, NativeError> {
+    Either::B(err.into())
 }
 
 /// What a read gives JS: the batches, a failure, or `null` when it was cancelled.

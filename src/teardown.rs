@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use fastlines_core::ReadStream;
 use napi::{Env, Result};
+use tokio::sync::Notify;
 
 /// What the hook does to a reader: stop reading and close its file now, without waiting.
 pub trait Stop: Send + Sync {
@@ -25,10 +26,31 @@ impl<T: Send> Stop for ReadStream<T> {
     }
 }
 
-/// A one-shot task's cancel flag (a count, the last lines), checked between its reads.
-impl Stop for AtomicBool {
+/// A one-shot task's cancel (a count, the last lines): a flag for work on the blocking pool to
+/// check between reads, and a notification for work awaited on the runtime's workers (a fed
+/// source, a FIFO).
+#[derive(Default)]
+pub struct Cancel {
+    pub flag: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancel {
+    /// Resolves once the task is cancelled.
+    pub async fn cancelled(&self) {
+        let notified = self.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if !self.flag.load(Ordering::SeqCst) {
+            notified.await;
+        }
+    }
+}
+
+impl Stop for Cancel {
     fn stop(&self) {
-        self.store(true, Ordering::Relaxed);
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
     }
 }
 

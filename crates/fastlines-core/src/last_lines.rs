@@ -16,76 +16,155 @@ use crate::decode::Text;
 use crate::error::{OsError, ReadError};
 use crate::frame::{units_at_least, Batch, LineFramer};
 use crate::reader::{Progress, Reader};
-use crate::source::{capped_read_size, Source};
+use crate::share::Reach;
+use crate::source::{capped_read_size, open_unblocked, ReadOptions, Reads, ReadyInput, Source};
 use crate::split::count_newlines;
 
-/// The last `n` lines of `path`, the file taken as ending at `end` (inclusive) if that is
-/// before its end, framed by `framer` (so with its encoding, limits and filter) into batches;
-/// read backward `chunk_size` bytes at a time. Lines are `readline`'s: a terminator at the very
-/// end starts no empty line. A line among them longer than the framer's `max_line_length`
-/// fails with [`ReadError::LineTooLong`] as soon as the scan has read that much of it. `None`
-/// once `cancelled` is set (checked between reads).
+/// The last `n` lines of `path`, the file taken as ending at `options.end` (inclusive) if that
+/// is before its end, framed by `framer` (so with its encoding, limits and filter) into
+/// batches; read backward `options.chunk_size` bytes at a time. Lines are `readline`'s: a
+/// terminator at the very end starts no empty line. A line among them longer than the
+/// framer's `max_line_length` fails with [`ReadError::LineTooLong`] as soon as the scan has
+/// read that much of it. `None` once `cancelled` is set (checked between reads).
 ///
 /// With a filter, the batches hold at least the last `n` lines it keeps (more, the caller
 /// keeps the last `n`): the scan goes back for twice as many lines each time too few of them
 /// match, reading each chunk from the file once.
+///
+/// A file with no end to read back from is read forward to its end, keeping only the batches
+/// that hold its last `n` lines: a device, or a pipe such as `/dev/stdin`, here; a FIFO or a
+/// terminal, whose writer may never come, is opened at once (on Linux) and given back to be
+/// read as its bytes come ([`LastLinesRead::Pipe`]), so that waiting holds no thread and a
+/// cancel ends it. A directory fails as reading one does (`EISDIR`). Must be called inside a
+/// Tokio runtime.
 pub fn read_last_lines(
     path: &Path,
     n: u64,
-    end: Option<u64>,
-    chunk_size: usize,
+    options: &ReadOptions,
     framer: LineFramer,
     cancelled: &AtomicBool,
-) -> Result<Option<LastLines>, ReadError> {
-    let file = File::open(path).map_err(|err| OsError::new(&err, "open"))?;
+) -> Result<LastLinesRead, ReadError> {
+    let stopped = || cancelled.load(Ordering::Relaxed);
+    let source = match open_unblocked(path, options, Reach::until(&stopped))?.into_reads()? {
+        Reads::Ready(source) => {
+            return Ok(LastLinesRead::Pipe(Box::new(LastLinesOfPipe::new(
+                source, n, framer,
+            ))))
+        }
+        Reads::Blocking(source) => source,
+    };
+    let file = &source.input;
     let meta = file.metadata().map_err(|err| OsError::new(&err, "fstat"))?;
     if !meta.is_file() {
-        return last_lines_forward(file, n, end, chunk_size, framer, cancelled);
+        return last_lines_forward(source, n, framer, cancelled).map(LastLinesRead::Done);
     }
-    let len = file_len(&file, chunk_size)?;
-    let len = end.map_or(len, |end| len.min(end.saturating_add(1)));
-    let chunk_size = capped_read_size(chunk_size, len);
-    let stopped = || cancelled.load(Ordering::Relaxed);
-    let last = last_batches(&file, n, len, chunk_size, framer, Some(&stopped))?;
-    Ok(last.map(|(batches, end)| LastLines { batches, end }))
+    let len = file_len(file, options.chunk_size)?;
+    let len = options
+        .end
+        .map_or(len, |end| len.min(end.saturating_add(1)));
+    let chunk_size = capped_read_size(options.chunk_size, len);
+    let last = last_batches(file, n, len, chunk_size, framer, Some(&stopped))?;
+    Ok(LastLinesRead::Done(
+        last.map(|(batches, end)| LastLines { batches, end }),
+    ))
 }
 
-/// [`read_last_lines`] of a file that has no end to read back from (a FIFO, a pipe such as
-/// `/dev/stdin`, a device), read forward to its end keeping only the batches that hold its last
-/// `n` lines (with a filter, the last `n` it keeps); a directory fails as reading one does
-/// (`EISDIR`). `end` is where the bytes read end.
-fn last_lines_forward(
-    file: File,
+/// What [`read_last_lines`] gives: the last lines, read, or what reads them as they come.
+pub enum LastLinesRead {
+    /// The last lines; `None` once cancelled.
+    Done(Option<LastLines>),
+    /// A FIFO or a terminal, to read on the runtime's workers.
+    Pipe(Box<LastLinesOfPipe>),
+}
+
+/// [`read_last_lines`] of a FIFO or a terminal: read forward to its end as its bytes come, on
+/// the runtime's reactor. Dropping [`LastLinesOfPipe::read`]'s future stops it and closes the
+/// descriptor at once.
+pub struct LastLinesOfPipe {
+    reader: Reader<LineFramer, ReadyInput>,
+    progress: Progress,
     n: u64,
-    end: Option<u64>,
-    chunk_size: usize,
+}
+
+impl LastLinesOfPipe {
+    fn new(source: Source<ReadyInput>, n: u64, framer: LineFramer) -> Self {
+        let progress = Progress::default();
+        LastLinesOfPipe {
+            reader: Reader::new(source, framer, progress.clone()),
+            progress,
+            n,
+        }
+    }
+
+    /// The last lines, once the writer is gone.
+    pub async fn read(mut self) -> Result<LastLines, ReadError> {
+        let mut last = LastBatches::new(self.n);
+        while let Some(batch) = self.reader.next_async().await? {
+            last.push(batch);
+        }
+        Ok(last.into_last_lines(self.progress.bytes()))
+    }
+}
+
+/// [`read_last_lines`] of a file read forward with blocking reads (a device, a pipe).
+fn last_lines_forward(
+    source: Source,
+    n: u64,
     framer: LineFramer,
     cancelled: &AtomicBool,
 ) -> Result<Option<LastLines>, ReadError> {
     let progress = Progress::default();
-    let source = Source::new(file, end.map(|end| end.saturating_add(1)), chunk_size);
     let mut reader = Reader::new(source, framer, progress.clone());
-    let mut held: VecDeque<(Batch, u64)> = VecDeque::new();
-    let mut lines_held = 0;
+    let mut last = LastBatches::new(n);
     let stopped = || cancelled.load(Ordering::Relaxed);
     while let Some(batch) = reader.next_unless(&stopped)? {
-        let lines = lines_in(&batch.text);
-        lines_held += lines;
-        held.push_back((batch, lines));
-        while held
-            .front()
-            .is_some_and(|&(_, first)| lines_held - first >= n)
-        {
-            lines_held -= held.pop_front().map_or(0, |(_, first)| first);
-        }
+        last.push(batch);
     }
     if stopped() {
         return Ok(None);
     }
-    Ok(Some(LastLines {
-        batches: held.into_iter().map(|(batch, _)| batch).collect(),
-        end: progress.bytes(),
-    }))
+    Ok(Some(last.into_last_lines(progress.bytes())))
+}
+
+/// The batches, of those read forward, that hold the last `n` lines (with a filter, the last
+/// `n` it keeps): a batch is let go once the batches after it hold `n` lines.
+struct LastBatches {
+    n: u64,
+    /// The batches kept, each with how many lines it holds.
+    held: VecDeque<(Batch, u64)>,
+    /// The lines the batches kept hold.
+    lines_held: u64,
+}
+
+impl LastBatches {
+    fn new(n: u64) -> Self {
+        LastBatches {
+            n,
+            held: VecDeque::new(),
+            lines_held: 0,
+        }
+    }
+
+    fn push(&mut self, batch: Batch) {
+        let lines = lines_in(&batch.text);
+        self.lines_held += lines;
+        self.held.push_back((batch, lines));
+        while let Some(&(_, first)) = self.held.front() {
+            if self.lines_held - first < self.n {
+                break;
+            }
+            self.lines_held -= first;
+            self.held.pop_front();
+        }
+    }
+
+    /// The last lines, of bytes that ended at `end`.
+    fn into_last_lines(self, end: u64) -> LastLines {
+        LastLines {
+            batches: self.held.into_iter().map(|(batch, _)| batch).collect(),
+            end,
+        }
+    }
 }
 
 /// How many lines a batch's text holds: they are joined by `\n`, which no line holds.
