@@ -15,20 +15,29 @@ function done(value) {
  */
 class StepQueue {
   #tail = null
+  /** Whether a step taken while the queue was idle is running its synchronous part. */
+  #stepping = false
+  /** Settles as that step does, for the steps its callbacks take meanwhile; made by the first. */
+  #running = null
 
   get idle() {
-    return this.#tail === null
+    return this.#tail === null && !this.#stepping
   }
 
   run(step) {
     if (this.#tail !== null) return this.#append(this.#tail.then(step, step))
-    let settleRunning
-    const running = this.#append(new Promise((resolve) => (settleRunning = resolve)))
+    if (this.#stepping) {
+      this.#running ??= settledLater()
+      return this.#append(this.#running.promise.then(step, step))
+    }
+    this.#stepping = true
     const result = startStep(step)
-    settleRunning(result)
-    // With none queued meanwhile, the next step waits for the result itself, which frees the
-    // queue as it settles, before whoever awaits it goes on.
-    if (this.#tail === running) this.#append(result)
+    this.#stepping = false
+    const running = this.#running
+    if (running === null) return this.#append(result)
+    // Steps taken meanwhile wait for this one, and the queue's tail is the last of them.
+    this.#running = null
+    running.settle(result)
     return result
   }
 
@@ -41,6 +50,13 @@ class StepQueue {
     result.then(settle, settle)
     return result
   }
+}
+
+/** A promise, and the function that settles it as another promise settles. */
+function settledLater() {
+  let settle
+  const promise = new Promise((resolve) => (settle = resolve))
+  return { promise, settle }
 }
 
 /** What `step()` returns, or its throw as a rejection. */
