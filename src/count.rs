@@ -162,10 +162,8 @@ async fn count_until_cancelled<I>(
 where
     I: AsyncRead + Unpin + Send + 'static,
 {
-    tokio::select! {
-        counted = count_lines_async(source, filter.as_deref()) => to_step(counted.map(Some)),
-        () = cancel.cancelled() => None,
-    }
+    let counted = cancel.unless_cancelled(count_lines_async(source, filter.as_deref()));
+    counted.await.and_then(|counted| to_step(counted.map(Some)))
 }
 
 /// What a count gives JS: the count, a failure, or `null` when it was cancelled.

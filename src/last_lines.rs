@@ -82,10 +82,8 @@ impl NativeLastLines {
 /// The last lines of a FIFO or a terminal, read as its bytes come, or `null` once `cancel`
 /// stops the read (which closes the descriptor at once, though no writer came).
 async fn read_until_cancelled(pipe: Box<LastLinesOfPipe>, cancel: Arc<Cancel>) -> LastLinesStep {
-    tokio::select! {
-        read = pipe.read() => Some(read.map_or_else(failed, to_js)),
-        () = cancel.cancelled() => None,
-    }
+    let read = cancel.unless_cancelled(pipe.read()).await;
+    read.map(|read| read.map_or_else(failed, to_js))
 }
 
 /// The last lines as JS takes them.

@@ -8,6 +8,7 @@
 //! dropped, so one already finalized is not stopped twice.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -36,8 +37,17 @@ pub struct Cancel {
 }
 
 impl Cancel {
+    /// What `work` gives, or `None` once the task is cancelled first: `work` is dropped then,
+    /// which closes what it reads at once.
+    pub async fn unless_cancelled<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        tokio::select! {
+            done = work => Some(done),
+            () = self.cancelled() => None,
+        }
+    }
+
     /// Resolves once the task is cancelled.
-    pub async fn cancelled(&self) {
+    async fn cancelled(&self) {
         let notified = self.notify.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
