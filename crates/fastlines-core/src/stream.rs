@@ -55,6 +55,9 @@ pub struct ReadStream<T> {
     /// A fed source's reader, which the consumer may take to frame on its own thread (see
     /// `fed_stream.rs`); `None` for every other input.
     pub(crate) here: Option<Arc<dyn FrameHere<T>>>,
+    /// What its read-ahead holds when full of reads of ordinary lines (see
+    /// [`ReadStream::read_ahead_bytes`]).
+    read_ahead_bytes: usize,
 }
 
 /// What a consumer does with a fed stream's reader (see `fed_stream.rs`, which implements it):
@@ -216,7 +219,16 @@ impl<T: Send + 'static> ReadStream<T> {
             started_at,
             stop,
             here: None,
+            read_ahead_bytes: read_ahead.saturating_mul(chunk_size),
         }
+    }
+
+    /// The bytes this stream reads ahead of its consumer when its lines are shorter than a read:
+    /// what it holds outside the engine's heap for as long as its JS object lives, unless closed
+    /// or read to the end (a binding reports it to the engine, so that readers dropped without
+    /// being closed are collected as their memory, not their small JS objects, says).
+    pub fn read_ahead_bytes(&self) -> usize {
+        self.read_ahead_bytes
     }
 
     /// The next item; `None` at the end of the file, after an error, or after [`Self::close`].
