@@ -134,6 +134,39 @@ function watchNothing(path, { onLine }) {
 }
 
 /**
+ * The hand-written follower: `fs.watch(p)`, whose callback reads what was appended with
+ * `fs.readSync` into one reused buffer and splits it at `\n` (the writer's lines are ASCII).
+ * What a process of the runtime woken by the OS per change costs when it reads every line and
+ * makes each line's string, with no rotation handled: the floor under a follower woken per write
+ * that loses nothing, where the runtime's `fs.watch` loses nothing (Bun's merges a file's events
+ * while a callback is pending, and may never call back for the last writes).
+ */
+function followByHand(path, { onLine }) {
+  const fd = fs.openSync(path, 'r')
+  const buffer = Buffer.allocUnsafe(1024 * 1024)
+  let position = fs.fstatSync(fd).size
+  let rest = ''
+  const readAppended = () => {
+    for (;;) {
+      const got = fs.readSync(fd, buffer, 0, buffer.length, position)
+      if (got === 0) return
+      position += got
+      const lines = (rest + buffer.toString('latin1', 0, got)).split('\n')
+      rest = lines.pop()
+      for (const line of lines) onLine(line)
+      if (got < buffer.length) return
+    }
+  }
+  const watcher = fs.watch(path, readAppended)
+  return {
+    stop: async () => {
+      watcher.close()
+      fs.closeSync(fd)
+    },
+  }
+}
+
+/**
  * In table order. `only` lists the scenarios a follower runs in when not all (and `parts` the
  * flood parts); `native` marks one that does not depend on the runtime, run once (by Node when it
  * is selected); `floor` one that reads no line; `note` is shown under the tables.
@@ -158,6 +191,12 @@ export const FOLLOWERS = {
     parts: ['no-loss'],
     floor: true,
     note: '`fs.watch(p, () => {})`, reading nothing: what being woken by the OS for each write costs the runtime, the floor under a follower woken per write',
+  },
+  'watch-read': {
+    follow: followByHand,
+    only: ['flood'],
+    parts: ['no-loss'],
+    note: '`fs.watch(p)` whose callback reads what was appended with `fs.readSync` and splits it: the hand-written follower, the floor under one woken per write that reads every line (no rotation handled)',
   },
   'tail -F': {
     follow: followGnuTail,

@@ -714,9 +714,10 @@ function reportFollowProgress(kind, rows) {
     else if (kind === 'idle') outcome = `${row.cpuMs.toFixed(1)} ms CPU in ${row.idleMs / 1000} s`
     else if (kind === 'neighbour')
       outcome = `${row.cpuMs.toFixed(1)} ms CPU in ${(row.wallMs / 1000).toFixed(1)} s of writes beside it`
-    else if (kind === 'flood')
-      outcome = `${row.received} lines, ${row.lost} missing, last after ${row.lagMs?.toFixed(0)} ms`
-    else outcome = `${row.median.toFixed(3)} ms (median of ${row.runs})${row.same ? '' : ', WRONG LINES'}`
+    else if (kind === 'flood') {
+      const last = row.gotLast ? `last after ${row.lagMs.toFixed(0)} ms` : 'the last never came'
+      outcome = `${row.received} lines, ${row.lost} missing, ${last}`
+    } else outcome = `${row.median.toFixed(3)} ms (median of ${row.runs})${row.same ? '' : ', WRONG LINES'}`
     progress.log(`  ${name}${part}: ${outcome}`)
   }
 }

@@ -386,7 +386,8 @@ const FOLLOW_TARGETS = [
     id: 'F7',
     text:
       'CPU for the no-rotation flood: `fastlines` no more than GNU `tail -F` (run on Node; issue 25); the ' +
-      'figure also gives `watch-floor`, a process of the runtime woken per write that reads nothing',
+      'figure also gives `watch-floor`, a process of the runtime woken per write that reads nothing, and ' +
+      '`watch-read`, the same reading every line by hand, with the lines it missed',
     cases: ['CPU, no rotation'],
     check(follow, runtime) {
       const row = followRow(follow, 'flood', runtime, 'fastlines', { part: 'no-loss' })
@@ -396,7 +397,10 @@ const FOLLOW_TARGETS = [
       if (row === undefined || bound === undefined) return undefined
       const floor = followRow(follow, 'flood', runtime, 'watch-floor', { part: 'no-loss' })
       const woken = floor === undefined ? '' : `; fs.watch alone ${seconds(floor.cpuMs)} s`
-      const figure = `${seconds(row.cpuMs)} s; tail -F ${seconds(bound.cpuMs)} s${woken}`
+      const hand = followRow(follow, 'flood', runtime, 'watch-read', { part: 'no-loss' })
+      const missed = hand?.lost > 0 ? `, ${hand.lost} lines missed` : ''
+      const read = hand === undefined ? '' : `; by hand ${seconds(hand.cpuMs)} s${missed}`
+      const figure = `${seconds(row.cpuMs)} s; tail -F ${seconds(bound.cpuMs)} s${woken}${read}`
       return { figure, holds: everyLineOnce(row) && row.cpuMs <= bound.cpuMs }
     },
   },
