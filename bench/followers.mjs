@@ -138,8 +138,8 @@ function watchNothing(path, { onLine }) {
  * `fs.readSync` into one reused buffer and splits it at `\n` (the writer's lines are ASCII).
  * What a process of the runtime woken by the OS per change costs when it reads every line and
  * makes each line's string, with no rotation handled: the floor under a follower woken per write
- * that loses nothing, where the runtime's `fs.watch` loses nothing (Bun's merges a file's events
- * while a callback is pending, and may never call back for the last writes).
+ * that loses nothing, where the runtime's `fs.watch` loses nothing (Bun's calls back once for
+ * many writes, and may never call back for the last ones).
  */
 function followByHand(path, { onLine }) {
   const fd = fs.openSync(path, 'r')
