@@ -1,5 +1,4 @@
 // Bad paths and bad options fail the way Node's fs fails: same error shape, no crash, no leak.
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -17,6 +16,7 @@ import {
   readLinesSync,
 } from '../index.js'
 import { makeTempDir, openPaths } from './helpers/files.mjs'
+import { runProcess } from './helpers/processes.mjs'
 import { scriptArgs, shellCommand } from './helpers/runtimes.mjs'
 import { collect, fixturePath } from './helpers/tail.mjs'
 
@@ -72,7 +72,7 @@ test('a directory rejects with EISDIR, as reading it with fs does', async (t) =>
   await assertFsShape(t, temp.dir, expected)
 })
 
-test('a file without read permission rejects with EACCES', (t) => {
+test('a file without read permission rejects with EACCES', async (t) => {
   const file = temp.file('secret\n', 'secret.txt')
   fs.chmodSync(file, 0o000)
   fs.chmodSync(temp.dir, 0o755)
@@ -90,7 +90,7 @@ test('a file without read permission rejects with EACCES', (t) => {
     'eacces.mjs',
   )
   fs.chmodSync(script, 0o644)
-  const result = spawnSync(process.execPath, [script], { encoding: 'utf8', ...asUser })
+  const result = await runProcess([script], asUser).result
   t.is(result.status, 0, result.stderr)
   const errors = JSON.parse(result.stdout)
   t.is(errors.length, 3)
@@ -105,13 +105,12 @@ test('a file without read permission rejects with EACCES', (t) => {
   }
 })
 
-test('with no descriptor left for its threads, each reader fails as an open does there (EMFILE), then works', (t) => {
+test('with no descriptor left for its threads, each reader fails as an open does there (EMFILE), then works', async (t) => {
   // fastlines starts its threads (the reactor's epoll and eventfd) at first use; with none left,
   // that failed with a generic error with no errno, syscall or path.
   const file = temp.file('{"a":1}\n')
   const fixture = shellCommand(process.execPath, ...scriptArgs(fixturePath('threads-no-descriptors.mjs'), file))
-  // A hang limit only: the run takes under a second.
-  const run = spawnSync('sh', ['-c', `ulimit -n 64 && exec ${fixture}`], { encoding: 'utf8', timeout: 60_000 })
+  const run = await runProcess(['-c', `ulimit -n 64 && exec ${fixture}`], { command: 'sh', quietMs: 1_000 }).result
   t.is(run.status, 0, `${run.signal ?? ''} ${run.stderr}`)
   const { failed, held, after } = JSON.parse(run.stdout)
   t.true(held > 0, 'every descriptor was in use')

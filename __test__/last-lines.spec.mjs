@@ -2,7 +2,7 @@
 // contract's inputs at every small read size, with `end`, `encoding` and `maxLineLength`; its
 // argument errors and fs-shaped failures; and its reads bounded by the lines asked for, seen in
 // the bytes this process reads (/proc/self/io), on a 10 GiB sparse file too.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
@@ -10,7 +10,7 @@ import test from 'ava'
 
 import { followLines, readLastLines, readLines } from '../index.js'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
-import { hangLimit } from './helpers/hang.mjs'
+import { runProcess } from './helpers/processes.mjs'
 import { evalArgs, shellCommand } from './helpers/runtimes.mjs'
 import {
   EDGE_INPUTS,
@@ -207,7 +207,7 @@ test('a FIFO or a pipe, which has no end to read back from: read to its end, its
   // /dev/stdin fed by a pipe from `cat`, in a child process (spawn's own stdin is a socket).
   const code = `require(${JSON.stringify(indexPath)}).readLastLines('/dev/stdin', 2).then((l) => console.log(JSON.stringify(l)))`
   const piped = shellCommand('cat', temp.file(text)) + ' | ' + shellCommand(process.execPath, ...evalArgs(code))
-  const run = spawnSync('sh', ['-c', piped], { encoding: 'utf8' })
+  const run = await runProcess(['-c', piped], { command: 'sh' }).result
   t.is(run.status, 0, run.stderr)
   t.deepEqual(JSON.parse(run.stdout), lines.slice(-2))
 })
@@ -230,7 +230,7 @@ test('FIFOs with no writer yet hold no thread while they wait, and an abort clos
   const fifo = temp.path('exits.fifo')
   execFileSync('mkfifo', [fifo])
   const code = `const c = new AbortController(); require(${JSON.stringify(indexPath)}).readLastLines(${JSON.stringify(fifo)}, 2, { signal: c.signal }).catch((e) => console.log(e.code)); setTimeout(() => c.abort(), 50)`
-  const run = spawnSync(process.execPath, evalArgs(code), { encoding: 'utf8', timeout: hangLimit(1_000) })
+  const run = await runProcess(evalArgs(code), { quietMs: 1_000 }).result
   t.is(run.status, 0, `${run.signal ?? ''} ${run.stderr}`)
   t.is(run.stdout.trim(), 'ABORT_ERR')
 })
@@ -349,7 +349,7 @@ test.serial('a line over maxLineLength among the last lines is found too long wi
   t.deepEqual(await readLastLines(file, 1, { maxLineLength }), ['last'])
 })
 
-test.serial('the memory readLastLines takes is that of the lines it keeps, not of the bytes it scans', (t) => {
+test.serial('the memory readLastLines takes is that of the lines it keeps, not of the bytes it scans', async (t) => {
   // 128 MiB of lines, of which only the first holds "needle": finding the last 2 such lines
   // scans back to the start. And a procfs file (its size says 0) with reads of 1 GiB allowed.
   const file = temp.file(`needle 1\n${'a line without it, of about sixty bytes, as logs have\n'.repeat(2_400_000)}`)
@@ -366,7 +366,7 @@ test.serial('the memory readLastLines takes is that of the lines it keeps, not o
       for await (const line of readLines('/proc/self/status')) status.push(line.split(':')[0])
       console.log(JSON.stringify({ kept, procfs: { ...procfs, got: procfs.got.map((line) => line.split(':')[0]) }, status }))
     })()`
-  const run = spawnSync(process.execPath, evalArgs(code), { encoding: 'utf8' })
+  const run = await runProcess(evalArgs(code), { quietMs: 2_000 }).result
   t.is(run.status, 0, run.stderr)
   const { kept, procfs, status } = JSON.parse(run.stdout)
   t.deepEqual(kept.got, ['needle 1'])

@@ -1,7 +1,7 @@
 // Closing, aborting and process lifetime: descriptors are closed when iteration stops, pending
 // steps always settle, and processes exit by themselves unless an iteration is still pending.
 import { createHash } from 'node:crypto'
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { getEventListeners } from 'node:events'
 import fs from 'node:fs'
 import { Readable } from 'node:stream'
@@ -20,7 +20,7 @@ import {
   readLinesSync,
 } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
-import { hangLimit } from './helpers/hang.mjs'
+import { runProcess } from './helpers/processes.mjs'
 import { collect, until, within } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
@@ -41,12 +41,15 @@ async function fifoWithWriter(t) {
 
 /**
  * Runs `code` as an ES module, with `fastlines` imported, in a fresh process of this runtime,
- * killed past the hang limit for a run of `quietMs` (see helpers/hang.mjs).
+ * killed past the hang limit for a run of `quietMs` (see helpers/processes.mjs). Awaited, not
+ * run synchronously: a child run with spawnSync blocked this file's event loop, and the
+ * children in turn blocked it for 17-20 s on a loaded machine, past the hang limits of the
+ * tests running beside them, whose wait had long settled by then.
  */
 function runScript(name, code, quietMs = 500) {
   const script = temp.file(`import * as fastlines from ${JSON.stringify(indexPath)}\n${code}`, `${name}.mjs`)
   const flags = typeof Bun === 'undefined' ? ['--expose-gc'] : []
-  return spawnSync(process.execPath, [...flags, script], { encoding: 'utf8', timeout: hangLimit(quietMs) })
+  return runProcess([...flags, script], { quietMs }).result
 }
 
 test('break closes the file before the loop is left', async (t) => {
@@ -455,7 +458,7 @@ test('a reader that keeps ahead of JS still lets the event loop turn', async (t)
   t.true(turns >= Math.floor((batches * 2) / 10), `${turns} turns over ${batches} batches`)
 })
 
-test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
+test('reading a file far larger than the read-ahead keeps memory flat', async (t) => {
   const file = temp.path('256mb.txt')
   const block = numberedLines(16_384, 128) // 2 MiB
   const fd = fs.openSync(file, 'w')
@@ -463,7 +466,7 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
   fs.closeSync(fd)
   // RSS is sampled after full collections, so what is measured is memory kept, not how far a
   // busy machine lets the garbage collector fall behind.
-  const result = runScript(
+  const result = await runScript(
     'rss',
     `const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
      const retainedMiB = () => (collect(), process.memoryUsage().rss / 1048576)
@@ -477,7 +480,7 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
        if (lines % 400_000 < batch.length) samples.push(retainedMiB())
      }
      console.log(JSON.stringify({ lines, samples }))`,
-    2_000,
+    6_000,
   )
   t.is(result.status, 0, result.stderr)
   const { lines, samples } = JSON.parse(result.stdout)
@@ -486,13 +489,13 @@ test('reading a file far larger than the read-ahead keeps memory flat', (t) => {
   t.true(growth < 64, `memory grew by ${growth} MiB while reading 256 MiB twice: ${samples}`)
 })
 
-test('lines kept after their batch was read stay intact while later reads reuse its memory', (t) => {
+test('lines kept after their batch was read stay intact while later reads reuse its memory', async (t) => {
   // Where batches are lent to the engine as external strings (those over 128 KiB),
   // their buffer goes back to a pool when the engine collects the string: a kept line must keep
   // its memory from being reused.
   const kept = temp.file(numberedLines(20_000))
   const other = temp.file(numberedLines(20_000).replaceAll('x', 'y'))
-  const result = runScript(
+  const result = await runScript(
     'kept-lines',
     `import { createHash } from 'node:crypto'
      const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
@@ -515,36 +518,38 @@ test('lines kept after their batch was read stay intact while later reads reuse 
      for (let round = 0; round < 3; round++) (collect(), await churn())
      const sha256 = (lines) => createHash('sha256').update(lines.join('\\n')).digest('hex')
      console.log(JSON.stringify([batches, lines, sync].map(sha256)))`,
-    2_000,
+    5_000,
   )
   t.is(result.status, 0, result.stderr)
   const expected = createHash('sha256').update(numberedLines(20_000).trimEnd()).digest('hex')
   t.deepEqual(JSON.parse(result.stdout), [expected, expected, expected])
 })
 
-test('a process whose iteration finished exits by itself', (t) => {
+test('a process whose iteration finished exits by itself', async (t) => {
   const file = temp.file(numberedLines(20_000))
-  const result = runScript(
+  const result = await runScript(
     'finished',
     `let n = 0
      for await (const line of fastlines.readLines(${JSON.stringify(file)})) n++
      for await (const batch of fastlines.readLines(${JSON.stringify(file)}).batches()) n += batch.length
      n += await fastlines.countLines(${JSON.stringify(file)})
      console.log(n)`,
+    4_000,
   )
   t.is(result.status, 0, result.stderr)
   t.is(result.stdout.trim(), '60000')
 })
 
-test('a process that closed or abandoned a half-read iterator exits by itself', (t) => {
+test('a process that closed or abandoned a half-read iterator exits by itself', async (t) => {
   const file = temp.file(numberedLines(200_000))
-  const result = runScript(
+  const result = await runScript(
     'abandoned',
     `const closed = fastlines.readLines(${JSON.stringify(file)}, { highWaterMark: 4096 })
      await closed.next()
      await closed.close()
      const abandoned = fastlines.readLines(${JSON.stringify(file)}, { highWaterMark: 4096 })
      console.log((await abandoned.next()).value)`,
+    4_000,
   )
   t.is(result.status, 0, result.stderr)
   t.is(result.stdout.trim(), numberedLines(1).trimEnd())
@@ -576,13 +581,13 @@ test('a pending iteration keeps the process alive until its line arrives', async
   t.regex(output, /^got 0 \d+\ngot 1 \d+\n$/)
 })
 
-test('readers of FIFOs without writers hold no thread: other files are read, and close() ends them at once', (t) => {
+test('readers of FIFOs without writers hold no thread: other files are read, and close() ends them at once', async (t) => {
   // Opening a FIFO waited for a writer in open(2) on a blocking thread that nothing could free:
   // 40 such readers held all 32 of them, so the file below was never read, and close() left
   // each thread in open(2) until a writer came.
   const dir = fs.mkdtempSync(`${temp.dir}/unwritten-`)
   const file = temp.file(numberedLines(10))
-  const result = runScript(
+  const result = await runScript(
     'unwritten-fifos',
     `import { execFileSync } from 'node:child_process'
      import fs from 'node:fs'
@@ -601,7 +606,7 @@ test('readers of FIFOs without writers hold no thread: other files are read, and
      const inOpen = fs.readdirSync('/proc/self/task')
        .filter((task) => fs.readFileSync('/proc/self/task/' + task + '/wchan', 'utf8').includes('fifo')).length
      console.log(JSON.stringify({ lines, first: await steps[0], written, ended, inOpen }))`,
-    1_000,
+    2_000,
   )
   t.is(result.status, 0, result.stderr)
   t.deepEqual(JSON.parse(result.stdout), {
@@ -620,10 +625,7 @@ test('a FIFO delivers each line as it is written, with no CPU spent waiting (no 
   const fifo = temp.path('cpu-fifo')
   execFileSync('mkfifo', [fifo])
   const writer = spawn(process.execPath, [fixture('fifo-writer.mjs'), fifo, '8', '200'])
-  const reader = spawnSync(process.execPath, [fixture('fifo-reader.mjs'), fifo], {
-    encoding: 'utf8',
-    timeout: hangLimit(2_000),
-  })
+  const reader = await runProcess([fixture('fifo-reader.mjs'), fifo], { quietMs: 3_000 }).result
   await new Promise((resolve) => (writer.exitCode === null ? writer.on('exit', resolve) : resolve()))
   t.is(reader.status, 0, reader.stderr)
   const { delays, cpuMs, wallMs } = JSON.parse(reader.stdout)
@@ -641,11 +643,11 @@ test('a FIFO delivers each line as it is written, with no CPU spent waiting (no 
   t.true(cpuMs < 20 * FIFO_WAIT_QUIET_CPU_MS, `used ${cpuMs} ms of CPU in ${wallMs} ms`)
 })
 
-test('abandoned readers are collected, and their files closed, though the signal they share lives on', (t) => {
+test('abandoned readers are collected, and their files closed, though the signal they share lives on', async (t) => {
   // Numbers: lines of JSON, read by every reader below.
   const file = temp.file(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join(''))
   const files = new URL('./helpers/files.mjs', import.meta.url).href
-  const result = runScript(
+  const result = await runScript(
     'abandoned-with-signal',
     `import { openCount } from ${JSON.stringify(files)}
      const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
@@ -673,10 +675,10 @@ test('abandoned readers are collected, and their files closed, though the signal
   t.is(left, 0, 'every file closed once its reader was collected')
 })
 
-test('a byte source read to its end, or abandoned, is collected with its chunks', (t) => {
+test('a byte source read to its end, or abandoned, is collected with its chunks', async (t) => {
   // The native source's callback held the source through a strong engine handle: every source
   // stayed, with all its chunks, for the life of the process.
-  const result = runScript(
+  const result = await runScript(
     'sources-collected',
     `import { Readable } from 'node:stream'
      const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
@@ -717,14 +719,14 @@ test('a byte source read to its end, or abandoned, is collected with its chunks'
   t.is(collected, made, 'every source was collected')
 })
 
-test('readers abandoned while a step waits on a quiet source are collected, though their signal lives on', (t) => {
+test('readers abandoned while a step waits on a quiet source are collected, though their signal lives on', async (t) => {
   // The signal must settle such a step at an abort for whoever awaits it, and held the whole
   // reader for that, with its buffers (340 KB each), for as long as the signal lived. Each kind
   // below waits another way: a step taken at once (prompt), one taken after more than a reader
   // goes without a turn of the event loop (slow), readChunks, readJsonLines, and a step that
   // waited on the native side when the source's last chunk (of more than 4 KiB) completed no line
   // (late): each of these alone kept all its readers before the fix it tests.
-  const result = runScript(
+  const result = await runScript(
     'abandoned-waiting',
     `import { setMaxListeners } from 'node:events'
      const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
@@ -780,12 +782,13 @@ test('readers abandoned while a step waits on a quiet source are collected, thou
   t.deepEqual(settled, Array(15).fill('ABORT_ERR'), 'the abort settled every awaited step')
 })
 
-test('no unhandled rejection when a failing reader is abandoned', (t) => {
-  const result = runScript(
+test('no unhandled rejection when a failing reader is abandoned', async (t) => {
+  const result = await runScript(
     'unhandled',
     `process.on('unhandledRejection', (e) => { console.log('unhandled', e); process.exitCode = 1 })
      const reader = fastlines.readLines('/nonexistent/fastlines')
      reader.next().catch(() => console.log('rejected'))`,
+    1_000,
   )
   t.is(result.status, 0, result.stderr)
   t.is(result.stdout.trim(), 'rejected')

@@ -5,15 +5,18 @@ import { spawn } from 'node:child_process'
 import { hangLimit } from './hang.mjs'
 
 /**
- * Runs `args` (a script and its arguments) in a fresh process of this runtime. A child still
- * running past the hang limit for a run of `quietMs` (see hang.mjs; by default, a script that
- * only starts, does a little and exits) is killed and reported with `timedOut`: that is how a
- * hang shows. `onStdout(chunk, child)` sees the output as it comes; `env` is added to this
- * process's.
+ * Runs `args` (a script and its arguments) in a fresh process of this runtime, or of `command`.
+ * A child still running past the hang limit for a run of `quietMs` (see hang.mjs; by default, a
+ * script that only starts, does a little and exits) is killed and reported with `timedOut`:
+ * that is how a hang shows. `onStdout(chunk, child)` sees the output as it comes; `env` is added
+ * to this process's; `uid` and `gid` are spawn's. Never run a child with spawnSync beside other
+ * tests: it blocks the test file's event loop for the child's whole run, and the other tests'
+ * hang limits run out meanwhile though what they wait for has settled.
  */
-export function runProcess(args, { quietMs = 500, onStdout, env = {} } = {}) {
+export function runProcess(args, { quietMs = 500, onStdout, env = {}, command = process.execPath, uid, gid } = {}) {
   const timeout = hangLimit(quietMs)
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const ids = uid === undefined ? {} : { uid, gid }
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], ...ids })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (data) => {
