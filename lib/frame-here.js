@@ -46,9 +46,8 @@ class FramedBatch {
  * frame here exactly as the native side would frame them; undefined if not, and then the native
  * side frames it. The chunk must be small (MAX_FRAMED_HERE_BYTES), end with `\n`, hold no `\r`
  * (a terminator whose pairing with a `\n` is the native side's to decide), and no line longer than
- * `maxLineLength` bytes. In UTF-8
- * it must also decode with no U+FFFD, so that no engine's handling of invalid bytes is relied on
- * to match the native decoder's: valid UTF-8 has one decoding.
+ * `maxLineLength` bytes. In UTF-8 it must also decode with no U+FFFD, so that no engine's handling
+ * of invalid bytes is relied on to match the native decoder's: valid UTF-8 has one decoding.
  */
 function framedHere(chunk, start, { latin1, maxLineLength }) {
   const bytes = chunk.byteLength

@@ -139,9 +139,9 @@ pub struct LineFramer {
     limit: LineLimit,
     /// The longest string, in UTF-16 code units, the consumer's engine can make. A batch is
     /// never longer than this many bytes (nor [`MAX_BATCH_BYTES`]) unless it is a single line,
-    /// and a byte never decodes
-    /// to more than one unit; so only a single line can be too long for the engine, and then
-    /// [`ReadError::StringTooLong`] says so instead of a failure to make the string.
+    /// and a byte never decodes to more than one unit; so only a single line can be too long for
+    /// the engine, and then [`ReadError::StringTooLong`] says so instead of a failure to make the
+    /// string.
     max_string_length: usize,
     /// Only the lines it keeps are framed, and `lines_before` counts the input's lines.
     filter: Option<LineFilter>,
