@@ -317,14 +317,14 @@ test('workers terminated mid-read (50, 12 on Deno) leave a healthy process that 
   for (const { seed, run } of await Promise.all([scenario(20_261_122), scenario(20_261_123)])) {
     t.true(run.status === 0 && !run.timedOut, `seed ${seed}: ${describe(run)}`)
     if (run.status !== 0) continue
-    const { outcomes, stillOpen, readBack } = JSON.parse(run.stdout)
+    const { outcomes, stillOpen, holders, readBack } = JSON.parse(run.stdout)
     t.is(outcomes.length, workers)
     t.deepEqual(
       outcomes.filter(({ error }) => error !== null),
       [],
       `seed ${seed}`,
     )
-    t.deepEqual(stillOpen, [], `seed ${seed}`)
+    t.deepEqual(stillOpen, [], `seed ${seed}: ${JSON.stringify({ outcomes, holders })}`)
     t.true(readBack, `seed ${seed}: the main thread read a file correctly after the workers`)
   }
 })
