@@ -18,6 +18,7 @@
 
 mod byte_source;
 mod count;
+mod engine_memory;
 mod feeding;
 mod input;
 mod last_lines;

@@ -13,6 +13,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use crate::byte_source::{NativeByteSource, Opened};
+use crate::engine_memory::Reported;
 use crate::feeding::{Feeder, FeederEntry};
 use crate::input::{path_from_bytes, NativeFollowOptions, NativeLineOptions, NativeReadOptions};
 use crate::output::{ready, Step};
@@ -246,7 +247,11 @@ struct Background<T> {
     stream: Arc<ReadStream<T>>,
     /// Stops the stream when the env that made it is torn down first (see `teardown.rs`).
     _open: Registration,
-    /// What the engine was told the stream holds outside its heap.
+    /// What the engine was told the stream holds outside its heap, its read-ahead. Told
+    /// nothing, V8 weighed a reader dropped without `close()` by its small JS object: of 3,000
+    /// readers of a large file, each stepped once and dropped, 300 held their file and a full
+    /// read-ahead at once (490-540 MB at the peak) before collections came. Told, about 70
+    /// (190 MB).
     reported: Reported,
 }
 
@@ -351,27 +356,6 @@ impl<T: Send + 'static> Background<T> {
     fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         let stream = Arc::clone(&self.stream);
         spawn_promise(env, async move { stream.close().await })
-    }
-}
-
-/// Bytes a reader told the engine it holds outside the engine's heap, its read-ahead, for as
-/// long as its JS object lives. Told nothing, V8 weighed a reader dropped without `close()` by
-/// its small JS object: of 3,000 readers of a large file, each stepped once and dropped, 300
-/// held their file and a full read-ahead at once (490-540 MB at the peak) before collections
-/// came. Told, about 70 (190 MB). Zero when the engine refused the report.
-struct Reported(i64);
-
-impl Reported {
-    fn report(env: &Env, bytes: usize) -> Self {
-        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
-        Reported(env.adjust_external_memory(bytes).map_or(0, |_| bytes))
-    }
-
-    fn take_back(&self, env: &Env) {
-        if self.0 != 0 {
-            // A refusal only leaves the engine's estimate as it was.
-            let _ = env.adjust_external_memory(-self.0);
-        }
     }
 }
 

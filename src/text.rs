@@ -11,6 +11,8 @@ use napi::bindgen_prelude::{
 };
 use napi::Env;
 
+use crate::engine_memory::Reported;
+
 /// When to lend text to the engine as an external string instead of copying it (see
 /// [`create_external`]): the JS layer picks the policy that measured fastest on its engine.
 #[derive(Debug, Clone, Copy)]
@@ -86,10 +88,10 @@ fn byte_len(text: &Text) -> usize {
     }
 }
 
-/// Text lent to the engine, with the bytes reported to it for the text (0 when not reported).
+/// Text lent to the engine, with what was reported to it for the text.
 struct Lent {
     text: Text,
-    reported: i64,
+    reported: Reported,
 }
 
 /// Lends `text` to the engine as an external string: no copy on the JS thread, and the text's
@@ -106,10 +108,11 @@ unsafe fn create_external(
     text: Text,
     report_memory: bool,
 ) -> std::result::Result<sys::napi_value, Text> {
+    let env = Env::from_raw(env);
     let reported = if report_memory {
-        byte_len(&text) as i64
+        Reported::report(&env, byte_len(&text))
     } else {
-        0
+        Reported::NONE
     };
     let lent = Box::new(Lent { text, reported });
     let mut value = ptr::null_mut();
@@ -127,7 +130,7 @@ unsafe fn create_external(
     let status = unsafe {
         match text {
             Text::Utf16(units) => sys::node_api_create_external_string_utf16(
-                env,
+                env.raw(),
                 units.as_ptr(),
                 units.len() as isize,
                 Some(release_text),
@@ -136,7 +139,7 @@ unsafe fn create_external(
                 &mut copied,
             ),
             Text::OneByte(bytes) => sys::node_api_create_external_string_latin1(
-                env,
+                env.raw(),
                 bytes.as_ptr().cast::<c_char>().cast_mut(),
                 bytes.len() as isize,
                 Some(release_text),
@@ -151,11 +154,9 @@ unsafe fn create_external(
     if status != sys::Status::napi_ok || value.is_null() {
         // SAFETY: on failure the engine took nothing and never calls `release_text`, so the
         // box is still ours to take back, once.
-        return Err(unsafe { Box::from_raw(hint) }.text);
-    }
-    if reported != 0 {
-        // SAFETY: `env` is live (caller's contract).
-        unsafe { adjust_external_memory(env, reported) };
+        let refused = unsafe { Box::from_raw(hint) };
+        refused.reported.take_back(&env);
+        return Err(refused.text);
     }
     Ok(value)
 }
@@ -172,21 +173,10 @@ unsafe extern "C" fn release_text(
 ) {
     // SAFETY: `hint` is the box leaked by `create_external`, and the engine calls this once.
     let lent = unsafe { Box::from_raw(hint.cast::<Lent>()) };
-    if lent.reported != 0 && !env.is_null() {
-        // SAFETY: a finalizer's `env` is live unless it is null (the env is being torn down).
-        unsafe { adjust_external_memory(env.cast(), -lent.reported) };
+    // A finalizer's `env` is live unless it is null (the env is being torn down).
+    if !env.is_null() {
+        lent.reported.take_back(&Env::from_raw(env.cast()));
     }
-}
-
-/// Reports `change` bytes more (or fewer) held outside the engine's heap.
-///
-/// # Safety
-/// `env` must be live.
-unsafe fn adjust_external_memory(env: sys::napi_env, change: i64) {
-    let mut total = 0;
-    // SAFETY: `env` is live (caller's contract) and `total` is a valid place for the result.
-    // A failure only means the engine's estimate stays as it was.
-    let _ = unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
 /// Raw bytes of a chunk, becoming a JS `Buffer` that owns a copy of them.
