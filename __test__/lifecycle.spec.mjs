@@ -129,6 +129,46 @@ test('readers read to their end leave no listener on a signal they share', async
   t.is(getEventListeners(signal, 'abort').length, 0)
 })
 
+test('readers and counts sharing a signal put one listener on it, with no leak warning, and its abort ends them all', async (t) => {
+  // A listener each on the signal made Node and Bun warn of a leak at the eleventh
+  // (MaxListenersExceededWarning, past 10 a signal), as a server reading many files under one
+  // shutdown signal would see.
+  const warnings = []
+  const onWarning = (warning) => warnings.push(`${warning.name}: ${warning.message}`)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  // Numbers: lines of JSON, read by every reader below.
+  const file = temp.file(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join(''))
+  const controller = new AbortController()
+  const { signal } = controller
+  const readers = []
+  for (let i = 0; i < 12; i++) {
+    for (const reader of [readLines(file, { signal }), readJsonLines(file, { signal })]) {
+      await reader.next()
+      readers.push(reader)
+    }
+    const sync = readLinesSync(file, { signal })
+    sync.next()
+    readers.push(sync)
+  }
+  // Counts of sources that never end, pending until the abort.
+  const counts = Array.from({ length: 12 }, () => countLines(new Readable({ read() {} }), { signal }))
+  t.is(getEventListeners(signal, 'abort').length, 1)
+  controller.abort()
+  for (const count of counts) await t.throwsAsync(count, { name: 'AbortError', code: 'ABORT_ERR' })
+  for (const reader of readers) {
+    const step = () => reader.next()
+    if (typeof reader[Symbol.asyncIterator] === 'function') {
+      await t.throwsAsync(step, { name: 'AbortError' })
+    } else {
+      t.throws(step, { name: 'AbortError' })
+    }
+  }
+  t.is(getEventListeners(signal, 'abort').length, 0)
+  await new Promise((resolve) => setImmediate(resolve)) // a warning is emitted on a later tick
+  t.deepEqual(warnings, [])
+})
+
 test('an abort takes effect at the next step, even inside a loaded batch', async (t) => {
   const file = temp.file(numberedLines(20_000))
   const controller = new AbortController()

@@ -8,14 +8,61 @@ const { AbortError } = require('./errors')
 const NOT_LISTENING = Object.freeze({ dispose() {}, hold() {}, release() {} })
 
 /**
+ * fastlines' listeners on each signal it listens to, called by one listener of its own there,
+ * which goes once none is left. A listener per reader on the signal itself made Node and Bun
+ * warn of a leak (`MaxListenersExceededWarning`, past 10 listeners a signal) at the eleventh
+ * reader or count sharing a signal, as a server that reads many files under one shutdown
+ * signal does.
+ */
+const listenersOf = new WeakMap()
+
+/** Adds `listener` to those called once when `signal` aborts. */
+function listen(signal, listener) {
+  let listening = listenersOf.get(signal)
+  if (listening === undefined) {
+    const listeners = new Set()
+    listening = { listeners, dispatch: () => dispatch(signal, listeners) }
+    listenersOf.set(signal, listening)
+    signal.addEventListener('abort', listening.dispatch, { once: true })
+  }
+  listening.listeners.add(listener)
+}
+
+/** Removes `listener` (if it is there), and fastlines' own listener with the last one. */
+function unlisten(signal, listener) {
+  const listening = listenersOf.get(signal)
+  if (listening === undefined || !listening.listeners.delete(listener) || listening.listeners.size > 0) return
+  signal.removeEventListener('abort', listening.dispatch)
+  listenersOf.delete(signal)
+}
+
+/**
+ * Calls every listener once, all of them even if one throws: the first error is then thrown
+ * on, for the signal to report as it reports a listener's (an uncaught exception).
+ */
+function dispatch(signal, listeners) {
+  listenersOf.delete(signal)
+  let failure
+  for (const listener of listeners) {
+    try {
+      listener()
+    } catch (err) {
+      failure ??= { err }
+    }
+  }
+  listeners.clear()
+  if (failure !== undefined) throw failure.err
+}
+
+/**
  * Calls `listener` once when `signal` aborts, and returns a handle whose `dispose()` stops
  * listening: for a wait that ends (see untilAborted), which may hold what it waits for. A
  * reader, which may be abandoned, listens with addAbortListenerOf.
  */
 function addAbortListener(signal, listener) {
   if (signal === undefined || signal.aborted) return NOT_LISTENING
-  signal.addEventListener('abort', listener, { once: true })
-  return { dispose: () => signal.removeEventListener('abort', listener) }
+  listen(signal, listener)
+  return { dispose: () => unlisten(signal, listener) }
 }
 
 /** What to do once an owner is collected without being closed (see addAbortListenerOf). */
@@ -51,12 +98,12 @@ function addAbortListenerOf(owner, signal, onAbort) {
     if (alive !== undefined) onAbort(alive)
     else settleHeld?.()
   }
-  signal.addEventListener('abort', listener, { once: true })
+  listen(signal, listener)
   const token = {}
-  forgotten.register(owner, () => settle === undefined && signal.removeEventListener('abort', listener), token)
+  forgotten.register(owner, () => settle === undefined && unlisten(signal, listener), token)
   return {
     dispose: () => {
-      signal.removeEventListener('abort', listener)
+      unlisten(signal, listener)
       forgotten.unregister(token)
       settle = undefined
     },
