@@ -1125,3 +1125,23 @@ test('a sparse match array (a hole is undefined, not a string) is an ERR_INVALID
   await t.throwsAsync(countLines(file, options), expectation)
   await t.throwsAsync(readLastLines(file, 1, options), expectation)
 })
+
+test('a match array is read once: what is checked is what is searched', async (t) => {
+  // Checked by index, then copied through its iterator, an array whose entries change as they
+  // are read passed the check with 'error' and was searched for '' (every line matched), a
+  // number (napi-rs's own error) or a lone surrogate.
+  const file = temp.file('error one\nok\nfine\n')
+  for (const later of ['', 5, '\uD800']) {
+    let reads = 0
+    const match = []
+    Object.defineProperty(match, 0, { enumerable: true, get: () => (reads++ === 0 ? 'error' : later) })
+    const what = `then ${JSON.stringify(later)}`
+    t.deepEqual(await collect(readLines(file, { match })), ['error one'], what)
+    reads = 0
+    t.deepEqual([...readLinesSync(file, { match })], ['error one'], what)
+    reads = 0
+    t.is(await countLines(file, { match }), 1, what)
+    reads = 0
+    t.deepEqual([...(await readLastLines(file, 5, { match }))], ['error one'], what)
+  }
+})

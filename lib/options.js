@@ -285,17 +285,19 @@ function normalizeMatch({ match, invert, ignoreCase }) {
   if (!Array.isArray(strings)) {
     throw invalidArgType('options.match', 'of type string or an instance of Array', match)
   }
-  if (strings.length === 0) throw invalidArgValue('options.match', match, 'must name at least one string')
-  // An index loop, not forEach: a hole in a sparse array is undefined, and not a string.
-  for (let i = 0; i < strings.length; i++) {
-    const string = strings[i]
+  // Copied, by index (a hole in a sparse array is undefined, and not a string), and the copy
+  // checked: the native stream is made at the first step, after the caller may have changed
+  // their array, and what is checked must be what is searched, though an index getter, an
+  // iterator of its own or a Proxy gives another value each time it is read.
+  const copy = Array.from({ length: strings.length }, (_, i) => strings[i])
+  if (copy.length === 0) throw invalidArgValue('options.match', match, 'must name at least one string')
+  copy.forEach((string, i) => {
     const name = typeof match === 'string' ? 'options.match' : `options.match[${i}]`
     if (typeof string !== 'string') throw invalidArgType(name, 'of type string', string)
     if (string === '') throw invalidArgValue(name, string, 'must not be empty')
     if (!string.isWellFormed()) throw invalidArgValue(name, string, 'must not hold a lone surrogate (half a character)')
-  }
-  // A copy: the native stream is made at the first step, after the caller may have changed theirs.
-  return { strings: [...strings], invert: invert === true, ignoreCase: ignoreCase === true }
+  })
+  return { strings: copy, invert: invert === true, ignoreCase: ignoreCase === true }
 }
 
 /** The options of `batches()`: whether each batch comes with its lines' numbers and offsets. */
