@@ -114,8 +114,17 @@ impl Cut {
                     .bounding_start(),
             )
             .map_err(|err| OsError::new(&err, "read"))?;
-        let last = index + 1 == self.parts;
-        Ok(if last && self.to_end {
+        if !self.to_end {
+            return Ok(range);
+        }
+        // Read on to the file's end, the end it had when it was cut is no line's end: a line
+        // may have been being written there (its rest, or the `\n` of a `\r\n`, came after).
+        // So the part whose lines reach it reads on to the file's end, and one that would start
+        // there is empty: a line is never cut where the file ended.
+        let end = self.within.end;
+        Ok(if range.start >= end {
+            end..end
+        } else if range.end >= end {
             range.start..u64::MAX
         } else {
             range
@@ -684,6 +693,52 @@ mod tests {
             got.last().map(|line| line.3.as_str()),
             Some("and the last ab")
         );
+    }
+
+    /// The file's end when it was cut was inside a line still being written: a line longer than
+    /// a part, a short one, or a `\r\n` whose `\n` came after. The line is read whole, as one
+    /// pass over the grown file reads it, not cut in two (nor a `\r\n` into a line and an empty
+    /// one) where the file ended.
+    #[cfg(unix)]
+    #[test]
+    fn a_line_being_written_where_the_file_ended_when_cut_is_read_whole() {
+        use std::os::unix::fs::FileExt;
+        let runtime = runtime();
+        let _entered = runtime.enter();
+        let every_line = || {
+            let nowhere = Match {
+                strings: vec!["zz".to_owned()],
+                ignore_case: false,
+                invert: true,
+            };
+            LineFramer::new(Encoding::Utf8).with_match(Some(&nowhere))
+        };
+        let lines: Vec<u8> = (0..200).flat_map(|_| *b"ab cd\n").collect();
+        let long = "L".repeat(700);
+        let endings: [(&str, &str); 4] = [
+            (&long, "END\nnext\n"),
+            ("short", " line\nnext\n"),
+            ("cr", "\nnext\n"),
+            ("whole\n", "next\n"),
+        ];
+        for (cut_at, rest) in endings {
+            let cut_at = if cut_at == "cr" { "two\r" } else { cut_at };
+            for framer in [every_line as fn() -> LineFramer, || framer("ab", None)] {
+                let bytes = [&lines[..], cut_at.as_bytes()].concat();
+                let file = file_of(&bytes);
+                let appender = file.try_clone().unwrap();
+                let (mut parts, _) = in_parts(Source::new(file, None, 64), framer(), 256);
+                let first = parts.next_unless(&|| false).unwrap();
+                appender
+                    .write_all_at(rest.as_bytes(), bytes.len() as u64)
+                    .unwrap();
+                let mut got = first.map(lines_of).unwrap_or_default();
+                got.extend(drain(|| parts.next_unless(&|| false)).0);
+                let grown = [&bytes[..], rest.as_bytes()].concat();
+                let what = format!("{:?} then {rest:?}", &cut_at[..cut_at.len().min(8)]);
+                assert_eq!(got, read_whole(&grown, framer()).0, "{what}");
+            }
+        }
     }
 
     #[test]
