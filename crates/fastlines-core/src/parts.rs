@@ -157,6 +157,8 @@ struct Framed<T> {
     lines: u64,
     /// Why framing stopped, after `items`; `None` when the part was framed to its end.
     failed: Option<ReadError>,
+    /// The file ended before the part did: it was cut short after the parts were cut.
+    ended_early: bool,
 }
 
 /// The part whose items are handed out now.
@@ -235,6 +237,7 @@ fn frame_ahead<F: Framer>(
         items: VecDeque::new(),
         lines: 0,
         failed: Some(ReadError::Panicked),
+        ended_early: false,
     });
     drop(helpers);
     *locked(&state.0) = Ahead::Done(framed);
@@ -251,6 +254,7 @@ fn frame_whole<F: Framer>(
         items: VecDeque::new(),
         lines: 0,
         failed: None,
+        ended_early: false,
     };
     let mut reader = match reader {
         Ok(reader) => reader,
@@ -262,7 +266,10 @@ fn frame_whole<F: Framer>(
     loop {
         match reader.next_unless(&|| dropped.load(Ordering::Relaxed)) {
             Ok(Some(item)) => framed.items.push_back(item),
-            Ok(None) => break,
+            Ok(None) => {
+                framed.ended_early = reader.input().ended_early();
+                break;
+            }
             Err(err) => {
                 framed.failed = Some(err);
                 break;
@@ -292,7 +299,8 @@ pub(crate) struct InParts<F: Framer> {
     /// shares its pool, so that they reuse the same few buffers.
     buffers: ReadBuf,
     progress: Progress,
-    /// Set once this reader is dropped: a helper still framing stops at its next read.
+    /// Set once this reader is dropped, or ends at a cut: a helper still framing stops at its
+    /// next read.
     dropped: Arc<AtomicBool>,
     /// Parts handed out as a helper framed them, for the tests to see that helpers framed some.
     #[cfg(test)]
@@ -380,7 +388,12 @@ where
                 Part::Here(reader) => match reader.next_unless(stopped)? {
                     Some(item) => return Ok(Some(F::after_lines(item, self.lines_before))),
                     None if stopped() => return Ok(None),
-                    None => self.lines_before += reader.framer_mut().lines_framed(),
+                    None => {
+                        self.lines_before += reader.framer_mut().lines_framed();
+                        if reader.input().ended_early() {
+                            self.end_at_cut();
+                        }
+                    }
                 },
                 Part::Framed(framed) => match framed.items.pop_front() {
                     Some(item) => return Ok(Some(F::after_lines(item, self.lines_before))),
@@ -389,6 +402,9 @@ where
                             return Err(err);
                         }
                         self.lines_before += framed.lines;
+                        if framed.ended_early {
+                            self.end_at_cut();
+                        }
                     }
                 },
             }
@@ -420,6 +436,17 @@ where
             stopped,
         )?;
         Ok(Part::Here(reader))
+    }
+
+    /// Hands out no later part: the file ended inside the part just handed out, so it was cut
+    /// short (truncated) after the parts were cut, and a part a helper framed ahead was read
+    /// before that. As one pass does, reading ends at the cut: the lines between it and such a
+    /// part were lost to the cut, and that part's lines, numbered after the cut, would not be
+    /// the lines those numbers name.
+    fn end_at_cut(&mut self) {
+        self.next = self.cut.parts;
+        self.ahead = None;
+        self.dropped.store(true, Ordering::Relaxed);
     }
 
     /// Has a helper frame part `index`, if there is one and a helper is free.
@@ -738,6 +765,42 @@ mod tests {
                 let what = format!("{:?} then {rest:?}", &cut_at[..cut_at.len().min(8)]);
                 assert_eq!(got, read_whole(&grown, framer()).0, "{what}");
             }
+        }
+    }
+
+    /// A file truncated inside the part being read, after a helper framed the next part whole:
+    /// reading ends at the cut, as one pass ends there, rather than go on with that part's lines
+    /// (read before the cut, past lines the cut lost, and numbered as if they followed it).
+    #[cfg(unix)]
+    #[test]
+    fn a_file_cut_short_while_read_in_parts_ends_at_the_cut() {
+        let runtime = runtime();
+        let _entered = runtime.enter();
+        let bytes: Vec<u8> = (0..200)
+            .flat_map(|i| format!("ab {i:04}\n").into_bytes())
+            .collect();
+        // Helpers are shared by the tests running at once: try until one is free.
+        for attempt in 0.. {
+            let file = file_of(&bytes);
+            let cutter = file.try_clone().unwrap();
+            let (mut parts, _) = in_parts(Source::new(file, None, 64), framer("ab", None), 256);
+            let first = parts.next_unless(&|| false).unwrap();
+            let Some(ahead) = parts.ahead.as_ref().map(|ahead| Arc::clone(&ahead.state)) else {
+                assert!(attempt < 1000, "no helper was free to frame a part ahead");
+                continue;
+            };
+            let (state, framed) = &*ahead;
+            drop(
+                framed
+                    .wait_while(locked(state), |state| !matches!(state, Ahead::Done(_)))
+                    .unwrap(),
+            );
+            // Inside the first part, mid-line.
+            cutter.set_len(100).unwrap();
+            let mut got = first.map(lines_of).unwrap_or_default();
+            got.extend(drain(|| parts.next_unless(&|| false)).0);
+            assert_eq!(got, read_whole(&bytes[..100], framer("ab", None)).0);
+            return;
         }
     }
 

@@ -244,6 +244,12 @@ impl<H> FileRange<H> {
             end: range.end.max(range.start),
         }
     }
+
+    /// Whether, once a read gave nothing, the file had ended before the range: it was cut short
+    /// since the range was taken. A range read on to the file's end (`u64::MAX`) never is.
+    pub(crate) fn ended_early(&self) -> bool {
+        self.next < self.end && self.end != u64::MAX
+    }
 }
 
 impl<H: Deref<Target = File>> Read for FileRange<H> {
