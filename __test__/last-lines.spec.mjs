@@ -199,7 +199,7 @@ test('a FIFO or a pipe, which has no end to read back from: read to its end, its
     const what = `last ${n} of a FIFO, ${JSON.stringify(options)}`
     // With `end`, the reader stops before the writer is done, which then fails (EPIPE).
     const writer = fs.promises.writeFile(fifo, text).catch(() => {})
-    const last = await within(readLastLines(fifo, n, options), 500, what)
+    const last = await within(readLastLines(fifo, n, options), 1_200, what)
     t.deepEqual([...last], expected, what)
     t.is(last.position, options.end === undefined ? Buffer.byteLength(text) : options.end + 1, what)
     await writer

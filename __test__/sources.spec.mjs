@@ -47,11 +47,15 @@ const STDIN_READER = fixturePath('sources-stdin.mjs')
 // one process (a PassThrough written a byte per event-loop turn waited 40 ms a turn) past the
 // hang limits below. The tests that wait on processes, servers and pipes run concurrently.
 
-// Hang detectors (see helpers/hang.mjs): what each wait is expected to take on a quiet machine.
-/** Reading a few hundred bytes from a source, or taking a step. */
-const READ_QUIET_MS = 500
-/** Reading a few MB from a source, or a server or child process answering. */
-const BIG_READ_QUIET_MS = 2_000
+// Hang detectors (see helpers/hang.mjs): what each wait is expected to take on a quiet machine,
+// with the concurrent tests below holding this process's event loop beside it: in a quiet run
+// of the whole suite, a read of a few hundred KB that takes milliseconds alone took up to 2.4 s
+// (Node), since what it waits for needs the loop between its chunks (a limit of 10 s for it
+// ran out once under CI's load).
+/** Reading a few hundred bytes or KB from a source, or taking a step. */
+const READ_QUIET_MS = 2_500
+/** Reading a few MB from a source, or a server or child process answering (3.4 s at most, Node). */
+const BIG_READ_QUIET_MS = 4_000
 /** A child process of this runtime that starts and reads a few MB from its stdin (Deno is slowest). */
 const CHILD_QUIET_MS = 2_000
 /** Reading a 64 MiB line in 1,460-byte chunks (0.4 s on Deno; work that grew with the square of

@@ -21,8 +21,8 @@ const temp = makeTempDir(test)
 const fixture = (name) => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))
 const onBun = typeof Bun !== 'undefined'
 const MiB = 2 ** 20
-/** The three stress-lifetime children run at once: 8.4 s each at most in a quiet run. */
-const LIFETIME_QUIET_MS = 8_500
+/** The four stress-lifetime children run at once: 9.9 s each at most in a quiet run (Bun). */
+const LIFETIME_QUIET_MS = 10_000
 
 /** Threads of this process, from /proc: what the OS sees, whatever the runtime reports. */
 const threadCount = () => fs.readdirSync('/proc/self/task').length
@@ -223,7 +223,7 @@ test('10,000 open / read a little / break cycles: no growth in descriptors, thre
   // 2 MiB for 40,000 more. So two windows of 10,000 cycles: a leak grows RSS in both, a
   // high-water step in one.
   const run = await runFixture('stress-cycles.mjs', [file, '5000', '10000', '2'], {
-    quietMs: 17_500,
+    quietMs: 19_000,
     nodeFlags: ['--max-semi-space-size=1'],
     env: { MALLOC_ARENA_MAX: '1' },
   })
@@ -271,7 +271,7 @@ test('a read of more empty lines than an engine array holds gives them all, in b
   const bytes = 144 * MiB
   const file = temp.path('empty-lines.txt')
   fs.writeFileSync(file, Buffer.alloc(bytes, '\n'))
-  const run = await runFixture('many-lines-batch.mjs', [file, String(bytes)], { quietMs: 10_000 })
+  const run = await runFixture('many-lines-batch.mjs', [file, String(bytes)], { quietMs: 16_000 })
   fs.rmSync(file)
   t.is(run.status, 0, describe(run))
   t.deepEqual(JSON.parse(run.stdout), { lines: bytes, sourceLines: bytes })
@@ -292,7 +292,7 @@ test('readers dropped without close() are collected as their read-ahead adds up'
   // it, and weighed each by its small JS object: 300 of them were alive at once on Node and 130
   // on Bun, holding 490 and 293 MB; told, about 70 and 11. Deno 2.9 collects them no sooner for
   // being told (about 350 with or without), so its bound is only that they do not pile up.
-  const run = await runFixture('stress-lifetime.mjs', ['drop', midReadFile()], { quietMs: 4_000 })
+  const run = await runFixture('stress-lifetime.mjs', ['drop', midReadFile()], { quietMs: LIFETIME_QUIET_MS })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { mostOpen } = JSON.parse(run.stdout)
   t.log(`at most ${mostOpen} of 3,000 open at once`)
@@ -333,7 +333,7 @@ test('readers left open in workers that end free what they read ahead: memory st
   // 40 workers with four readers each holding 512 KiB or more: 80 MiB or more if it were kept
   // (on Deno, which runs no finalizer as a worker ends, it was, until the process exited).
   const file = temp.file(numberedLines(100_000, 60), 'read-ahead.txt')
-  const run = await runFixture('stress-read-ahead-workers.mjs', [file, '5', '40'], { quietMs: 5_000 })
+  const run = await runFixture('stress-read-ahead-workers.mjs', [file, '5', '40'], { quietMs: 10_000 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { before, after } = JSON.parse(run.stdout)
   const grownMiB = (after - before) / 2 ** 20
@@ -382,7 +382,7 @@ test('close() closes the file at once even when every blocking thread is busy', 
 test('counts of FIFOs waiting for their bytes hold no blocking thread', async (t) => {
   const file = temp.file(numberedLines(1000), 'counted-beside-fifos.txt')
   const dir = fs.mkdtempSync(`${temp.dir}/quiet-fifos-`)
-  const run = await runFixture('stress-quiet-fifos.mjs', [file, dir], { quietMs: 1_000 })
+  const run = await runFixture('stress-quiet-fifos.mjs', [file, dir], { quietMs: 2_500 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { fileLines, waitingMeanwhile, fifoLines } = JSON.parse(run.stdout)
   t.is(fileLines, 1000, 'the file was counted while 40 counts of FIFOs waited')
