@@ -1,6 +1,7 @@
 //! Counting lines without making them: [`count_lines`] reads a file and counts the lines a line
 //! reader would give, with no splitting into buffers, no decoding and no strings.
 
+use std::fs::File;
 use std::io::Read;
 use std::num::NonZeroUsize;
 use std::ops::Range;
@@ -113,21 +114,14 @@ fn count_in_parts(
             let Some(share) = Share::new(index as u64, parts as u64) else {
                 return counted; // every part is taken
             };
-            let part = share
-                .range(
-                    file,
-                    within.clone(),
-                    Reach::until(&|| cancelled.load(Ordering::Relaxed)),
-                )
-                .map_err(|err| ReadError::from(OsError::new(&err, "read")))
-                .and_then(|range| {
-                    let input = FileRange::new(file, range);
-                    count_blocking(
-                        Source::new(input, None, source.chunk_size),
-                        filter,
-                        cancelled,
-                    )
-                });
+            let part = count_part(
+                file,
+                within.clone(),
+                share,
+                source.chunk_size,
+                filter,
+                cancelled,
+            );
             counted.push((index, part));
         }
     };
@@ -152,16 +146,54 @@ fn count_in_parts(
         return Err(ReadError::Panicked);
     }
     counted.sort_by_key(|(index, _)| *index);
-    let mut total = 0;
-    for (_, part) in counted {
-        match part? {
-            Some(lines) => total += lines,
-            None => return Ok(None),
-        }
-    }
+    let total = sum_to_the_cut(counted.into_iter().map(|(_, part)| part))?;
     // A part cut short by the cancel (see Share::range) may have counted nothing.
     if cancelled.load(Ordering::Relaxed) {
         return Ok(None);
+    }
+    Ok(total)
+}
+
+/// What a part counted (`None`: cancelled), and whether its file ended before the part did.
+type PartCount = Result<(Option<u64>, bool), ReadError>;
+
+/// Counts `share` of `within` of `file` (see [`count_in_parts`]).
+fn count_part(
+    file: &File,
+    within: Range<u64>,
+    share: Share,
+    chunk_size: usize,
+    filter: Option<&LineFilter>,
+    cancelled: &AtomicBool,
+) -> PartCount {
+    let range = share
+        .range(
+            file,
+            within,
+            Reach::until(&|| cancelled.load(Ordering::Relaxed)),
+        )
+        .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
+    let mut input = FileRange::new(file, range);
+    let lines = count_blocking(Source::new(&mut input, None, chunk_size), filter, cancelled)?;
+    Ok((lines, input.ended_early()))
+}
+
+/// The sum of the parts' counts, in the file's order, up to and with the first part whose file
+/// ended before it did: the file was truncated inside that part while it was counted, and one
+/// pass would have ended there, at the cut. The parts after it are left out, though a helper
+/// may have counted some of them before the cut; the first failure or cancel among the parts
+/// summed is the count's.
+fn sum_to_the_cut(parts: impl IntoIterator<Item = PartCount>) -> Result<Option<u64>, ReadError> {
+    let mut total = 0;
+    for part in parts {
+        let (lines, ended_early) = part?;
+        let Some(lines) = lines else {
+            return Ok(None);
+        };
+        total += lines;
+        if ended_early {
+            break;
+        }
     }
     Ok(Some(total))
 }
@@ -325,4 +357,45 @@ fn count_terminators(chunk: &[u8]) -> u64 {
     memchr2_iter(b'\n', b'\r', chunk)
         .filter(|&i| chunk[i] == b'\n' || chunk.get(i + 1) != Some(&b'\n'))
         .count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Match;
+    use crate::test_files::file_of;
+    use crate::Encoding;
+
+    #[test]
+    fn a_file_cut_short_while_counted_in_parts_is_counted_to_the_cut() {
+        // The second of two parts is counted first, as a helper may count it, and the file is
+        // then truncated inside the first: the count was of both, past the lines the cut lost.
+        let bytes: Vec<u8> = (0..2_000)
+            .flat_map(|i| format!("ab {i:05}\n").into_bytes())
+            .collect();
+        let within = 0..bytes.len() as u64;
+        let cut = bytes.len() as u64 / 4 + 3; // mid-line
+        let what = Match {
+            strings: vec!["7".to_owned()],
+            ignore_case: false,
+            invert: false,
+        };
+        let matching = LineFilter::new(&what, Encoding::Utf8);
+        let cancelled = AtomicBool::new(false);
+        for filter in [None, Some(&matching)] {
+            let file = file_of(&bytes);
+            let share = |index| Share::new(index, 2).unwrap();
+            let second = count_part(&file, within.clone(), share(1), 64, filter, &cancelled);
+            assert!(matches!(second, Ok((Some(lines), false)) if lines > 0));
+            file.set_len(cut).unwrap();
+            let first = count_part(&file, within.clone(), share(0), 64, filter, &cancelled);
+            let one_pass = count_blocking(Source::new(&file, None, 64), filter, &cancelled);
+            assert_eq!(
+                sum_to_the_cut([first, second]).unwrap(),
+                one_pass.unwrap(),
+                "filter: {}",
+                filter.is_some()
+            );
+        }
+    }
 }
