@@ -90,11 +90,15 @@ export interface MatchOptions {
    * `encoding: 'latin1'`, one holding a character above U+00FF.
    */
   match?: string | readonly string[] | undefined
-  /** Keep the lines that contain none of the strings, like `grep -v`. Only with `match`. */
+  /**
+   * Keep the lines that contain none of the strings, like `grep -v`. `true` only with `match`
+   * (`false`, the default, is taken without it).
+   */
   invert?: boolean | undefined
   /**
    * Compare ASCII letters case-insensitively, like `grep -i` in the C locale: `'error'` matches
-   * `ERROR`, but `'é'` does not match `É`. Only with `match`.
+   * `ERROR`, but `'é'` does not match `É`. `true` only with `match` (`false`, the default, is
+   * taken without it).
    */
   ignoreCase?: boolean | undefined
 }

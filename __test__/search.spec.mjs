@@ -9,7 +9,16 @@ import { isDeepStrictEqual } from 'node:util'
 
 import test from 'ava'
 
-import { countLines, followLines, readChunks, readLastLines, readLines, readLinesSync } from '../index.js'
+import {
+  countLines,
+  followLines,
+  readChunks,
+  readJsonLines,
+  readJsonLinesSync,
+  readLastLines,
+  readLines,
+  readLinesSync,
+} from '../index.js'
 import { isOpen, makeTempDir } from './helpers/files.mjs'
 import {
   EDGE_INPUTS,
@@ -1089,8 +1098,8 @@ test('bad match, invert and ignoreCase throw at the call, or reject, with Node c
     [{ match: 'a', invert: 'yes' }, TypeError, 'ERR_INVALID_ARG_TYPE'],
     [{ match: 'a', ignoreCase: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE'],
     [{ invert: true }, TypeError, 'ERR_INVALID_ARG_VALUE'],
-    [{ invert: false }, TypeError, 'ERR_INVALID_ARG_VALUE'],
     [{ ignoreCase: true }, TypeError, 'ERR_INVALID_ARG_VALUE'],
+    [{ invert: 'false' }, TypeError, 'ERR_INVALID_ARG_TYPE'],
   ]
   for (const [options, instanceOf, code] of bad) {
     const expectation = { instanceOf, code }
@@ -1113,6 +1122,24 @@ test('bad match, invert and ignoreCase throw at the call, or reject, with Node c
   // And good options still read.
   t.deepEqual(await collect(readLines(file, { match: ['a', 'a'] })), ['a'])
   t.is(await countLines(file, { match: 'b', invert: false, ignoreCase: false }), 1)
+})
+
+test('invert: false and ignoreCase: false, their defaults, ask for nothing: every reader takes them without match', async (t) => {
+  // As an options object built for a search that may have no pattern gives them:
+  // `{ match: pattern, invert: flags.v ?? false }`. They were refused, as `true` still is.
+  const file = temp.file('a\nB\n')
+  const options = { match: undefined, invert: false, ignoreCase: false }
+  t.deepEqual(await collect(readLines(file, options)), ['a', 'B'], 'readLines')
+  t.deepEqual([...readLinesSync(file, options)], ['a', 'B'], 'readLinesSync')
+  t.is(await countLines(file, options), 2, 'countLines')
+  t.deepEqual([...(await readLastLines(file, 1, options))], ['B'], 'readLastLines')
+  t.is(Buffer.concat(await collect(readChunks(file, options))).toString(), 'a\nB\n', 'readChunks')
+  const follower = followLines(file, { ...options, start: 0 })
+  t.deepEqual((await follower.next()).value, 'a', 'followLines')
+  await follower.close()
+  const json = temp.file('1\n"B"\n')
+  t.deepEqual(await collect(readJsonLines(json, options)), [1, 'B'], 'readJsonLines')
+  t.deepEqual([...readJsonLinesSync(json, options)], [1, 'B'], 'readJsonLinesSync')
 })
 
 test('a sparse match array (a hole is undefined, not a string) is an ERR_INVALID_ARG_TYPE', async (t) => {

@@ -14,10 +14,11 @@ const MATCH = ['match', 'invert', 'ignoreCase']
 const OPTIONS = {
   readLines: [...READ, ...MATCH, 'maxLineLength', 'share'],
   readLinesSync: [...READ, ...MATCH, 'maxLineLength', 'share'],
-  // `maxLineLength: Infinity` (no limit) is accepted where lines are not made, and
-  // `decompress: false` where nothing is decompressed: their own checks refuse other values.
+  // `maxLineLength: Infinity` (no limit), `invert: false` and `ignoreCase: false` are accepted
+  // where lines are not made, and `decompress: false` where nothing is decompressed: their own
+  // checks refuse other values (see options.js, ASKS_FOR_NOTHING).
   countLines: [...READ, ...MATCH, 'maxLineLength', 'share', 'threads'],
-  readChunks: [...READ, 'maxLineLength'],
+  readChunks: [...READ, ...MATCH, 'maxLineLength'],
   readLastLines: ['encoding', 'end', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
   followLines: ['encoding', 'start', 'lastLines', 'highWaterMark', 'decompress', 'signal', ...MATCH, 'maxLineLength'],
   readJsonLines: [...READ, ...MATCH, 'maxLineLength', 'share', 'onError', 'reviver'],

@@ -265,8 +265,10 @@ function refuseDecompress(options, by, why) {
 
 /**
  * `match` (a string or an array of strings, none empty) with `invert` and `ignoreCase`, as the
- * native side takes them (NativeMatch); undefined without `match`, which `invert` and
- * `ignoreCase` then make no sense without.
+ * native side takes them (NativeMatch); undefined without `match`, which `invert: true` and
+ * `ignoreCase: true` make no sense without (`false`, their default, asks for nothing, so that
+ * an options object built as `{ match: pattern, invert: flags.v ?? false }` reads every line
+ * when there is no pattern).
  */
 function normalizeMatch({ match, invert, ignoreCase }) {
   for (const [name, value] of [
@@ -276,7 +278,7 @@ function normalizeMatch({ match, invert, ignoreCase }) {
     if (value !== undefined && typeof value !== 'boolean') {
       throw invalidArgType(`options.${name}`, 'of type boolean', value)
     }
-    if (value !== undefined && match === undefined) {
+    if (value === true && match === undefined) {
       throw invalidArgValue(`options.${name}`, value, 'applies to options.match, which is missing')
     }
   }
@@ -351,14 +353,22 @@ function refuseFileOptions(options) {
 }
 
 /**
+ * The value of each line option that asks for nothing, its default, which every reader takes,
+ * so that one options object may serve every reader: no limit, and no inverting or ignoring
+ * case of a match that is not there.
+ */
+const ASKS_FOR_NOTHING = { maxLineLength: Infinity, invert: false, ignoreCase: false }
+
+/**
  * Options that mean nothing to a reader that makes no lines (readChunks), or that makes no
- * strings (countLines, which does match): such readers refuse them rather than ignore them.
+ * strings (countLines, which does match): such readers refuse them rather than ignore them,
+ * unless they ask for nothing (their defaults: see ASKS_FOR_NOTHING).
  */
 function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert', 'ignoreCase']) {
   if (options === null || typeof options !== 'object') return
   for (const name of names) {
     const value = options[name]
-    if (value !== undefined && !(name === 'maxLineLength' && value === Infinity)) {
+    if (value !== undefined && value !== ASKS_FOR_NOTHING[name]) {
       throw invalidArgValue(`options.${name}`, value, 'applies to the readers that make lines only')
     }
   }
