@@ -431,6 +431,12 @@ test('a pack of the repository itself, which brings no binary, says how to get o
   assert.notEqual(result.status, 0)
   assert.match(result.stderr, new RegExp(`packed from its repository, not published.*"${platformPackage}"`))
   assert.match(result.stderr, /ERR_FASTLINES_BINDING_MISSING/)
+  // And what it says works: the binary a build makes in the repository, named by the variable.
+  const built = /npm run build makes (\S+) there\) and point NAPI_RS_NATIVE_LIBRARY_PATH at it/.exec(result.stderr)
+  assert.ok(built, result.stderr)
+  assert.equal(built[1], binaryName)
+  const loaded = run(process.execPath, ['smoke.mjs'], app, { NAPI_RS_NATIVE_LIBRARY_PATH: path.join(repo, built[1]) })
+  assertSucceeded(loaded, 'smoke.mjs with NAPI_RS_NATIVE_LIBRARY_PATH')
 })
 
 test('a platform package whose binary cannot load says so, with the cause', () => {

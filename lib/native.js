@@ -85,8 +85,10 @@ function bindingError(loaderError) {
   if (probe === 'missing' && !published) {
     const message =
       `fastlines: this copy was packed from its repository, not published, so no binary for ${platform} ` +
-      `comes with it ("${name}" is not among its dependencies). Build one (npm run build), or install ` +
-      `fastlines from the registry; see "Building from source" in fastlines' README.md.`
+      `comes with it ("${name}" is not among its dependencies). Build one in a checkout of the ` +
+      `repository (npm install && npm run build makes ${binaryFileOf(name)} there) and point ` +
+      `NAPI_RS_NATIVE_LIBRARY_PATH at it, or install a published fastlines; see "Building from source" ` +
+      `in fastlines' README.md.`
     return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
   }
   if (probe === 'missing') {
@@ -98,6 +100,11 @@ function bindingError(loaderError) {
   }
   const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
   return codedError(Error, codes.BINDING_FAILED, message, { cause: probe })
+}
+
+/** The binary `napi build` makes for a platform package: fastlines-linux-x64-gnu's is fastlines.linux-x64-gnu.node. */
+function binaryFileOf(packageName) {
+  return `${packageName.replace(/^fastlines-/, 'fastlines.')}.node`
 }
 
 /** The platform package napi-rs names for a Rust target: x86_64-unknown-linux-gnu is fastlines-linux-x64-gnu. */
