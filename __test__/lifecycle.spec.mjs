@@ -16,6 +16,7 @@ import {
   readChunks,
   readJsonLines,
   readJsonLinesSync,
+  readLastLines,
   readLines,
   readLinesSync,
 } from '../index.js'
@@ -167,6 +168,36 @@ test('readers and counts sharing a signal put one listener on it, with no leak w
   t.is(getEventListeners(signal, 'abort').length, 0)
   await new Promise((resolve) => setImmediate(resolve)) // a warning is emitted on a later tick
   t.deepEqual(warnings, [])
+})
+
+test('a reader that fails lets its signal go at once, as one that ends does', async (t) => {
+  // readJsonLinesSync kept its place on the signal after a failed read (a missing file, a line
+  // too long) until it was collected or stepped again, which a for...of never does.
+  const file = temp.file('1\n2\n3333333\n4\n')
+  const missing = temp.path('missing.jsonl')
+  const readers = {
+    readLines: (path, options) => collect(readLines(path, options)),
+    readLinesSync: (path, options) => [...readLinesSync(path, options)],
+    readJsonLines: (path, options) => collect(readJsonLines(path, options)),
+    readJsonLinesSync: (path, options) => [...readJsonLinesSync(path, options)],
+    readLastLines: (path, options) => readLastLines(path, 10, options),
+    // These make no lines, so take no maxLineLength: they fail at the open only.
+    countLines: (path, options) => countLines(path, options),
+    readChunks: (path, options) => collect(readChunks(path, options)),
+  }
+  const failures = [
+    ['ENOENT', missing, {}],
+    ['ERR_LINE_TOO_LONG', file, { maxLineLength: 3 }],
+  ]
+  for (const [name, read] of Object.entries(readers)) {
+    for (const [code, path, options] of failures) {
+      if (code === 'ERR_LINE_TOO_LONG' && (name === 'countLines' || name === 'readChunks')) continue
+      const { signal } = new AbortController()
+      const what = `${name}, ${code}`
+      await t.throwsAsync(async () => read(path, { ...options, signal }), { code }, what)
+      t.is(getEventListeners(signal, 'abort').length, 0, `${what}: a listener is left on the signal`)
+    }
+  }
 })
 
 test('an abort takes effect at the next step, even inside a loaded batch', async (t) => {

@@ -547,10 +547,20 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
     }
   }
 
-  /** Parses batches until one has a value or fails, and takes from it; a failure closes the reader. */
+  /**
+   * Parses batches until one has a value or fails, and takes from it; a failure closes the
+   * reader, a failed read (the open, a line too long, damaged data) as a line that does not
+   * parse: the lines close themselves then, but the signal is let go here.
+   */
   #fillAndTake(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
-      const step = this.#batches.next()
+      let step
+      try {
+        step = this.#batches.next()
+      } catch (error) {
+        this.close()
+        throw error
+      }
       if (step.done) {
         this.close()
         return done()
