@@ -9,6 +9,12 @@
 //
 // Under emulation (run-on-platform.mjs runs another CPU's runtime under qemu-user and says so
 // with FASTLINES_MACHINE_ARCH) every wait is EMULATION_SLOWDOWN times its quiet time here.
+//
+// To measure the quiet times again: `FASTLINES_WAITS_LOG=/tmp/waits.jsonl npm run test:node`
+// (and test:bun, test:deno, into the same file), then `node __test__/helpers/waits-report.mjs
+// /tmp/waits.jsonl` lists each wait that took longer than its quiet time, whose limit then keeps
+// less than HANG_FACTOR times what it took.
+import { appendFileSync } from 'node:fs'
 
 export const HANG_FACTOR = 20
 export const MIN_HANG_MS = 10_000
@@ -24,3 +30,22 @@ const slowdown = emulated ? EMULATION_SLOWDOWN : 1
 
 /** The limit for a wait that takes up to `quietMs` on a quiet machine. */
 export const hangLimit = (quietMs) => slowdown * Math.max(HANG_FACTOR * quietMs, MIN_HANG_MS)
+
+const waitsLog = process.env.FASTLINES_WAITS_LOG
+
+/**
+ * Starts timing a wait of `quietMs` for the waits log (see above), if one is asked for: gives
+ * what to call once the wait is over, which notes where in the specs it was made (`what`, its
+ * quiet time and how long it took).
+ */
+export function timeWait(quietMs, what) {
+  if (!waitsLog) return () => {}
+  const started = performance.now()
+  // The spec's frames, innermost first: a spec's own guard helper, then the line that called it.
+  const at = new Error().stack.match(/[\w.-]+\.spec\.mjs:\d+/g)?.join(' < ') ?? 'a helper'
+  return () => {
+    const tookMs = Math.round(performance.now() - started)
+    const runtime = process.versions.bun ? 'bun' : process.versions.deno ? 'deno' : 'node'
+    appendFileSync(waitsLog, `${JSON.stringify({ at, what, quietMs, tookMs, runtime })}\n`)
+  }
+}

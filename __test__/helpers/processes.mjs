@@ -2,7 +2,7 @@
 // crashes or terminates its workers is run in one and judged by its outcome.
 import { spawn } from 'node:child_process'
 
-import { hangLimit } from './hang.mjs'
+import { hangLimit, timeWait } from './hang.mjs'
 
 /**
  * Runs `args` (a script and its arguments) in a fresh process of this runtime, or of `command`.
@@ -15,6 +15,7 @@ import { hangLimit } from './hang.mjs'
  */
 export function runProcess(args, { quietMs = 500, onStdout, env = {}, command = process.execPath, uid, gid } = {}) {
   const timeout = hangLimit(quietMs)
+  const waited = timeWait(quietMs, args.join(' ').slice(0, 100))
   const ids = uid === undefined ? {} : { uid, gid }
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], ...ids })
   let stdout = ''
@@ -33,6 +34,7 @@ export function runProcess(args, { quietMs = 500, onStdout, env = {}, command = 
     child.on('error', reject)
     child.on('close', (status, signal) => {
       clearTimeout(timer)
+      waited()
       resolve({ status, signal, stdout, stderr, timedOut })
     })
   })

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 import { openDescriptors } from './files.mjs'
-import { hangLimit } from './hang.mjs'
+import { hangLimit, timeWait } from './hang.mjs'
 
 /** What /proc/self/fd shows an inotify instance's descriptor as. */
 export const INOTIFY = 'anon_inode:inotify'
@@ -115,9 +115,13 @@ export const logLineNumber = (line) => (/^\d{8} x*$/.test(line) ? Number(line.sl
  */
 export function within(promise, quietMs, what) {
   const limit = hangLimit(quietMs)
+  const waited = timeWait(quietMs, what)
   let timer
   const deadline = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`not settled after ${limit} ms: ${what}`)), limit)
   })
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
+  return Promise.race([promise, deadline]).finally(() => {
+    clearTimeout(timer)
+    waited()
+  })
 }
