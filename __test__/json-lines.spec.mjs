@@ -704,6 +704,46 @@ test('close() or an abort from inside onError or a reviver ends reading: nothing
   }
 })
 
+test('an abort from inside onError or a reviver over a source that gives a line a turn leaves no rejection unhandled', async (t) => {
+  // Such lines are framed on the JS thread and parsed in the callback that fed them: the abort
+  // rejected the step, and the next step's promise, which the abort rejects too, was left with
+  // no handler, so the process died of an unhandled rejection once the loop had ended.
+  const unhandled = []
+  const onUnhandled = (reason) => unhandled.push(reason)
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => process.off('unhandledRejection', onUnhandled))
+  async function* aLineATurn(lines) {
+    for (const line of lines) {
+      await new Promise((resolve) => setImmediate(resolve))
+      yield line
+    }
+  }
+  for (const abortIn of ['onError', 'reviver']) {
+    const controller = new AbortController()
+    const options =
+      abortIn === 'onError'
+        ? { signal: controller.signal, onError: () => controller.abort() }
+        : { signal: controller.signal, reviver: (key, value) => (value === 2 && controller.abort(), value) }
+    const values = []
+    await t.throwsAsync(
+      async () => {
+        for await (const value of readJsonLines(
+          aLineATurn(['0\n', '1\n', abortIn === 'onError' ? 'bad\n' : '2\n', '3\n']),
+          options,
+        )) {
+          values.push(value)
+        }
+      },
+      { name: 'AbortError' },
+      abortIn,
+    )
+    t.deepEqual(values, [0, 1], abortIn)
+  }
+  // Unhandled rejections are reported once the microtasks of a turn are done.
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+  t.deepEqual(unhandled, [])
+})
+
 test('what onError or a reviver throws after closing or aborting the reader ends reading with it, not silently', async (t) => {
   const path = temp.file('1\n2\nbad\n4\n5\n')
   const thrown = new Error('thrown after closing')

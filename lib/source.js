@@ -442,13 +442,22 @@ class FeedWait {
   }
 }
 
-/** Settles a step with `use(item)`, or with what `use` throws. */
+/**
+ * Settles a step with `use(item)`, or with what `use` throws. `use` may have settled the step
+ * itself by then: a reviver or an `onError` function that aborts the reader rejects it (see
+ * #abort). A promise `use` gives (the next step's, which the abort rejects too) is then adopted
+ * by nothing, so it is let go handled rather than fail the process as an unhandled rejection.
+ */
 function settleWith(resolve, reject, use, item) {
   try {
-    resolve(use(item))
+    const value = use(item)
+    if (typeof value?.then === 'function') value.then(undefined, ignore)
+    resolve(value)
   } catch (error) {
     reject(error)
   }
 }
+
+function ignore() {}
 
 module.exports = { NativeSource }
