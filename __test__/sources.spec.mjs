@@ -25,7 +25,15 @@ import zlib from 'node:zlib'
 
 import test from 'ava'
 
-import { countLines, followLines, readChunks, readLastLines, readLines, readLinesSync } from '../index.js'
+import {
+  countLines,
+  followLines,
+  readChunks,
+  readJsonLines,
+  readLastLines,
+  readLines,
+  readLinesSync,
+} from '../index.js'
 import { zstd } from './helpers/compressed.mjs'
 import { isOpen, makeTempDir, numberedLines } from './helpers/files.mjs'
 import { hangLimit } from './helpers/hang.mjs'
@@ -1567,6 +1575,71 @@ test('an abort rejects the pending step with an AbortError and lets the source g
     controller.abort(reason)
     assertAbortError(await t.throwsAsync(guard(pending, kind)), reason, kind)
     await until(released, `${kind} to be let go after the abort`)
+  }
+})
+
+test('an abort from the source itself as the first step pulls it rejects that step, for every reader and countLines, and lets it go', async (t) => {
+  // A byte source is pulled as the first step opens it (a sync iterable for up to a read-ahead,
+  // an async generator up to its first await, a Readable through its _read). An abort then came
+  // when there was no native reader to close: a reader's first step gave the end, as if the
+  // source were empty, and countLines counted all of it.
+  const CHUNKS = 400_000
+  const sources = {
+    'a sync iterable that aborts at its 1,000th chunk': (controller, seen) =>
+      (function* () {
+        try {
+          for (let i = 0; i < CHUNKS; i++) {
+            seen.pulled++
+            if (i === 1000) controller.abort()
+            yield '1\n'
+          }
+        } finally {
+          seen.released = true
+        }
+      })(),
+    'an async generator that aborts before its first yield': (controller, seen) =>
+      (async function* () {
+        try {
+          seen.pulled++
+          controller.abort()
+          yield '1\n'
+        } finally {
+          seen.released = true
+        }
+      })(),
+    'a Readable whose _read aborts': (controller, seen) =>
+      new Readable({
+        read() {
+          seen.pulled++
+          controller.abort()
+          this.push('1\n')
+          this.push(null)
+        },
+        destroy(error, callback) {
+          seen.released = true
+          callback(error)
+        },
+      }),
+  }
+  const readers = {
+    readLines: (source, options) => collect(readLines(source, options)),
+    readJsonLines: (source, options) => collect(readJsonLines(source, options)),
+    readChunks: (source, options) => collect(readChunks(source, options)),
+    countLines: (source, options) => countLines(source, options),
+  }
+  for (const [kind, make] of Object.entries(sources)) {
+    for (const [name, read] of Object.entries(readers)) {
+      const what = `${name}, ${kind}`
+      const controller = new AbortController()
+      const seen = { pulled: 0, released: false }
+      await t.throwsAsync(
+        guard(read(make(controller, seen), { signal: controller.signal }), what),
+        { name: 'AbortError' },
+        what,
+      )
+      t.true(seen.pulled < CHUNKS, `${what}: pulled to its end`)
+      await until(() => seen.released || kind.startsWith('a Readable'), `${what}: the source to be let go`)
+    }
   }
 })
 

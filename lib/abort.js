@@ -135,10 +135,17 @@ function throwIfAborted(signal) {
 /**
  * Settles like `promise`, or calls `cancel` and rejects with an AbortError as soon as `signal`
  * aborts, without waiting for `promise`. With no signal, this is `promise` itself. A signal that
- * has already aborted is the caller's to check first (`throwIfAborted`), before it starts work.
+ * has already aborted is the caller's to check first (`throwIfAborted`), before it starts work;
+ * one that aborted while the work was being started (a byte source is pulled as it opens, and
+ * its own code may abort) cancels it here at once.
  */
 function untilAborted(promise, signal, cancel) {
   if (signal === undefined) return promise
+  if (signal.aborted) {
+    cancel()
+    promise.then(undefined, () => {})
+    return Promise.reject(abortError(signal))
+  }
   return new Promise((resolve, reject) => {
     const listening = addAbortListener(signal, () => {
       cancel()
@@ -170,4 +177,4 @@ function clearCursor(cursor) {
   cursor.clear()
 }
 
-module.exports = { abortError, addAbortListenerOf, clearCursor, throwIfAborted, untilNativeDone }
+module.exports = { abortError, addAbortListener, addAbortListenerOf, clearCursor, throwIfAborted, untilNativeDone }

@@ -4,7 +4,7 @@
 'use strict'
 
 const binding = require('./native')
-const { throwIfAborted, untilNativeDone } = require('./abort')
+const { addAbortListener, throwIfAborted, untilNativeDone } = require('./abort')
 const { invalidArgType, isNativeFailure, nativeError, outOfRange } = require('./errors')
 const { byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
@@ -68,8 +68,11 @@ async function countSource(takeSource, options, site) {
   const source = takeSource()
   const wholeLines = lines.match === undefined && read.decompress === undefined ? 'count' : undefined
   const open = (native) => binding.NativeLineCount.fromSource(native, read, lines)
-  const count = source.open(open, lines.encoding, wholeLines)
+  // The source is pulled as it opens, up to a read-ahead, and its own code (a sync iterable's,
+  // a Readable's _read) may abort: the pull stops there, and the count rejects below.
+  const stopOnAbort = addAbortListener(signal, () => source.stop())
   try {
+    const count = source.open(open, lines.encoding, wholeLines)
     const result = await untilNativeDone(count, count.count(), signal)
     if (isNativeFailure(result)) {
       throw withCallSite(result.kind === 'source' ? source.error : nativeError(result, source.display), site)
@@ -77,6 +80,7 @@ async function countSource(takeSource, options, site) {
     source.finish()
     return result + source.linesCountedHere
   } finally {
+    stopOnAbort.dispose()
     source.stop()
   }
 }

@@ -397,8 +397,20 @@ class NativeSource {
       }
       this.#native = this.#open()
       this.#feeder = this.#source === undefined ? null : this.#native.feeder
+      // A byte source is pulled as it opens, and its own code (a sync iterable's, a Readable's
+      // _read) may have aborted or closed the reader then, when there was no native stream to
+      // close: close it now, and show the abort.
+      if (this.#closing !== null) return this.#closedWhileOpening()
     }
     return true
+  }
+
+  /** #started() for a reader closed or aborted while its byte source opened: false, or throws. */
+  #closedWhileOpening() {
+    const native = this.#native
+    this.#closing = this.#closing.then(() => native.close())
+    if (this.#abortShows()) throw withCallSite(abortError(this.#signal), this.#callSite)
+    return false
   }
 
   /** An item passes; the end or a failure shows only once the file is closed. */
