@@ -1277,6 +1277,12 @@ test('an empty chunk, or one whose buffer was transferred away since, reads as n
       for await (const chunk of readChunks(chunks())) bytes.push(chunk)
       t.is(Buffer.concat(bytes).toString(), 'q\nr\n', what)
       t.is(await guard(countLines(chunks()), what), 2, what)
+      // Nothing between the halves of a surrogate pair cut between two strings: one character.
+      // It let the high half go alone, and the pair read as two U+FFFD.
+      const pair = ['a\uD83D', empty(), '\uDE00b\n']
+      const reader = readLines(paced ? turnsApart(pair) : pair)
+      t.deepEqual(await guard(collect(reader), what), ['a\u{1F600}b'], `${what}, inside a surrogate pair`)
+      t.is(reader.position, 7, `${what}, inside a surrogate pair`)
     }
   }
 })

@@ -729,6 +729,9 @@ class ByteSource {
       return text === '' || this.#pushBytes(feed, Buffer.from(text, 'utf8'))
     }
     if (typeof chunk === 'string') chunk = Buffer.from(chunk, 'latin1')
+    // An empty chunk, or a detached one, is nothing: a high surrogate held back stays held for
+    // the string chunk that may end its pair.
+    if (isUint8Array(chunk) && chunk.byteLength === 0) return true
     const held = this.#releaseHighSurrogate(feed)
     return this.#pushBytes(feed, chunk) && held
   }
