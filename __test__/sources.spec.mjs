@@ -1230,6 +1230,26 @@ test('a chunk that is neither bytes nor a string: ERR_INVALID_ARG_TYPE after the
   }
 })
 
+test('an iterator whose result is not an object fails after the lines before it, as for await over it fails', async (t) => {
+  // It read the result's missing chunk as undefined, and failed with ERR_INVALID_ARG_TYPE.
+  for (const symbol of [Symbol.iterator, Symbol.asyncIterator]) {
+    const iterable = () => {
+      const results = [{ value: 'one\ntwo\nthr', done: false }, 5]
+      const next = () => (symbol === Symbol.iterator ? results.shift() : Promise.resolve(results.shift()))
+      return { [symbol]: () => ({ next }) }
+    }
+    const what = symbol.description
+    const expected = await t.throwsAsync(async () => {
+      for await (const chunk of iterable()) void chunk
+    })
+    const got = await guard(untilFailure(readLines(iterable())), what)
+    t.deepEqual(got.items, ['one', 'two'], what)
+    t.true(got.error instanceof TypeError && got.error.code === undefined, `${what}: ${inspect(got.error)}`)
+    t.regex(expected.message, /is not an object/, `${what}: the engine's own message`)
+    t.regex(got.error.message, /is not an object/, what)
+  }
+})
+
 test("a sync iterable's promises of chunks are awaited, as for await and Readable.from await them", async (t) => {
   const chunks = () => [Promise.resolve(Buffer.from('a\nb')), 'c\n', Promise.resolve('d\n')]
   t.deepEqual(await guard(collect(readLines(chunks())), 'lines'), ['a', 'bc', 'd'])

@@ -478,8 +478,12 @@ class IteratorChunks {
     return awaited.then((value) => ({ value, done: false }))
   }
 
-  /** An iterator result's chunk, or END. */
-  unwrap({ value, done }) {
+  /** An iterator result's chunk, or END; a result that is not an object fails as `for await` fails. */
+  unwrap(result) {
+    if (result === null || (typeof result !== 'object' && typeof result !== 'function')) {
+      throw new TypeError(`Iterator result ${String(result)} is not an object`)
+    }
+    const { value, done } = result
     if (!done) return value
     this.#done = true
     return END
