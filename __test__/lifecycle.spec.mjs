@@ -248,6 +248,25 @@ test('close() settles a step that is waiting for data, and closes a FIFO at once
   t.is(openCount(fifo), 1)
 })
 
+test('a FIFO is read from where it is with start 0, and any other start fails as seeking it does', async (t) => {
+  const fifo = temp.path('start.fifo')
+  execFileSync('mkfifo', [fifo])
+  // Held open for reading and writing, so that no open of the FIFO waits for the other end.
+  const both = fs.openSync(fifo, fs.constants.O_RDWR)
+  t.teardown(() => fs.closeSync(both))
+  fs.writeSync(both, 'first\nsecond\n')
+  const reader = readLines(fifo, { start: 0 })
+  t.deepEqual(await reader.next(), { value: 'first', done: false }, 'start 0 is where a FIFO is')
+  t.deepEqual(await reader.next(), { value: 'second', done: false })
+  await reader.close()
+  // fs.createReadStream(fifo, { start }) fails the same way, at its first read.
+  const seeking = { code: 'ESPIPE', syscall: 'read', path: fifo }
+  t.like(await t.throwsAsync(readLines(fifo, { start: 2 }).next()), seeking)
+  t.like(await t.throwsAsync(countLines(fifo, { start: 2 })), seeking)
+  t.like(t.throws(() => readLinesSync(fifo, { start: 2 }).next()), seeking)
+  t.is(openCount(fifo), 1, 'only the test\'s own end is open')
+})
+
 test('aborting the signal rejects the pending step with an AbortError and closes the file', async (t) => {
   const { fifo, writer } = await fifoWithWriter(t)
   const controller = new AbortController()
