@@ -15,7 +15,7 @@ import {
   readLines,
   readLinesSync,
 } from '../index.js'
-import { makeTempDir, openPaths } from './helpers/files.mjs'
+import { makeTempDir, numberedLines, openPaths } from './helpers/files.mjs'
 import { runProcess } from './helpers/processes.mjs'
 import { scriptArgs, shellCommand } from './helpers/runtimes.mjs'
 import { collect, fixturePath } from './helpers/tail.mjs'
@@ -230,9 +230,9 @@ test('an empty path is a missing file, as fs opens it', async (t) => {
   }
 })
 
-test('null for encoding or highWaterMark is the default, as fs.createReadStream takes it, and batches(null) is no options', async (t) => {
+test("null for encoding or highWaterMark is the default, as fs.createReadStream takes it (so is '' for encoding), and batches(null) is no options", async (t) => {
   const file = temp.file('caf\u00e9\r\nx\n')
-  for (const options of [{ encoding: null }, { highWaterMark: null }, null]) {
+  for (const options of [{ encoding: null }, { encoding: '' }, '', { highWaterMark: null }, null]) {
     const what = JSON.stringify(options)
     t.deepEqual(await collect(readLines(file, options)), ['caf\u00e9', 'x'], what)
     t.deepEqual([...readLinesSync(file, options)], ['caf\u00e9', 'x'], what)
@@ -250,7 +250,7 @@ test('readChunks refuses an encoding, since its chunks are bytes, rather than ig
       message: /readChunks' chunks are the raw bytes, as Buffers/,
     })
   }
-  for (const options of [null, { encoding: null }, { encoding: undefined }]) {
+  for (const options of [null, { encoding: null }, { encoding: undefined }, { encoding: '' }, '']) {
     const chunks = await collect(readChunks(file, options))
     t.true(chunks.every(Buffer.isBuffer), JSON.stringify(options))
     t.is(Buffer.concat(chunks).toString(), 'caf\u00e9\n')
@@ -299,6 +299,38 @@ test('bad options throw with the codes Node uses', async (t) => {
   t.deepEqual([...readLinesSync(file, { end: Infinity, encoding: 'UTF-8' })], ['x'])
 })
 
+test('a signal Node takes by its shape, as a polyfill makes one, aborts; one that cannot be listened to is refused at the call', async (t) => {
+  // What the abort-controller package gives: an EventTarget with `aborted` and `reason`, no
+  // instance of the runtime's AbortSignal. Node's fs takes it (validateAbortSignal looks for
+  // `aborted`).
+  class PolyfilledSignal extends EventTarget {
+    aborted = false
+    reason = undefined
+    abort(reason) {
+      this.aborted = true
+      this.reason = reason
+      this.dispatchEvent(new Event('abort'))
+    }
+  }
+  const file = temp.file(numberedLines(200_000))
+  const reason = new Error('stop')
+  const signal = new PolyfilledSignal()
+  const reader = readLines(file, { signal, highWaterMark: 1024 })
+  await reader.next()
+  signal.abort(reason)
+  t.like(await t.throwsAsync(reader.next()), { name: 'AbortError', code: 'ABORT_ERR', cause: reason })
+  const counting = countLines(file, { signal: new PolyfilledSignal() })
+  t.is(await counting, 200_000)
+  const aborted = new PolyfilledSignal()
+  aborted.abort(reason)
+  t.like(await t.throwsAsync(readLastLines(file, 2, { signal: aborted })), { name: 'AbortError', cause: reason })
+  t.like(t.throws(() => readLinesSync(file, { signal: aborted }).next()), { name: 'AbortError', cause: reason })
+  // Node's fs takes this one too, and fails with a TypeError as it listens.
+  for (const signal of [{ aborted: false }, { aborted: false, addEventListener() {} }]) {
+    t.throws(() => readLines(file, { signal }), { code: 'ERR_INVALID_ARG_TYPE', message: /"options.signal"/ })
+  }
+})
+
 test("bad options' messages are worded as Node words them", (t) => {
   const file = temp.file('x\n')
   const messageOf = (call) => t.throws(call).message
@@ -323,6 +355,13 @@ test("bad options' messages are worded as Node words them", (t) => {
   t.is(
     messageOf(() => readLines(file, { highWaterMark: NaN })),
     "The property 'options.highWaterMark' is invalid. Received NaN",
+  )
+  // What fs takes and fastlines does not, named as fs names the option.
+  t.regex(messageOf(() => readLines(file, { highWaterMark: 0 })), /^The value of "options.highWaterMark" is out of range/)
+  t.regex(messageOf(() => readLines(file, { maxLineLength: 0 })), /^The value of "options.maxLineLength" is out of range/)
+  t.is(
+    messageOf(() => readLines(file, 42)),
+    'The "options" argument must be one of type string or object. Received type number (42)',
   )
   t.is(
     messageOf(() => readLines(file, { end: 1.5 })),

@@ -120,6 +120,22 @@ function isUrl(path) {
   )
 }
 
+/**
+ * Whether `signal` can be listened to as an AbortSignal: by its shape, as Node's own
+ * validateAbortSignal takes one (a polyfill's, or another realm's, is no instance of this
+ * realm's class), and with the listener methods that are called on it, so that one without
+ * them is refused at the call rather than failing as a step listens.
+ */
+function isAbortSignal(signal) {
+  return (
+    typeof signal === 'object' &&
+    signal !== null &&
+    'aborted' in signal &&
+    typeof signal.addEventListener === 'function' &&
+    typeof signal.removeEventListener === 'function'
+  )
+}
+
 /** A byte offset, checked as fs.createReadStream checks `start` and `end`, in its words. */
 function validateOffset(name, value) {
   if (typeof value !== 'number') throw invalidArgType(name, 'of type number', value)
@@ -138,15 +154,15 @@ function validateOffset(name, value) {
 function normalizeOptions(options) {
   if (options === undefined || options === null) options = {}
   else if (typeof options === 'string') options = { encoding: options }
-  else if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options)
+  else if (typeof options !== 'object') throw invalidArgType('options', 'one of type string or object', options)
 
   const decompress = normalizeDecompress(options)
   const share = normalizeShare(options)
   const lineMatch = normalizeMatch(options)
   const defaultChunkSize = lineMatch === undefined || lineMatch.invert ? DEFAULT_CHUNK_SIZE : DEFAULT_MATCH_CHUNK_SIZE
   const { start = 0, end, maxLineLength, signal } = options
-  // null is the default, as fs.createReadStream takes it.
-  const encoding = options.encoding ?? 'utf8'
+  // No encoding (null, '', any falsy value, as fs.createReadStream takes it) is the default.
+  const encoding = options.encoding || 'utf8'
   const highWaterMark = options.highWaterMark ?? defaultChunkSize
   const nativeEncoding = ENCODINGS.get(typeof encoding === 'string' ? encoding.toLowerCase() : encoding)
   if (nativeEncoding === undefined) {
@@ -163,9 +179,9 @@ function normalizeOptions(options) {
     throw invalidArgValue('options.highWaterMark', highWaterMark, 'is invalid')
   }
   if (highWaterMark < 1 || highWaterMark > MAX_CHUNK_SIZE) {
-    throw outOfRange('highWaterMark', `an integer >= 1 and <= ${MAX_CHUNK_SIZE}`, highWaterMark)
+    throw outOfRange('options.highWaterMark', `an integer >= 1 and <= ${MAX_CHUNK_SIZE}`, highWaterMark)
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+  if (signal !== undefined && !isAbortSignal(signal)) {
     throw invalidArgType('options.signal', 'an instance of AbortSignal', signal)
   }
   const read = { start, chunkSize: highWaterMark }
@@ -183,7 +199,7 @@ function normalizeOptions(options) {
       throw invalidArgType('options.maxLineLength', 'of type number', maxLineLength)
     }
     if (!Number.isSafeInteger(maxLineLength) || maxLineLength < 1) {
-      throw outOfRange('maxLineLength', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, maxLineLength)
+      throw outOfRange('options.maxLineLength', `an integer >= 1 and <= ${Number.MAX_SAFE_INTEGER}`, maxLineLength)
     }
     lines.maxLineLength = maxLineLength
   }
@@ -376,13 +392,13 @@ function refuseLineOptions(options, names = ['maxLineLength', 'match', 'invert',
 
 /**
  * Refuses an encoding for readChunks, whose chunks are the raw bytes: ignored, it would hand
- * Buffers to code that expects the strings `fs.createReadStream(path, 'utf8')` gives. `null` is
- * bytes, as in `fs`.
+ * Buffers to code that expects the strings `fs.createReadStream(path, 'utf8')` gives. `null`
+ * (or `''`, any falsy value) is bytes, as in `fs`.
  */
 function refuseEncoding(options) {
   const given = typeof options === 'string'
   const encoding = given ? options : options?.encoding
-  if (encoding === undefined || encoding === null) return
+  if (!encoding) return
   const why = "readChunks' chunks are the raw bytes, as Buffers (decode them, or read lines with readLines)"
   if (given) throw invalidArgValue('options', encoding, `cannot be an encoding: ${why}`)
   throw invalidArgValue('options.encoding', encoding, `is not taken: ${why}`)
