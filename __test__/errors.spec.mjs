@@ -324,7 +324,10 @@ test('a signal Node takes by its shape, as a polyfill makes one, aborts; one tha
   const aborted = new PolyfilledSignal()
   aborted.abort(reason)
   t.like(await t.throwsAsync(readLastLines(file, 2, { signal: aborted })), { name: 'AbortError', cause: reason })
-  t.like(t.throws(() => readLinesSync(file, { signal: aborted }).next()), { name: 'AbortError', cause: reason })
+  t.like(
+    t.throws(() => readLinesSync(file, { signal: aborted }).next()),
+    { name: 'AbortError', cause: reason },
+  )
   // Node's fs takes this one too, and fails with a TypeError as it listens.
   for (const signal of [{ aborted: false }, { aborted: false, addEventListener() {} }]) {
     t.throws(() => readLines(file, { signal }), { code: 'ERR_INVALID_ARG_TYPE', message: /"options.signal"/ })
@@ -357,8 +360,14 @@ test("bad options' messages are worded as Node words them", (t) => {
     "The property 'options.highWaterMark' is invalid. Received NaN",
   )
   // What fs takes and fastlines does not, named as fs names the option.
-  t.regex(messageOf(() => readLines(file, { highWaterMark: 0 })), /^The value of "options.highWaterMark" is out of range/)
-  t.regex(messageOf(() => readLines(file, { maxLineLength: 0 })), /^The value of "options.maxLineLength" is out of range/)
+  t.regex(
+    messageOf(() => readLines(file, { highWaterMark: 0 })),
+    /^The value of "options.highWaterMark" is out of range/,
+  )
+  t.regex(
+    messageOf(() => readLines(file, { maxLineLength: 0 })),
+    /^The value of "options.maxLineLength" is out of range/,
+  )
   t.is(
     messageOf(() => readLines(file, 42)),
     'The "options" argument must be one of type string or object. Received type number (42)',

@@ -263,8 +263,11 @@ test('a FIFO is read from where it is with start 0, and any other start fails as
   const seeking = { code: 'ESPIPE', syscall: 'read', path: fifo }
   t.like(await t.throwsAsync(readLines(fifo, { start: 2 }).next()), seeking)
   t.like(await t.throwsAsync(countLines(fifo, { start: 2 })), seeking)
-  t.like(t.throws(() => readLinesSync(fifo, { start: 2 }).next()), seeking)
-  t.is(openCount(fifo), 1, 'only the test\'s own end is open')
+  t.like(
+    t.throws(() => readLinesSync(fifo, { start: 2 }).next()),
+    seeking,
+  )
+  t.is(openCount(fifo), 1, "only the test's own end is open")
 })
 
 test('aborting the signal rejects the pending step with an AbortError and closes the file', async (t) => {
