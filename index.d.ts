@@ -135,8 +135,21 @@ export interface ShareOptions {
   share?: readonly [index: number, count: number, size?: number] | undefined
 }
 
-/** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
-export interface LineReadOptions extends ReadOptions, MatchOptions, ShareOptions {
+/**
+ * Other readers' options, typed absent: a reader refuses them (`ERR_INVALID_ARG_VALUE`), so that
+ * an options object typed for one reader (`lastLines` of a {@link FollowOptions}, `threads` of a
+ * {@link CountOptions}) does not compile where another is called.
+ */
+type NotTaken<Keys extends string> = { [Key in Keys]?: undefined }
+
+/**
+ * A value no inference is drawn from: `T` comes from elsewhere in the call, or its default
+ * (TypeScript's own `NoInfer`, which needs 5.4).
+ */
+type NotInferred<T> = [T][T extends any ? 0 : never]
+
+/** What the readers of lines take: {@link ReadOptions}, {@link MatchOptions}, {@link ShareOptions} and `maxLineLength`. */
+interface LineOptions extends ReadOptions, MatchOptions, ShareOptions {
   /**
    * The longest line, in bytes without its terminator, the reader will collect. At the first
    * longer line, after every line before it, the step rejects (or throws) with a
@@ -145,6 +158,9 @@ export interface LineReadOptions extends ReadOptions, MatchOptions, ShareOptions
    */
   maxLineLength?: number | undefined
 }
+
+/** Options of the line readers ({@link readLines}, {@link readLinesSync}). */
+export interface LineReadOptions extends LineOptions, NotTaken<'threads' | 'lastLines' | 'onError' | 'reviver'> {}
 
 /** A line over `maxLineLength`: reading stopped there, after the lines before it. */
 export interface LineTooLongError extends Error {
@@ -445,8 +461,11 @@ export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
  */
 export type UnsharedOptions<Options> = Options & { share?: undefined }
 
-/** Options of {@link readJsonLines} and {@link readJsonLinesSync}: {@link readLines}' and these. */
-export interface JsonLinesOptions extends LineReadOptions {
+/**
+ * Options of {@link readJsonLines} and {@link readJsonLinesSync}: {@link readLines}' and these.
+ * `T` is the type of the values read, which a replacement `onError` gives must also have.
+ */
+export interface JsonLinesOptions<T = unknown> extends LineOptions, NotTaken<'threads' | 'lastLines'> {
   /**
    * What a line that does not parse does: `'throw'` (default) rejects the step with a
    * {@link JsonParseError}, after every value before it, and closes the reader; `'skip'` goes on
@@ -455,7 +474,7 @@ export interface JsonLinesOptions extends LineReadOptions {
    * ends reading with that error. It is called as a batch of lines is parsed (one native read's
    * worth), before the values ahead of the bad line are handed out.
    */
-  onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => unknown) | undefined
+  onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => NotInferred<T> | undefined) | undefined
   /** Passed to `JSON.parse` for every line. */
   reviver?: ((this: any, key: string, value: any) => any) | undefined
 }
@@ -552,41 +571,42 @@ export interface JsonLinesReaderSync<T = unknown, Position extends number | unde
  */
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions & Required<ShareOptions>,
+  options: JsonLinesOptions<T> & Required<ShareOptions>,
 ): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options?: UnsharedOptions<JsonLinesOptions> | ReadOptions['encoding'],
+  options?: UnsharedOptions<JsonLinesOptions<T>> | ReadOptions['encoding'],
 ): JsonLinesReader<T>
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options?: JsonLinesOptions | ReadOptions['encoding'],
+  options?: JsonLinesOptions<T> | ReadOptions['encoding'],
 ): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   source: ByteSource,
-  options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
+  options?: SourceOptions<JsonLinesOptions<T>> | ReadOptions['encoding'],
 ): JsonLinesReader<T>
 export function readJsonLines<T = unknown>(
   input: PathLike | ByteSource,
-  options?: SourceOptions<JsonLinesOptions> | ReadOptions['encoding'],
+  options?: SourceOptions<JsonLinesOptions<T>> | ReadOptions['encoding'],
 ): JsonLinesReader<T>
 
 /** Like {@link readJsonLines}, synchronously, of a path. Failures throw from `next()`. */
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions & Required<ShareOptions>,
+  options: JsonLinesOptions<T> & Required<ShareOptions>,
 ): JsonLinesReaderSync<T, number | undefined>
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options?: UnsharedOptions<JsonLinesOptions> | ReadOptions['encoding'],
+  options?: UnsharedOptions<JsonLinesOptions<T>> | ReadOptions['encoding'],
 ): JsonLinesReaderSync<T>
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options?: JsonLinesOptions | ReadOptions['encoding'],
+  options?: JsonLinesOptions<T> | ReadOptions['encoding'],
 ): JsonLinesReaderSync<T, number | undefined>
 
 /** Options of {@link countLines}. */
-export interface CountOptions extends ReadOptions, MatchOptions, ShareOptions {
+export interface CountOptions
+  extends ReadOptions, MatchOptions, ShareOptions, NotTaken<'lastLines' | 'onError' | 'reviver'> {
   /**
    * Into how many line-aligned parts a file is counted, each on a thread of its own while one is
    * free: the counts of a whole process never start more helper threads than the machine has
@@ -660,19 +680,8 @@ export function readLastLines(
   options?: LastLinesOptions | ReadOptions['encoding'],
 ): Promise<LastLines>
 
-/** Options of {@link followLines}. */
-export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress' | 'share'> {
-  /**
-   * Offset to start at, for example a saved {@link LineReader.position}, or the
-   * {@link LastLines.position} of lines {@link readLastLines} just gave (then no line appended
-   * between the two calls is lost). Default: the end of the file when `followLines` is called.
-   */
-  start?: number | undefined
-  /**
-   * Start with the last this many lines of the file as it was when `followLines` was called
-   * (with `match`, matching lines). Not with `start`.
-   */
-  lastLines?: number | undefined
+/** What {@link FollowOptions} hold whether the follower starts at `start` or with `lastLines`. */
+interface FollowOptionsBase extends Omit<LineReadOptions, 'start' | 'end' | 'decompress' | 'share' | 'lastLines'> {
   /** Not supported: a follower has no end. */
   end?: undefined
   /** Not supported: a compressed file is not appended to; follow the log it was made from. */
@@ -680,6 +689,30 @@ export interface FollowOptions extends Omit<LineReadOptions, 'end' | 'decompress
   /** Not supported: a follower reads what is appended, past the end of every share. */
   share?: undefined
 }
+
+/** Options of {@link followLines}: where it starts is `start` or `lastLines`, not both. */
+export type FollowOptions = FollowOptionsBase &
+  (
+    | {
+        /**
+         * Offset to start at, for example a saved {@link LineReader.position}, or the
+         * {@link LastLines.position} of lines {@link readLastLines} just gave (then no line appended
+         * between the two calls is lost). Default: the end of the file when `followLines` is called.
+         */
+        start?: number | undefined
+        /** Not with `start`. */
+        lastLines?: undefined
+      }
+    | {
+        /** Not with `lastLines`. */
+        start?: undefined
+        /**
+         * Start with the last this many lines of the file as it was when `followLines` was called
+         * (with `match`, matching lines). Not with `start`.
+         */
+        lastLines?: number | undefined
+      }
+  )
 
 /**
  * Follows a file as it grows, like `tail -F`: the same reader as {@link readLines} (per line,
@@ -720,16 +753,19 @@ export type ReadLinesOptions = LineReadOptions
 export type ReadLinesSyncOptions = LineReadOptions
 /** The options of {@link countLines}. */
 export type CountLinesOptions = CountOptions
-/** The options of {@link readJsonLines}. */
-export type ReadJsonLinesOptions = JsonLinesOptions
-/** The options of {@link readJsonLinesSync}. */
-export type ReadJsonLinesSyncOptions = JsonLinesOptions
+/** The options of {@link readJsonLines} of values of type `T`. */
+export type ReadJsonLinesOptions<T = unknown> = JsonLinesOptions<T>
+/** The options of {@link readJsonLinesSync} of values of type `T`. */
+export type ReadJsonLinesSyncOptions<T = unknown> = JsonLinesOptions<T>
 /**
  * The options of {@link readChunks}: {@link ReadOptions} but `encoding`. Chunks are the raw bytes,
  * as Buffers: an `encoding` (or a string in place of the options) is refused with
  * `ERR_INVALID_ARG_VALUE`, rather than ignored; `null` means bytes, as in `fs`.
  */
-export interface ReadChunksOptions extends Omit<ReadOptions, 'encoding'> {
+export interface ReadChunksOptions
+  extends
+    Omit<ReadOptions, 'encoding'>,
+    NotTaken<'match' | 'maxLineLength' | 'share' | 'threads' | 'lastLines' | 'onError' | 'reviver'> {
   encoding?: null | undefined
 }
 /** The options of {@link readLastLines}. */

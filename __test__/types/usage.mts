@@ -128,6 +128,22 @@ export async function typedUsage(): Promise<void> {
   readLastLines('app.log', 10, { start: 0 })
   // @ts-expect-error: a follower has no end
   followLines('app.log', { end: 100 })
+  // @ts-expect-error: a follower starts at start or with lastLines, not both
+  followLines('app.log', { start: 0, lastLines: 5 })
+  // @ts-expect-error: one reader's options typed as such are another's only where it takes them all
+  readLines('app.log', follow)
+  const counting: CountLinesOptions = { threads: 2 }
+  // @ts-expect-error: threads is countLines' own
+  readLinesSync('app.log', counting)
+  const jsonSkipping: ReadJsonLinesOptions = { onError: 'skip' }
+  // @ts-expect-error: onError is readJsonLines' own
+  await countLines('app.log', jsonSkipping)
+  // @ts-expect-error: lastLines is followLines' own
+  await readLastLines('app.log', 5, follow)
+  const lineOptions: ReadLinesOptions = { match: 'ERROR' }
+  // @ts-expect-error: readChunks makes no lines to match
+  readChunks('app.log', lineOptions)
+  await countLines('app.log', lineOptions)
   // @ts-expect-error: position is read-only
   follower.position = 0
   await readLastLines('app.log', 1, lastOptions).then((lines) => lines.length + resumed)
@@ -356,6 +372,17 @@ export async function jsonLines(): Promise<void> {
   for await (const rows of readJsonLines<Event>(process.stdin).batches()) rows[0]?.level.toFixed()
   for await (const [lineNumber, value] of readJsonLines('x.jsonl').entries()) lineNumber.toFixed()
   readJsonLines('x.jsonl', { onError: (error, line) => (error.lineNumber > 0 ? { line } : undefined) })
+  readJsonLines<Event>('x.jsonl', { onError: (error, line) => ({ level: 0, msg: line }) })
+  // @ts-expect-error: what onError gives in place of a line is one of the values read
+  readJsonLines<Event>('x.jsonl', { onError: (error, line) => ({ line }) })
+  // @ts-expect-error: and so for the sync reader
+  readJsonLinesSync<Event>('x.jsonl', { onError: () => 'bad line' })
+  const eventOptions: ReadJsonLinesOptions<Event> = { onError: () => undefined }
+  for await (const event of readJsonLines('x.jsonl', eventOptions)) event.msg.toUpperCase()
+  for await (const value of readJsonLines('x.jsonl', { onError: () => 0 })) {
+    // @ts-expect-error: a replacement says nothing of the other values: they stay unknown
+    value.toFixed()
+  }
   // @ts-expect-error: onError is 'throw', 'skip' or a function
   readJsonLines('x.jsonl', { onError: 'ignore' })
   // @ts-expect-error: a byte source has no start
