@@ -1083,6 +1083,35 @@ test.serial('1,000 followers at once on distinct files: one inotify instance, ev
   await until(() => inotifyMasks().length <= watchesBefore, `the watches to be dropped (${inotifyMasks().length} left)`)
 })
 
+test('followers of a small log take the address space of its size, not of a large highWaterMark', async (t) => {
+  // Each follower allocated a read of highWaterMark whole (and 1.25x it): eight at 256 MiB took
+  // 2.5 GB of address space, where readLines sizes its reads by what the file holds. Untouched,
+  // those pages cost no RSS, so it is the process's virtual size that shows them.
+  const log = temp.file('one\ntwo\n', 'small-hwm.log')
+  const code = `
+    import fs from 'node:fs'
+    const virtualSize = () => Number(/^VmSize:\\s+(\\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+    const log = ${JSON.stringify(log)}
+    const warm = fastlines.followLines(log, { start: 0 })
+    await warm.next()
+    await warm.close()
+    const before = virtualSize()
+    const followers = []
+    for (let i = 0; i < 8; i++) {
+      const from = i % 2 === 0 ? { start: 0 } : { lastLines: 2 }
+      const follower = fastlines.followLines(log, { ...from, highWaterMark: 256 * 2 ** 20 })
+      followers.push([follower, (await follower.next()).value])
+    }
+    const grown = virtualSize() - before
+    await Promise.all(followers.map(([follower]) => follower.close()))
+    console.log(JSON.stringify({ grown, firsts: followers.map(([, first]) => first) }))`
+  const run = await runScript('small-hwm', code, { quietMs: 1_000 }).result
+  t.is(run.status, 0, describeRun(run))
+  const { grown, firsts } = JSON.parse(run.stdout)
+  t.deepEqual(firsts, Array(8).fill('one'))
+  t.true(grown < 512 * 2 ** 20, `the address space grew by ${(grown / 2 ** 20).toFixed(0)} MiB for 8 followers`)
+})
+
 // ---- close, abort and idling -----------------------------------------------------------------
 
 test('close() while a step waits: the step ends, the file is closed', async (t) => {

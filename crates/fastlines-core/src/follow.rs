@@ -34,7 +34,7 @@ use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::{Progress, Reader};
-use crate::source::{open_now, ReadOptions, Source};
+use crate::source::{capped_read_size, open_now, read_size_for, ReadOptions, Source};
 use crate::stream::{
     read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader, TripThread,
 };
@@ -216,7 +216,8 @@ fn open_following(
                 FollowFrom::End => len,
                 FollowFrom::Start => options.start,
                 FollowFrom::LastLines(n) => {
-                    start_of_last_lines(&file, n, len, options.chunk_size, framer, stopped)?
+                    let chunk_size = capped_read_size(options.chunk_size, len);
+                    start_of_last_lines(&file, n, len, chunk_size, framer, stopped)?
                 }
             };
             (file, offset)
@@ -229,8 +230,11 @@ fn open_following(
     let after_cr = follows_carriage_return(&file, offset)?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|err| OsError::new(&err, "read"))?;
+    // Sized as `readLines` sizes a read of a file that grows: its buffer is allocated whole, and
+    // eight followers of a small log with `highWaterMark` at 256 MiB took 2.5 GB of address space.
+    let chunk_size = read_size_for(&file, offset, None, options.chunk_size);
     Ok((
-        Source::new(file, None, options.chunk_size).at(offset),
+        Source::new(file, None, chunk_size).at(offset),
         offset,
         after_cr,
     ))

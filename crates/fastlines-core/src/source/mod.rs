@@ -391,7 +391,7 @@ const MIN_CAPPED_READ: usize = 64 * 1024;
 /// `chunk_size`, or less when the file holds less from `start` (to the range's end `len`): a
 /// read buffer as large as `highWaterMark` allows (up to 1 GiB) is never needed for a small
 /// file, and on a 32-bit target a few of them would not fit in the address space.
-fn read_size_for(file: &File, start: u64, len: Option<u64>, chunk_size: usize) -> usize {
+pub(crate) fn read_size_for(file: &File, start: u64, len: Option<u64>, chunk_size: usize) -> usize {
     let Ok(meta) = file.metadata() else {
         return chunk_size;
     };
