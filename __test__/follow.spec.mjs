@@ -672,6 +672,58 @@ test('two rotations while the consumer is behind: every file the path named is r
   )
 })
 
+test('a consumer stopped while its log rotates on: 16 files wait open at most, then the newest is read', async (t) => {
+  // Each file that came to the path was opened and held until the consumer caught up: 190
+  // descriptors after 300 rotations, towards the process's limit.
+  const dir = path.join(temp.dir, 'rotated-while-stopped')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  const other = path.join(dir, 'other.log')
+  fs.writeFileSync(file, '')
+  fs.writeFileSync(other, '')
+  const reader = followLines(file)
+  const otherReader = followLines(other)
+  t.teardown(() => Promise.all([reader.close(), otherReader.close()]))
+  const first = reader.next()
+  // 3 MB, more than the follower reads ahead: it waits for its consumer, who does not step.
+  fs.appendFileSync(file, Array.from({ length: 50_000 }, (_, i) => `${i} ${'x'.repeat(60)}\n`).join(''))
+  t.is((await first).value, `0 ${'x'.repeat(60)}`)
+  const rotations = 40
+  for (let i = 1; i <= rotations; i++) {
+    fs.renameSync(file, `${file}.${i}`)
+    fs.writeFileSync(file, `rotated ${i}\n`)
+    // One watcher reads every follower's events in order: once the follower of a file in the
+    // same directory has a line written after this rotation, the rotation has been seen.
+    const seen = otherReader.next()
+    fs.appendFileSync(other, `after rotation ${i}\n`)
+    t.deepEqual(
+      await within(seen, LINE_QUIET_MS, `the other follower's line after rotation ${i}`),
+      line(`after rotation ${i}`),
+    )
+  }
+  const held = openPaths().filter((open) => /app\.log(\.\d+)?$/.test(open))
+  t.is(held.length, 17, `the file being read and the 16 that wait: ${held.map((open) => path.basename(open))}`)
+  const rest = await within(take(reader, 49_999 + 17), LINE_QUIET_MS, 'the lines of the files read')
+  t.deepEqual(
+    rest.slice(0, 49_999).map((text) => Number.parseInt(text)),
+    Array.from({ length: 49_999 }, (_, i) => i + 1),
+  )
+  const rotated = rest.slice(49_999).map((text) => Number(text.slice('rotated '.length)))
+  t.deepEqual(
+    rotated,
+    [...Array.from({ length: 16 }, (_, i) => i + 1), rotations],
+    'the 16 that waited, then the newest',
+  )
+  const step = reader.next()
+  fs.appendFileSync(file, 'appended to the newest\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'a line appended to the newest'), line('appended to the newest'))
+  t.deepEqual(
+    openPaths().filter((open) => /app\.log(\.\d+)?$/.test(open)),
+    [file],
+    'only the newest is held once read up to',
+  )
+})
+
 test('several followers of one file each get every line', async (t) => {
   const file = temp.file('', 'shared.log')
   const readers = Array.from({ length: 10 }, () => followLines(file, { start: 0 }))

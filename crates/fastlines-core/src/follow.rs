@@ -388,17 +388,26 @@ impl FollowTrip {
 /// The files the followed path named, in the order they came to it, each opened on the
 /// watcher's thread as its name event came: a follower behind its writer (its consumer slow,
 /// its batches waiting for room) reads every file that rotations put at the path, where looking
-/// at the path once it has caught up finds only the newest, after two rotations.
+/// at the path once it has caught up finds only the newest, after two rotations. At most
+/// [`MAX_ARRIVALS`] wait.
 #[derive(Debug, Default)]
 struct Arrivals {
     state: Mutex<ArrivalState>,
 }
 
+/// How many files that came to the path a follower holds open, waiting to be read, at most: a
+/// consumer that stopped while the log rotated every few seconds held one descriptor per
+/// rotation (190 after 300), towards the process's limit, where other code then fails with
+/// `EMFILE`. Files that come while this many wait are not opened: once caught up, the follower
+/// finds the newest at the path, having skipped those between, as `tail -F` skips every file
+/// that came and went while it was not looking.
+const MAX_ARRIVALS: usize = 16;
+
 #[derive(Debug, Default)]
 struct ArrivalState {
     /// The file the path was last seen to name: the newest queued, or the one being read.
     newest: Option<FileId>,
-    /// Files that came after the one being read, oldest first.
+    /// Files that came after the one being read, oldest first; at most [`MAX_ARRIVALS`].
     queued: VecDeque<(FileId, File)>,
 }
 
@@ -412,16 +421,20 @@ impl Arrivals {
         self.lock().newest = FileId::of_file(file).ok().map(|(id, _)| id);
     }
 
-    /// Opens the file `path` names now, if it is not the last one seen there, and queues it.
-    /// Nothing there, or nothing readable yet, is for the follower's own look (see
-    /// [`path_change`]). Called on the watcher's thread only, and opens with the state unlocked,
-    /// so that the follower taking the queue never waits on a file system.
+    /// Opens the file `path` names now, if it is not the last one seen there and the queue has
+    /// room, and queues it. Nothing there, nothing readable yet, or no room, is for the
+    /// follower's own look (see [`path_change`]). Called on the watcher's thread only, and opens
+    /// with the state unlocked, so that the follower taking the queue never waits on a file
+    /// system.
     fn note(&self, path: &Path) {
         let Ok((id, _)) = FileId::of_path(path) else {
             return;
         };
-        if self.lock().newest == Some(id) {
-            return;
+        {
+            let state = self.lock();
+            if state.newest == Some(id) || state.queued.len() >= MAX_ARRIVALS {
+                return;
+            }
         }
         let Ok(Some(file)) = open_next(path) else {
             return;
@@ -431,7 +444,7 @@ impl Arrivals {
             return;
         };
         let mut state = self.lock();
-        if state.newest != Some(id) {
+        if state.newest != Some(id) && state.queued.len() < MAX_ARRIVALS {
             state.newest = Some(id);
             state.queued.push_back((id, file));
         }
