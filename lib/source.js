@@ -159,8 +159,17 @@ class NativeSource {
       if (this.#abortShows()) {
         throw withCallSite(abortError(this.#signal), this.#callSite)
       }
-      return use(null)
+      return this.#endOnceClosed(use)
     }
+  }
+
+  /**
+   * `use(null)`, the end, for a step of a reader that close() stopped: once the file is closed,
+   * as the end always settles, so that a loop ended by a close() from elsewhere (a signal
+   * handler's) finds it closed after it.
+   */
+  #endOnceClosed(use = identity) {
+    return this.#closing.then(() => use(null))
   }
 
   /**
@@ -170,12 +179,12 @@ class NativeSource {
    * method's scope or a then(use), which hold the reader.
    */
   async #nextItem(use) {
-    if (!this.#started()) return null
+    if (!this.#started()) return this.#endOnceClosed()
     if (this.#overdue()) {
       await setImmediate()
       this.#lastTurn = JUST_TURNED
       // The turn may have closed or aborted the reader.
-      if (!this.#started()) return null
+      if (!this.#started()) return this.#endOnceClosed()
     }
     for (;;) {
       const now = this.takeReady()
@@ -191,7 +200,7 @@ class NativeSource {
       // The native side framed all the byte source was fed, for nothing: look again (the
       // source may have been fed meanwhile), then wait for its next feed as above, not on a
       // native step that nothing may ever settle.
-      if (!this.#started()) return null
+      if (!this.#started()) return this.#endOnceClosed()
     }
   }
 
@@ -291,7 +300,7 @@ class NativeSource {
       if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
       if (fed !== undefined && fed !== false) this.#final = fed
       // Looked at once what called this is done: close() stops the source, then marks itself.
-      resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : use(null))))
+      resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : this.#endOnceClosed(use))))
     })
   }
 
@@ -330,7 +339,7 @@ class NativeSource {
         .then((item) => {
           this.#lastTurn = JUST_TURNED
           // A step that settles after close() yields nothing, whatever was read meanwhile.
-          if (this.#closing !== null) return null
+          if (this.#closing !== null) return this.#endOnceClosed()
           // Woken with nothing to take (see src/streams.rs, read): wait again.
           if (item === undefined) return this.#waitForItem()
           return item === false ? false : this.#settle(item)
