@@ -535,27 +535,50 @@ where
         // at once, and its writer is waited for on the reactor, as a terminal's typist is. A
         // share's line starts are looked for until the stream is stopped (a share cut inside a
         // line of gigabytes looks through it), and its end no further than a line it takes.
-        let stop = Arc::clone(&self.stop);
-        let longest_line = self.framer.longest_line();
+        let Producer {
+            framer,
+            items,
+            progress,
+            stop,
+            file_closed,
+            started_at,
+        } = self;
+        let stopping = Arc::clone(&stop);
+        let longest_line = framer.longest_line();
+        // The stream hears that the file is closed once what was opened is dropped: a close()
+        // during the open aborts this task, and the open, which goes on, drops them together
+        // (a tuple drops its fields in order), where the stream heard it as the task ended and
+        // a step given the end found the file open after it.
         let open = move || {
-            let stopped = || stop.is_cancelled();
+            let stopped = || stopping.is_cancelled();
             let reach = Reach::until(&stopped).within_longest_line(longest_line);
-            open_unblocked(&path, &options, reach)
+            (open_unblocked(&path, &options, reach), file_closed)
         };
-        let source = match spawn_blocking(open).await {
-            Ok(Ok(source)) => source,
-            Ok(Err(err)) => {
-                self.items.send(Err(err.into())).await;
-                return;
-            }
+        let (opened, file_closed) = match spawn_blocking(open).await {
+            Ok(opened) => opened,
             Err(_) => return, // the runtime is shutting down
         };
-        let _ = self.started_at.set(source.offset());
-        match source.into_reads() {
-            Ok(Reads::Ready(source)) => self.read_async(source).await,
-            Ok(Reads::Blocking(source)) => self.read_file(source, true).await,
+        let producer = Producer {
+            framer,
+            items,
+            progress,
+            stop,
+            file_closed,
+            started_at,
+        };
+        let source = match opened {
+            Ok(source) => source,
             Err(err) => {
-                self.items.send(Err(err.into())).await;
+                producer.items.send(Err(err.into())).await;
+                return;
+            }
+        };
+        let _ = producer.started_at.set(source.offset());
+        match source.into_reads() {
+            Ok(Reads::Ready(source)) => producer.read_async(source).await,
+            Ok(Reads::Blocking(source)) => producer.read_file(source, true).await,
+            Err(err) => {
+                producer.items.send(Err(err.into())).await;
             }
         }
     }
