@@ -21,7 +21,7 @@ import {
   readLinesSync,
 } from '../index.js'
 import { isOpen, makeTempDir, numberedLines, openCount } from './helpers/files.mjs'
-import { runProcess } from './helpers/processes.mjs'
+import { describeRun, runProcess } from './helpers/processes.mjs'
 import { collect, until, within } from './helpers/tail.mjs'
 
 const temp = makeTempDir(test)
@@ -262,6 +262,32 @@ test('a step pending at close(), or taken after a close() not awaited, gives the
       t.true((await closedUnawaited.next()).done, `${name}: the step after close() gives the end`)
       t.false(isOpen(file), `${name}, try ${i}: closed when the step after close() gave the end`)
     }
+  }
+})
+
+test('a failed step nobody handles is an unhandled rejection, as a failed step of readline is', async (t) => {
+  // The queue of steps handled each step's promise itself, and so marked the caller's handled:
+  // the process ended with status 0, and nothing said why it read nothing.
+  const missing = JSON.stringify(temp.path('missing.log'))
+  const long = JSON.stringify(temp.file(`short\n${'x'.repeat(100)}\n`))
+  const cases = {
+    'a missing file': `fastlines.readLines(${missing}).next()`,
+    'its batches': `fastlines.readLines(${missing}).batches().next()`,
+    'its chunks': `fastlines.readChunks(${missing}).next()`,
+    'its values': `fastlines.readJsonLines(${missing}).next()`,
+    'an abort': `const controller = new AbortController()
+      fastlines.readLines(${long}, { signal: controller.signal }).next()
+      controller.abort()`,
+    'a line too long': `const reader = fastlines.readLines(${long}, { maxLineLength: 10 })
+      await reader.next()
+      reader.next()`,
+  }
+  const runs = await Promise.all(Object.values(cases).map((code, i) => runScript(`unhandled-${i}`, code)))
+  for (const [i, name] of Object.keys(cases).entries()) {
+    const run = runs[i]
+    t.false(run.timedOut, `${name}: ${describeRun(run)}`)
+    t.not(run.status, 0, `${name}: the process fails, as for any rejection nobody handles: ${describeRun(run)}`)
+    t.regex(run.stderr, /ENOENT|AbortError|maxLineLength/, name)
   }
 })
 
@@ -889,7 +915,9 @@ test('readers abandoned while a step waits on a quiet source are collected, thou
        }
        if (kind === 'slow') for (const start = performance.now(); performance.now() - start < 5; );
        const step = reader.next() // waits on the quiet source
+       // Half are awaited; the others are dropped, their rejection at the abort handled.
        if (i % 2 === 0) awaited.push(step.then(() => 'resolved', (error) => error.code))
+       else step.catch(() => {})
        await new Promise((resolve) => setTimeout(resolve, 1))
        if (kind === 'late') {
          source.enqueue(encode('b'.repeat(10_000)))

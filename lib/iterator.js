@@ -38,7 +38,7 @@ class StepQueue {
     // Steps taken meanwhile wait for this one, and the queue's tail is the last of them.
     this.#running = null
     running.settle(result)
-    return result
+    return callersOwn(result)
   }
 
   /** Makes `result` the step the next one waits for, until it settles. */
@@ -48,8 +48,22 @@ class StepQueue {
       if (this.#tail === result) this.#tail = null
     }
     result.then(settle, settle)
-    return result
+    return callersOwn(result)
   }
+}
+
+/**
+ * A promise settled as the step `result` settles, for the caller alone: the queue handles
+ * `result` itself, which would mark its rejection handled, so that a step nobody handles (the
+ * open of a missing file, `readLines(path).next()` left alone) failed silently, where Node's
+ * readers report it as an unhandled rejection.
+ */
+function callersOwn(result) {
+  return result.then(ownValue)
+}
+
+function ownValue(value) {
+  return value
 }
 
 /** A promise, and the function that settles it as another promise settles. */
