@@ -215,6 +215,22 @@ test('an abort takes effect at the next step, even inside a loaded batch', async
   t.throws(() => sync.next(), { name: 'AbortError' })
 })
 
+test("an abort closes the file of a sync reader at once, as an async reader's, before its next step", (t) => {
+  // It cleared the lines loaded and closed the file only at the next step: one never taken (a
+  // loop that stopped stepping) kept it open until the reader was collected.
+  const file = temp.file(Array.from({ length: 20_000 }, (_, i) => `${i}\n`).join(''))
+  for (const open of [readLinesSync, readJsonLinesSync]) {
+    const controller = new AbortController()
+    const reader = open(file, { signal: controller.signal, highWaterMark: 1024 })
+    t.is(reader.next().value, open === readLinesSync ? '0' : 0)
+    t.true(isOpen(file))
+    controller.abort()
+    t.false(isOpen(file), `${open.name}: closed at the abort`)
+    t.throws(() => reader.next(), { name: 'AbortError' })
+    t.is(getEventListeners(controller.signal, 'abort').length, 0, `${open.name}: no listener is left`)
+  }
+})
+
 test('return() and throw() close the file', async (t) => {
   const file = temp.file(numberedLines(100))
   const returning = readLines(file)

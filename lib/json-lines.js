@@ -521,7 +521,12 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
     this.#lines = lines
     this.#batches = lines.batches()
     this.#cursor = cursor
-    this.#abortListener = addAbortListenerOf(cursor, options?.signal, clearCursor)
+    this.#abortListener = addAbortListenerOf(this, options?.signal, JsonLinesReaderSync.#aborted)
+  }
+
+  /** What the signal's abort does: as for LineReaderSync, values already parsed are dropped too. */
+  static #aborted(reader) {
+    reader.close()
   }
 
   close() {
