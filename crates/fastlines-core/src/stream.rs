@@ -530,55 +530,43 @@ where
     F: Framer + Send + 'static,
     F::Item: Send + 'static,
 {
-    async fn run(self, path: PathBuf, options: ReadOptions) {
+    async fn run(mut self, path: PathBuf, options: ReadOptions) {
         // An open may wait on a slow file system, so it runs on the blocking pool; a FIFO opens
         // at once, and its writer is waited for on the reactor, as a terminal's typist is. A
         // share's line starts are looked for until the stream is stopped (a share cut inside a
         // line of gigabytes looks through it), and its end no further than a line it takes.
-        let Producer {
-            framer,
-            items,
-            progress,
-            stop,
-            file_closed,
-            started_at,
-        } = self;
-        let stopping = Arc::clone(&stop);
-        let longest_line = framer.longest_line();
-        // The stream hears that the file is closed once what was opened is dropped: a close()
-        // during the open aborts this task, and the open, which goes on, drops them together
-        // (a tuple drops its fields in order), where the stream heard it as the task ended and
-        // a step given the end found the file open after it.
+        let stop = Arc::clone(&self.stop);
+        let longest_line = self.framer.longest_line();
+        // The open holds the stream's end of `file_closed` (a placeholder stands in the producer
+        // meanwhile) and gives it back with the file: a close() during the open aborts this task,
+        // and the open, which goes on, then drops them together, the file first (a tuple drops
+        // its fields in order). Dropped with the task, the stream heard its file was closed
+        // before it was opened, and a step given the end found it open after it.
+        let file_closed = std::mem::replace(&mut self.file_closed, oneshot::channel().0);
         let open = move || {
-            let stopped = || stopping.is_cancelled();
+            let stopped = || stop.is_cancelled();
             let reach = Reach::until(&stopped).within_longest_line(longest_line);
             (open_unblocked(&path, &options, reach), file_closed)
         };
-        let (opened, file_closed) = match spawn_blocking(open).await {
-            Ok(opened) => opened,
+        let source = match spawn_blocking(open).await {
+            Ok((opened, file_closed)) => {
+                self.file_closed = file_closed;
+                match opened {
+                    Ok(source) => source,
+                    Err(err) => {
+                        self.items.send(Err(err.into())).await;
+                        return;
+                    }
+                }
+            }
             Err(_) => return, // the runtime is shutting down
         };
-        let producer = Producer {
-            framer,
-            items,
-            progress,
-            stop,
-            file_closed,
-            started_at,
-        };
-        let source = match opened {
-            Ok(source) => source,
-            Err(err) => {
-                producer.items.send(Err(err.into())).await;
-                return;
-            }
-        };
-        let _ = producer.started_at.set(source.offset());
+        let _ = self.started_at.set(source.offset());
         match source.into_reads() {
-            Ok(Reads::Ready(source)) => producer.read_async(source).await,
-            Ok(Reads::Blocking(source)) => producer.read_file(source, true).await,
+            Ok(Reads::Ready(source)) => self.read_async(source).await,
+            Ok(Reads::Blocking(source)) => self.read_file(source, true).await,
             Err(err) => {
-                producer.items.send(Err(err.into())).await;
+                self.items.send(Err(err.into())).await;
             }
         }
     }
