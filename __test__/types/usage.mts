@@ -38,6 +38,7 @@ import fastlines, {
   type ReadOptions,
   type ShareOptions,
   type SharedLineReadOptions,
+  type SourceOptions,
   type StringTooLongError,
 } from 'fastlines'
 
@@ -427,4 +428,9 @@ export async function wrappers(
   readChunks(input)
   // @ts-expect-error: a source may be given, which has no start
   readLines(input, { start: 1 })
+  // @ts-expect-error: options typed for a path may hold a start
+  readLines(input, options)
+  const wrap = (input: PathLike | ByteSource, options?: SourceOptions<ReadLinesOptions>): LineReader =>
+    readLines(input, options)
+  wrap(process.stdin, { match: 'x' })
 }
