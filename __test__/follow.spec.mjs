@@ -945,6 +945,38 @@ test('a directory moved aside and made again: its follower reads on in the old f
   t.deepEqual(await step, line('two'))
 })
 
+test('a directory on the path swapped for a moment for a file or a loop of links: the follower goes on once it is back', async (t) => {
+  // A name on the way that is for now a file (ENOTDIR) or a loop of links (ELOOP) names nothing,
+  // as tail -F takes it; but the watcher stopped listening for the directory's name then, and the
+  // follower never heard of the directory coming back.
+  const swaps = {
+    'a file': (at) => fs.writeFileSync(at, ''),
+    'a loop of links': (at) => fs.symlinkSync(path.basename(at), at),
+  }
+  for (const [swap, putAt] of Object.entries(swaps)) {
+    const name = `swapped-for-${swap.replaceAll(' ', '-')}`
+    const { dir, file, reader } = await followedInOwnDirectory(t, name, 'one')
+    // A follower of a file beside the directory: one watcher reads every event in order, so
+    // once it has a line written after the swap, the swap has been seen.
+    const beside = temp.file('', `${name}.beside.log`)
+    const besideReader = followLines(beside, { start: 0 })
+    t.teardown(() => besideReader.close())
+    fs.renameSync(dir, `${dir}.old`)
+    putAt(dir)
+    const seen = besideReader.next()
+    fs.appendFileSync(beside, 'after the swap\n')
+    t.deepEqual(await within(seen, LINE_QUIET_MS, `${swap}: the line beside`), line('after the swap'))
+    const step = reader.next()
+    fs.rmSync(dir)
+    fs.mkdirSync(dir)
+    fs.writeFileSync(file, 'two\n')
+    t.deepEqual(await within(step, LINE_QUIET_MS, `${swap}: the line of the directory back`), line('two'))
+    const next = reader.next()
+    fs.appendFileSync(file, 'three\n')
+    t.deepEqual(await within(next, LINE_QUIET_MS, `${swap}: a line appended there`), line('three'))
+  }
+})
+
 test('following a FIFO fails with ESPIPE at once, with or without a writer, and holds no thread', async (t) => {
   // Its open waited in open(2) for a writer, on one of the 32 blocking threads, which close()
   // could not free: 32 such followers stopped every read of the process.

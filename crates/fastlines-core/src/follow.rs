@@ -38,7 +38,7 @@ use crate::source::{capped_read_size, open_now, read_size_for, ReadOptions, Sour
 use crate::stream::{
     read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader, TripThread,
 };
-use crate::watch::{Change, OnChange, Watch};
+use crate::watch::{names_nothing, Change, OnChange, Watch};
 
 /// The most bytes a follower reads in one trip on the watcher's thread, which every follower in
 /// the process shares: past them, it hands its reader back to be read on the blocking pool, so
@@ -508,29 +508,6 @@ fn path_change(path: &Path, file: &File) -> Result<PathChange, ReadError> {
         };
     }
     truncated_below(file, len)
-}
-
-/// Whether `err`, looking up or opening a followed path, means that it names no file to read
-/// for now, as `tail -F` takes it, and the follower waits for one: nothing there, a name on the
-/// way that is a file or a loop of links for now (a link or a directory being swapped), or a
-/// file not readable yet (made by a rotation with a mode that a `chmod` then widens, which
-/// wakes the follower as a name event does).
-fn names_nothing(err: &io::Error) -> bool {
-    matches!(
-        err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::PermissionDenied
-    ) || is_link_loop(err)
-}
-
-#[cfg(target_os = "linux")]
-fn is_link_loop(err: &io::Error) -> bool {
-    rustix::io::Errno::from_io_error(err) == Some(rustix::io::Errno::LOOP)
-}
-
-/// Elsewhere a loop of links ends the follower, as other failures do.
-#[cfg(not(target_os = "linux"))]
-fn is_link_loop(_: &io::Error) -> bool {
-    false
 }
 
 /// Opens the file now at `path`; `None` when what is there is not a regular file, which is

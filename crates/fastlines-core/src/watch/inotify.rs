@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use inotify::{Event, EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 
-use super::{canonical_dir_and_name, names_of, Calls, Change, Listeners, OnChange};
+use super::{canonical_dir_and_name, names_nothing, names_of, Calls, Change, Listeners, OnChange};
 
 /// What a followed file is watched for.
 const FILE_EVENTS: WatchMask = WatchMask::MODIFY;
@@ -117,8 +117,9 @@ struct Watched {
 enum WatchedKind {
     /// A file, and who is called when it is written to (an id once per listening).
     File(Vec<u64>),
-    /// A directory at this canonical path, and who is called when each name comes or goes.
-    Dir(PathBuf, HashMap<OsString, Vec<u64>>),
+    /// A directory at this canonical path (`None` once it moved away: it stands for no path
+    /// then), and who is called when each name comes or goes.
+    Dir(Option<PathBuf>, HashMap<OsString, Vec<u64>>),
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -241,8 +242,11 @@ impl State {
             // A watched directory moved: who listens to names in it looks at its path again:
             // it names nothing now, until a directory is made there again (a file of the moved
             // one that a follower has open stays watched).
-            let ids: Vec<u64> = match self.watched.get(&wd).map(|watched| &watched.what) {
-                Some(WatchedKind::Dir(_, names)) => names.values().flatten().copied().collect(),
+            let ids: Vec<u64> = match self.watched.get_mut(&wd).map(|watched| &mut watched.what) {
+                Some(WatchedKind::Dir(path, names)) => {
+                    *path = None;
+                    names.values().flatten().copied().collect()
+                }
                 _ => return,
             };
             return self.repoint_and_call(ids, calls);
@@ -297,13 +301,15 @@ impl State {
         let wd = descriptor.get_watch_descriptor_id();
         self.watched.entry(wd).or_insert_with(|| Watched {
             wd: descriptor,
-            what: WatchedKind::Dir(dir.to_owned(), HashMap::new()),
+            what: WatchedKind::Dir(Some(dir.to_owned()), HashMap::new()),
         });
         if let Some(Watched {
-            what: WatchedKind::Dir(_, names),
+            what: WatchedKind::Dir(path, names),
             ..
         }) = self.watched.get_mut(&wd)
         {
+            // Where the kernel found it just now, even if it stood elsewhere before.
+            *path = Some(dir.to_owned());
             names.entry(name.clone()).or_default().push(id);
         }
         if let Some(listener) = self.listeners.get_mut(&id) {
@@ -312,8 +318,9 @@ impl State {
         Ok(())
     }
 
-    /// [`Self::listen_to_name`], or, when `dir` is gone by the time it is watched (deleted
-    /// since [`names_of`] found it), the same in the nearest directory above that is there.
+    /// [`Self::listen_to_name`], or, when `dir` is no directory by the time it is watched
+    /// (deleted, or swapped for a file or a loop of links, since [`names_of`] found it), the
+    /// same in the nearest directory above that is one.
     fn listen_to_nearest(
         &mut self,
         id: u64,
@@ -322,7 +329,7 @@ impl State {
     ) -> io::Result<()> {
         loop {
             match self.listen_to_name(id, &dir, name) {
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                Err(err) if names_nothing(&err) && dir.parent().is_some() => {
                     (dir, name) = canonical_dir_and_name(&dir)?;
                 }
                 listened => return listened,
@@ -390,10 +397,14 @@ impl State {
     /// [`Self::repoint`]'s one look: the path, and the names it found to watch.
     fn repoint_once(&mut self, id: u64) -> Option<(PathBuf, Vec<(PathBuf, OsString)>)> {
         let listener = self.listeners.get_mut(&id)?;
+        let path = listener.path.clone();
+        // A look that fails says nothing of the path: what it listened to stays (released, it
+        // would leave the follower deaf to the path's coming back).
+        let Ok(names) = names_of(&path) else {
+            return Some((path, Vec::new()));
+        };
         let old_names = std::mem::take(&mut listener.names);
         let old_file = listener.file.take();
-        let path = listener.path.clone();
-        let names = names_of(&path).unwrap_or_default();
         let mut kept = Vec::new();
         for (dir, name) in names.clone() {
             if self.listen_to_nearest(id, dir.clone(), name).is_err() {
@@ -431,7 +442,7 @@ impl State {
             Some(Watched {
                 what: WatchedKind::Dir(path, _),
                 ..
-            }) => Some(path),
+            }) => path.as_deref(),
             _ => None,
         }
     }

@@ -133,6 +133,30 @@ impl<L> std::ops::DerefMut for Listeners<L> {
     }
 }
 
+/// Whether `err`, looking up or opening a followed path, means that it names no file to read
+/// for now, as `tail -F` takes it, and the follower waits for one: nothing there, a name on the
+/// way that is a file or a loop of links for now (a link or a directory being swapped), or a
+/// file not readable yet (made by a rotation with a mode that a `chmod` then widens, which
+/// wakes the follower as a name event does). The watcher then waits where the path is still
+/// there, in the nearest directory above (see [`canonical_dir_and_name`]).
+pub(crate) fn names_nothing(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::PermissionDenied
+    ) || is_link_loop(err)
+}
+
+#[cfg(target_os = "linux")]
+fn is_link_loop(err: &io::Error) -> bool {
+    rustix::io::Errno::from_io_error(err) == Some(rustix::io::Errno::LOOP)
+}
+
+/// Elsewhere a loop of links ends the follower, as other failures do.
+#[cfg(not(target_os = "linux"))]
+fn is_link_loop(_: &io::Error) -> bool {
+    false
+}
+
 /// The directories (canonical) and names whose changes concern `path`: its own, every symbolic
 /// link on the way to its file (a directory link such as a deployment's `current`, a link to
 /// a link), and the file's own name where the links lead (the target can be renamed or
@@ -221,7 +245,7 @@ fn push_ahead(ahead: &mut Vec<Step>, path: &Path) {
 /// says so in time: a deleted directory's watch ends only once nothing holds it, and a file
 /// of it that the follower still has open does.
 fn add_names(names: &mut Vec<(PathBuf, OsString)>, (dir, name): (PathBuf, OsString)) {
-    let waiting = matches!(dir.join(&name).symlink_metadata(), Err(err) if err.kind() == io::ErrorKind::NotFound);
+    let waiting = matches!(dir.join(&name).symlink_metadata(), Err(err) if names_nothing(&err));
     let above = waiting
         .then(|| canonical_dir_and_name(&dir).ok())
         .flatten()
@@ -234,8 +258,9 @@ fn add_names(names: &mut Vec<(PathBuf, OsString)>, (dir, name): (PathBuf, OsStri
 }
 
 /// The canonical form of the directory of `path`, and its name there; when that directory is
-/// not there (deleted, or not made yet), the nearest directory above it that is, and the name
-/// of the next one down, whose making is the change to wait for. Directories are watched by
+/// not there (deleted, or not made yet, or for now a file, a loop of links or out of reach: see
+/// [`names_nothing`]), the nearest directory above it that is, and the name of the next one
+/// down, whose making is the change to wait for. Directories are watched by
 /// their canonical path only: the OS watches a directory once however it is named (through a
 /// symbolic link, say), and reports its events under one of those names, which must be the one
 /// listeners are found by.
@@ -243,8 +268,9 @@ pub(crate) fn canonical_dir_and_name(path: &Path) -> io::Result<(PathBuf, OsStri
     let (mut dir, mut name) = dir_and_name(path)?;
     loop {
         match std::fs::canonicalize(dir) {
-            Ok(canonical) => return Ok((canonical, name.to_owned())),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => (dir, name) = dir_and_name(dir)?,
+            Ok(canonical) if canonical.is_dir() => return Ok((canonical, name.to_owned())),
+            Ok(_) => (dir, name) = dir_and_name(dir)?,
+            Err(err) if names_nothing(&err) => (dir, name) = dir_and_name(dir)?,
             Err(err) => return Err(err),
         }
     }
