@@ -977,6 +977,53 @@ test('a directory on the path swapped for a moment for a file or a loop of links
   }
 })
 
+test('a watch the OS refuses after a rotation (the watches used up) fails the follower with ENOSPC, after the lines before', async (t) => {
+  // The refusal was dropped: the follower waited at the end of the new file for ever, woken by
+  // no write, and said nothing. Run in a user namespace of its own whose limit of inotify
+  // watches is 2 (the follower's directory and its file), so that the new file finds none left;
+  // this machine's own limit is not touched.
+  const dir = temp.path('watch-limit')
+  fs.mkdirSync(dir)
+  const log = path.join(dir, 'app.log')
+  fs.writeFileSync(log, '')
+  const script = temp.file(
+    `import fs from 'node:fs'
+    import { followLines } from ${JSON.stringify(indexPath)}
+    const log = ${JSON.stringify(log)}
+    const reader = followLines(log)
+    const got = []
+    const first = reader.next()
+    fs.appendFileSync(log, 'one\\n')
+    got.push((await first).value)
+    const step = reader.next()
+    fs.renameSync(log, log + '.1')
+    fs.writeFileSync(log, 'two\\n')
+    try {
+      for (let result = await step; !result.done; result = await reader.next()) got.push(result.value)
+      console.log(JSON.stringify({ got }))
+    } catch ({ message, code, errno, syscall, path, filename }) {
+      console.log(JSON.stringify({ got, error: { message, code, errno, syscall, path, filename } }))
+    }`,
+    'watch-limit.mjs',
+  )
+  const limited = 'echo 2 > /proc/sys/user/max_inotify_watches && exec "$@"'
+  const run = await runProcess(['-U', '-r', 'sh', '-c', limited, 'sh', process.execPath, ...scriptArgs(script)], {
+    command: 'unshare',
+    quietMs: 1_000,
+  }).result
+  t.true(run.status === 0 && !run.timedOut, describeRun(run))
+  const { got, error } = JSON.parse(run.stdout)
+  t.is(got[0], 'one', 'the line before the rotation')
+  t.like(error, {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'watch',
+    path: log,
+    filename: log,
+    message: `ENOSPC: System limit for number of file watchers reached, watch '${log}'`,
+  })
+})
+
 test('following a FIFO fails with ESPIPE at once, with or without a writer, and holds no thread', async (t) => {
   // Its open waited in open(2) for a writer, on one of the 32 blocking threads, which close()
   // could not free: 32 such followers stopped every read of the process.

@@ -164,11 +164,15 @@ function fsError({ errno, syscall }, path) {
     util().getSystemErrorName?.(uvErrno) ?? `E${errno}`,
     'unknown error',
   ]
-  const error = new Error(`${code}: ${description}, ${syscall}${path === undefined ? '' : ` '${path}'`}`)
+  // What Node's fs.watch says when the user's watches are used up, and where it names the path.
+  const watching = syscall === 'watch'
+  const text = watching && code === 'ENOSPC' ? 'System limit for number of file watchers reached' : description
+  const error = new Error(`${code}: ${text}, ${syscall}${path === undefined ? '' : ` '${path}'`}`)
   error.errno = uvErrno
   error.code = code
   error.syscall = syscall
   if (path !== undefined) error.path = path
+  if (watching && path !== undefined) error.filename = path
   return own(error)
 }
 

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::spawn_blocking;
@@ -91,6 +91,10 @@ pub(crate) struct FollowTrip {
     /// Set by the watcher when a name came or went in the path's directories: the path may
     /// name another file now.
     renamed: Arc<AtomicBool>,
+    /// Set by the watcher to the OS's error number when what the path names could not be
+    /// watched (0 until then): no write would wake this follower, which fails with it once it
+    /// has read what there is.
+    unwatchable: Arc<AtomicI32>,
     /// The files the path named as the watcher saw them come, not read yet.
     arrivals: Arc<Arrivals>,
     /// The bytes read when this trip began, or when the follower last caught up in it: a
@@ -125,18 +129,23 @@ pub(crate) async fn follow(
     let changes = Arc::new(Changes::default());
     // Set at first: the first catch-up looks at the path.
     let renamed = Arc::new(AtomicBool::new(true));
+    let unwatchable = Arc::new(AtomicI32::new(0));
     let arrivals = Arc::new(Arrivals::default());
     let path = anchor.path().to_owned();
     let on_change: OnChange = {
-        let (stop, changes, renamed, arrivals, path) = (
+        let (stop, changes, renamed, unwatchable, arrivals, path) = (
             Arc::clone(&stop),
             Arc::clone(&changes),
             Arc::clone(&renamed),
+            Arc::clone(&unwatchable),
             Arc::clone(&arrivals),
             path.clone(),
         );
         Arc::new(move |change| {
-            if change == Change::Named {
+            if let Change::Unwatchable(errno) = change {
+                unwatchable.store(errno, Ordering::SeqCst);
+            }
+            if change != Change::Written {
                 arrivals.note(&path);
                 renamed.store(true, Ordering::SeqCst);
             }
@@ -178,6 +187,7 @@ pub(crate) async fn follow(
         path,
         next_file: None,
         renamed,
+        unwatchable,
         arrivals,
         caught_up_at: None,
         progress,
@@ -299,6 +309,16 @@ impl TripReader for FollowTrip {
 }
 
 impl FollowTrip {
+    /// Nothing more to read now; or, once the watcher could not watch what the path names, its
+    /// error, as a watch refused at the start fails (syscall `watch`): the follower would
+    /// otherwise wait at the end for ever, woken by no write.
+    fn unless_unwatchable(&self) -> Result<Option<Batch>, ReadError> {
+        match self.unwatchable.load(Ordering::SeqCst) {
+            0 => Ok(None),
+            errno => Err(OsError::new(&std::io::Error::from_raw_os_error(errno), "watch").into()),
+        }
+    }
+
     /// Whether this trip read what a trip on its thread may read (see
     /// [`BYTES_PER_WATCHER_TRIP`]).
     fn read_enough(&self) -> bool {
@@ -342,7 +362,7 @@ impl FollowTrip {
                 Look::Path => path_change(&self.path, self.reader.input()),
             };
             match change? {
-                PathChange::None | PathChange::Gone => return Ok(None),
+                PathChange::None | PathChange::Gone => return self.unless_unwatchable(),
                 PathChange::Replaced(next_file) => self.next_file = Some(next_file),
                 PathChange::Truncated => {
                     self.reader
@@ -583,6 +603,7 @@ mod tests {
             path: path.to_owned(),
             next_file: None,
             renamed: Arc::new(AtomicBool::new(false)),
+            unwatchable: Arc::default(),
             arrivals: Arc::default(),
             caught_up_at: None,
             progress,

@@ -69,6 +69,7 @@ impl Registration {
             on_change,
             names: Vec::new(),
             file: None,
+            unwatchable: None,
         });
         match state.listen(id, path) {
             Ok(()) => Ok(Registration { id }),
@@ -107,6 +108,9 @@ struct Listener {
     names: Vec<(i32, OsString)>,
     /// The watch of the file the path names, if it names one.
     file: Option<i32>,
+    /// The OS's error number, once what the path names could not be watched: every call says
+    /// so from then on (see [`Change::Unwatchable`]).
+    unwatchable: Option<i32>,
 }
 
 struct Watched {
@@ -120,6 +124,16 @@ enum WatchedKind {
     /// A directory at this canonical path (`None` once it moved away: it stands for no path
     /// then), and who is called when each name comes or goes.
     Dir(Option<PathBuf>, HashMap<OsString, Vec<u64>>),
+}
+
+/// The error number of a watch the OS refused, if `err` is one: not a name that names nothing
+/// for now (see [`names_nothing`]), which is waited for.
+fn refusal(err: &io::Error) -> Option<i32> {
+    if names_nothing(err) {
+        None
+    } else {
+        err.raw_os_error()
+    }
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -263,9 +277,15 @@ impl State {
             _ => return,
         };
         for id in ids {
-            if let Some(listener) = self.listeners.get(&id) {
-                calls.add(id, change, &listener.on_change);
-            }
+            self.call(calls, id, change);
+        }
+    }
+
+    /// Has listener `id` called with `change`, or with why its path cannot be watched.
+    fn call(&self, calls: &mut Calls, id: u64, change: Change) {
+        if let Some(listener) = self.listeners.get(&id) {
+            let change = listener.unwatchable.map_or(change, Change::Unwatchable);
+            calls.add(id, change, &listener.on_change);
         }
     }
 
@@ -277,15 +297,13 @@ impl State {
             self.repoint(id);
         }
         for id in ids {
-            if let Some(listener) = self.listeners.get(&id) {
-                calls.add(id, Change::Named, &listener.on_change);
-            }
+            self.call(calls, id, Change::Named);
         }
     }
 
     fn call_everyone(&self, calls: &mut Calls) {
-        for (&id, listener) in self.listeners.iter() {
-            calls.add(id, Change::Named, &listener.on_change);
+        for &id in self.listeners.keys() {
+            self.call(calls, id, Change::Named);
         }
     }
 
@@ -377,9 +395,10 @@ impl State {
 
     /// Looks again at what `id`'s path names after a name came or went: watches the file
     /// there now and the directories of its names, then lets go of the ones before. A
-    /// directory that cannot be watched any more keeps its old watch; a file that cannot be
-    /// watched is looked for again at the next name event, and the file watched before stays
-    /// watched meanwhile. A name that changed between the look and the watches raised no
+    /// directory that cannot be watched any more keeps its old watch, and the file watched
+    /// before stays watched; but a watch the OS refuses (its limit reached) leaves the path
+    /// unwatchable, which its follower is told (a file or directory that names nothing is
+    /// waited for instead). A name that changed between the look and the watches raised no
     /// event for them, so it looks once more when they stand, until what it watches is what it
     /// finds (a few times at most: a directory removed with everything in it, as `rm -rf`
     /// does, while the watcher follows it up the tree).
@@ -406,8 +425,10 @@ impl State {
         let old_names = std::mem::take(&mut listener.names);
         let old_file = listener.file.take();
         let mut kept = Vec::new();
+        let mut refused = None;
         for (dir, name) in names.clone() {
-            if self.listen_to_nearest(id, dir.clone(), name).is_err() {
+            if let Err(err) = self.listen_to_nearest(id, dir.clone(), name) {
+                refused = refused.or(refusal(&err));
                 kept.extend(
                     old_names
                         .iter()
@@ -416,7 +437,9 @@ impl State {
                 );
             }
         }
-        let _ = self.watch_file(id);
+        if let Err(err) = self.watch_file(id) {
+            refused = refused.or(refusal(&err));
+        }
         // A path that names no file now keeps the watch of the one it named: its follower
         // still reads it (renamed away, or in a directory moved away) until a new file comes.
         let old_file = match self.listeners.get_mut(&id) {
@@ -432,6 +455,7 @@ impl State {
             .collect();
         if let Some(listener) = self.listeners.get_mut(&id) {
             listener.names.extend(kept);
+            listener.unwatchable = listener.unwatchable.or(refused);
         }
         self.forget(id, released, old_file);
         Some((path, names))
@@ -555,6 +579,7 @@ mod tests {
             on_change: Arc::new(|_| {}),
             names: Vec::new(),
             file: None,
+            unwatchable: None,
         }
     }
 

@@ -37,15 +37,20 @@ pub(crate) enum Change {
     /// A name came or went (the path may name another file, or nothing, now), or the OS lost
     /// count of what happened.
     Named,
+    /// As `Named`, but what the path names now could not be watched, with the OS's error
+    /// number (`ENOSPC`: the user's watches are used up): no write to it would call anyone.
+    Unwatchable(i32),
 }
 
 impl Change {
     /// One change standing for both.
     fn and(self, other: Change) -> Change {
-        if self == Change::Named || other == Change::Named {
-            Change::Named
-        } else {
-            Change::Written
+        match (self, other) {
+            (Change::Unwatchable(errno), _) | (_, Change::Unwatchable(errno)) => {
+                Change::Unwatchable(errno)
+            }
+            (Change::Named, _) | (_, Change::Named) => Change::Named,
+            _ => Change::Written,
         }
     }
 }
