@@ -190,7 +190,9 @@ fn source<I>(input: I, options: &ReadOptions) -> Source<I> {
 
 #[cfg(unix)]
 fn duplicate(fd: i32) -> std::io::Result<File> {
-    fastlines_core::duplicate(fd)
+    // SAFETY: `fd` is the descriptor of a FileHandle, a file stream or stdin that JS holds, and
+    // JS calls in on its own thread, so nothing closes it during this call (see `descriptor`).
+    unsafe { fastlines_core::duplicate(fd) }
 }
 
 #[cfg(not(unix))]

@@ -15,6 +15,7 @@
 //! - `text`: batches and chunks made into JS strings and Buffers.
 
 #![deny(clippy::all)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod byte_source;
 mod count;

@@ -33,6 +33,12 @@
 //!
 //! The modules are private; this root is the API. Benchmarks and property tests reach the
 //! stages inside through `internals`, behind the `internals` feature.
+//!
+//! `unsafe` is refused everywhere but in the two modules that wrap what needs it in safe (or
+//! documented `unsafe`) functions: `transcode` (simdutf's FFI) and `source::descriptor` (a
+//! descriptor JS hands over); each block there says why it holds (`SAFETY:`).
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod anchor;
 mod buffer;
@@ -57,6 +63,7 @@ mod split;
 mod stream;
 #[cfg(test)]
 mod test_files;
+#[allow(unsafe_code)]
 mod transcode;
 mod watch;
 

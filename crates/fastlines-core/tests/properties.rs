@@ -1039,7 +1039,8 @@ proptest! {
         let offset = offset.index(bytes.len() + 1) as u64;
         let mut original = std::fs::File::open(&path).unwrap();
         original.seek(SeekFrom::Start(offset)).unwrap();
-        let mut duplicate = fastlines_core::duplicate(original.as_raw_fd()).unwrap();
+        // SAFETY: `original` is open, and held until the end of this case.
+        let mut duplicate = unsafe { fastlines_core::duplicate(original.as_raw_fd()) }.unwrap();
         let mut read = Vec::new();
         duplicate.read_to_end(&mut read).unwrap();
         let mut reference = std::fs::File::open(&path).unwrap();
@@ -1055,16 +1056,15 @@ proptest! {
 #[cfg(unix)]
 #[test]
 fn a_number_that_names_no_descriptor_is_refused() {
-    assert_eq!(
-        fastlines_core::duplicate(-1).unwrap_err().raw_os_error(),
-        Some(9)
-    );
-    assert_eq!(
-        fastlines_core::duplicate(1 << 30)
-            .unwrap_err()
-            .raw_os_error(),
-        Some(9)
-    );
+    // SAFETY: neither number names a descriptor of this process, which the contract allows.
+    let (negative, past_any) = unsafe {
+        (
+            fastlines_core::duplicate(-1),
+            fastlines_core::duplicate(1 << 30),
+        )
+    };
+    assert_eq!(negative.unwrap_err().raw_os_error(), Some(9));
+    assert_eq!(past_any.unwrap_err().raw_os_error(), Some(9));
 }
 
 // ---------------------------------------------------------------------------------------------

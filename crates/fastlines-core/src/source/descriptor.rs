@@ -132,18 +132,22 @@ impl tokio::io::AsyncRead for SocketReader {
     }
 }
 
-/// A descriptor of our own for the open file `fd` names: `dup(2)`, close-on-exec. `fd` must
-/// stay open for the length of the call (its owner holds it); a number that names no open
-/// descriptor fails with `EBADF`.
-pub fn duplicate(fd: RawFd) -> io::Result<File> {
+/// A descriptor of our own for the open file `fd` names: `dup(2)`, close-on-exec. A number
+/// that names no open descriptor fails with `EBADF`.
+///
+/// # Safety
+///
+/// `fd` names a descriptor its owner keeps open for the length of the call, or none at all:
+/// a number some other part of the process is closing, or may close and reuse meanwhile, would
+/// be duplicated in its place (Rust's I/O safety), and the copy read would take its bytes.
+pub unsafe fn duplicate(fd: RawFd) -> io::Result<File> {
     if fd < 0 {
         return Err(io::Error::from_raw_os_error(libc_ebadf()));
     }
-    // SAFETY: `borrow_raw` asks that `fd` stay open while the borrow lives. The borrow lives
-    // for this one statement, and the caller's contract is that the owner keeps `fd` open for
-    // the length of the call (JS holds the FileHandle or stream that owns it, and calls in on
-    // its own thread). A number that names no open descriptor makes `dup` fail with `EBADF`;
-    // nothing is read through the borrow itself.
+    // SAFETY: `borrow_raw` asks that `fd` stay open while the borrow lives: it lives for this
+    // one statement, and this function's contract is that the owner keeps `fd` open for the
+    // call. A number that names no open descriptor makes `dup` fail with `EBADF`; nothing is
+    // read through the borrow itself.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
     Ok(File::from(borrowed.as_fd().try_clone_to_owned()?))
 }
@@ -201,7 +205,8 @@ mod tests {
             .build()
             .unwrap();
         let read = runtime.block_on(async {
-            let own = duplicate(std::os::fd::AsRawFd::as_raw_fd(&owner)).unwrap();
+            // SAFETY: `owner` is open, and held until the end of this test.
+            let own = unsafe { duplicate(std::os::fd::AsRawFd::as_raw_fd(&owner)) }.unwrap();
             let Descriptor::Ready(mut input) = descriptor(own, Bytes::new()).unwrap() else {
                 panic!("a pipe or socket is read through the reactor");
             };

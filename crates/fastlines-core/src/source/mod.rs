@@ -12,6 +12,7 @@ use std::path::Path;
 use bytes::Bytes;
 
 #[cfg(unix)]
+#[allow(unsafe_code)]
 mod descriptor;
 mod fed;
 
