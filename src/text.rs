@@ -57,8 +57,9 @@ impl ToNapiValue for JsText {
         };
         let mut value = ptr::null_mut();
         // SAFETY: `env` is live (trait contract); each pointer and length describe a slice that
-        // outlives the call, and napi copies it before returning. Every byte is a valid Latin-1
-        // code unit, and the UTF-16 comes from a transcoder that emits only valid UTF-16.
+        // outlives the call, and napi copies it before returning. Any byte is a Latin-1 code
+        // unit and any u16 a UTF-16 one (a JS string may hold a lone surrogate): napi asks
+        // nothing more of the units.
         let status = unsafe {
             match &text {
                 Text::OneByte(bytes) => sys::napi_create_string_latin1(
@@ -125,8 +126,8 @@ unsafe fn create_external(
     // SAFETY: `env` is live (caller's contract). The pointer and length describe the code
     // units owned by the boxed text behind `hint`, which stays alive and unmoved until
     // `release_text` drops it: the engine calls it exactly once when it is done with the
-    // string (synchronously if it copied instead). The units are valid Latin-1, or valid
-    // UTF-16 from the transcoder.
+    // string (synchronously if it copied instead). As for a copied string, napi asks nothing
+    // of the units themselves.
     let status = unsafe {
         match text {
             Text::Utf16(units) => sys::node_api_create_external_string_utf16(
