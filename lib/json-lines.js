@@ -5,7 +5,7 @@
 // replaced as `onError` says.
 'use strict'
 
-const { addAbortListenerOf, clearCursor } = require('./abort')
+const { addAbortListenerOf, clearCursor, closeReader } = require('./abort')
 const { isByteSource } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { currentBatchPlace } = require('./cursor')
@@ -521,12 +521,7 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
     this.#lines = lines
     this.#batches = lines.batches()
     this.#cursor = cursor
-    this.#abortListener = addAbortListenerOf(this, options?.signal, JsonLinesReaderSync.#aborted)
-  }
-
-  /** What the signal's abort does: as for LineReaderSync, values already parsed are dropped too. */
-  static #aborted(reader) {
-    reader.close()
+    this.#abortListener = addAbortListenerOf(this, options?.signal, closeReader)
   }
 
   close() {

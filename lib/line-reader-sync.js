@@ -3,7 +3,7 @@
 'use strict'
 
 const binding = require('./native')
-const { abortError, addAbortListenerOf } = require('./abort')
+const { abortError, addAbortListenerOf, closeReader } = require('./abort')
 const { LineCursor, currentBatchPlace } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
 const { ClosingSyncIterator, done, viewOf } = require('./iterator')
@@ -31,16 +31,7 @@ class LineReaderSync extends ClosingSyncIterator {
     this.#native = new binding.NativeLineReaderSync(bytes, read, withLines(lines))
     this.#display = display
     this.#signal = signal
-    this.#abortListener = addAbortListenerOf(this, signal, LineReaderSync.#aborted)
-  }
-
-  /**
-   * What the signal's abort does: lines already loaded are not handed out, and the file is
-   * closed at once, as an async reader's is (the next step throws the AbortError). A static
-   * method, so that the signal holds no function whose scope holds the reader.
-   */
-  static #aborted(reader) {
-    reader.close()
+    this.#abortListener = addAbortListenerOf(this, signal, closeReader)
   }
 
   get bytesRead() {

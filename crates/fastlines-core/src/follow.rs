@@ -83,20 +83,11 @@ impl ReadStream<Batch> {
 pub(crate) struct FollowTrip {
     reader: Reader<LineFramer>,
     items: ItemSender<Batch>,
-    /// The followed path, absolute.
-    path: PathBuf,
     /// The file found at the path in place of the one being read, opened at once: read from its
     /// start once the old one is read to its end.
     next_file: Option<File>,
-    /// Set by the watcher when a name came or went in the path's directories: the path may
-    /// name another file now.
-    renamed: Arc<AtomicBool>,
-    /// Set by the watcher to the OS's error number when what the path names could not be
-    /// watched (0 until then): no write would wake this follower, which fails with it once it
-    /// has read what there is.
-    unwatchable: Arc<AtomicI32>,
-    /// The files the path named as the watcher saw them come, not read yet.
-    arrivals: Arc<Arrivals>,
+    /// What the watcher heard of the path, and the path.
+    news: Arc<PathNews>,
     /// The bytes read when this trip began, or when the follower last caught up in it: a
     /// catch-up that finds the same figure brought nothing to read (see
     /// [`FollowTrip::what_to_look_at`]).
@@ -127,32 +118,16 @@ pub(crate) async fn follow(
         started_at,
     } = producer;
     let changes = Arc::new(Changes::default());
-    // Set at first: the first catch-up looks at the path.
-    let renamed = Arc::new(AtomicBool::new(true));
-    let unwatchable = Arc::new(AtomicI32::new(0));
-    let arrivals = Arc::new(Arrivals::default());
-    let path = anchor.path().to_owned();
+    // The first catch-up looks at the path.
+    let news = Arc::new(PathNews::new(anchor.path().to_owned(), true));
     let on_change: OnChange = {
-        let (stop, changes, renamed, unwatchable, arrivals, path) = (
-            Arc::clone(&stop),
-            Arc::clone(&changes),
-            Arc::clone(&renamed),
-            Arc::clone(&unwatchable),
-            Arc::clone(&arrivals),
-            path.clone(),
-        );
+        let (stop, changes, news) = (Arc::clone(&stop), Arc::clone(&changes), Arc::clone(&news));
         Arc::new(move |change| {
-            if let Change::Unwatchable(errno) = change {
-                unwatchable.store(errno, Ordering::SeqCst);
-            }
-            if change != Change::Written {
-                arrivals.note(&path);
-                renamed.store(true, Ordering::SeqCst);
-            }
+            news.hear(change);
             read_here(&stop, &changes);
         })
     };
-    let noted = Arc::clone(&arrivals);
+    let noted = Arc::clone(&news);
     let opening = Arc::clone(&stop);
     // The stream hears that the file is closed once this closure, which may run on after the
     // stream is closed (a scan for the last lines stops at its next read), has let go of it:
@@ -162,13 +137,14 @@ pub(crate) async fn follow(
         let stopped = || opening.is_cancelled();
         let (source, offset, after_cr) =
             open_following(&anchor, &options, from, &framer, &stopped)?;
-        noted.reading(&source.input);
-        let watch = Watch::new(&path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
-        let opened = (path, source, offset, after_cr, watch, framer);
+        noted.arrivals.reading(&source.input);
+        let watch =
+            Watch::new(&noted.path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
+        let opened = (source, offset, after_cr, watch, framer);
         Ok::<_, ReadError>((opened, file_closed))
     });
     // The watch lives in this task: cancelling the stream aborts the task and drops the watch.
-    let ((path, source, offset, after_cr, _watch, framer), file_closed) = match opened.await {
+    let ((source, offset, after_cr, _watch, framer), file_closed) = match opened.await {
         Ok(Ok(opened)) => opened,
         Ok(Err(err)) => {
             items.send(Err(err)).await;
@@ -184,11 +160,8 @@ pub(crate) async fn follow(
     let trip = FollowTrip {
         reader,
         items,
-        path,
         next_file: None,
-        renamed,
-        unwatchable,
-        arrivals,
+        news,
         caught_up_at: None,
         progress,
         read_until: None,
@@ -313,7 +286,7 @@ impl FollowTrip {
     /// error, as a watch refused at the start fails (syscall `watch`): the follower would
     /// otherwise wait at the end for ever, woken by no write.
     fn unless_unwatchable(&self) -> Result<Option<Batch>, ReadError> {
-        match self.unwatchable.load(Ordering::SeqCst) {
+        match self.news.unwatchable.load(Ordering::SeqCst) {
             0 => Ok(None),
             errno => Err(OsError::new(&std::io::Error::from_raw_os_error(errno), "watch").into()),
         }
@@ -352,14 +325,14 @@ impl FollowTrip {
             if stopped() {
                 return Ok(None);
             }
-            if let Some(arrived) = self.arrivals.next_after(self.reader.input()) {
+            if let Some(arrived) = self.news.arrivals.next_after(self.reader.input()) {
                 self.next_file = Some(arrived);
                 continue;
             }
             let change = match self.what_to_look_at() {
                 Look::Nothing => return Ok(None),
                 Look::Length => truncation(self.reader.input()),
-                Look::Path => path_change(&self.path, self.reader.input()),
+                Look::Path => path_change(&self.news.path, self.reader.input()),
             };
             match change? {
                 PathChange::None | PathChange::Gone => return self.unless_unwatchable(),
@@ -389,7 +362,7 @@ impl FollowTrip {
     fn what_to_look_at(&mut self) -> Look {
         let read = self.reader.bytes_read();
         let nothing_new = self.caught_up_at.replace(read) == Some(read);
-        if self.renamed.swap(false, Ordering::SeqCst) {
+        if self.news.renamed.swap(false, Ordering::SeqCst) {
             Look::Path
         } else if nothing_new {
             Look::Length
@@ -402,6 +375,44 @@ impl FollowTrip {
     fn restart(&mut self, file: File) {
         self.reader.replace_input(file);
         self.reader.framer_mut().restart();
+    }
+}
+
+/// What the watcher heard of the followed path, for the follower to act on once caught up.
+#[derive(Debug)]
+struct PathNews {
+    /// The followed path, absolute.
+    path: PathBuf,
+    /// Set when a name came or went in the path's directories: the path may name another file
+    /// now.
+    renamed: AtomicBool,
+    /// The OS's error number once what the path names could not be watched (0 until then): no
+    /// write would wake the follower, which fails with it once it has read what there is.
+    unwatchable: AtomicI32,
+    /// The files the path named as the watcher saw them come, not read yet.
+    arrivals: Arrivals,
+}
+
+impl PathNews {
+    fn new(path: PathBuf, renamed: bool) -> Self {
+        Self {
+            path,
+            renamed: AtomicBool::new(renamed),
+            unwatchable: AtomicI32::new(0),
+            arrivals: Arrivals::default(),
+        }
+    }
+
+    /// Takes in a change the watcher saw: anything but a write may have put another file at the
+    /// path (opened at once, see [`Arrivals::note`]) or left nothing watchable there.
+    fn hear(&self, change: Change) {
+        if let Change::Unwatchable(errno) = change {
+            self.unwatchable.store(errno, Ordering::SeqCst);
+        }
+        if change != Change::Written {
+            self.arrivals.note(&self.path);
+            self.renamed.store(true, Ordering::SeqCst);
+        }
     }
 }
 
@@ -600,11 +611,8 @@ mod tests {
         let trip = FollowTrip {
             reader: Reader::new(Source::new(file, None, 64 * 1024), framer, progress.clone()),
             items,
-            path: path.to_owned(),
             next_file: None,
-            renamed: Arc::new(AtomicBool::new(false)),
-            unwatchable: Arc::default(),
-            arrivals: Arc::default(),
+            news: Arc::new(PathNews::new(path.to_owned(), false)),
             caught_up_at: None,
             progress,
             read_until: None,
@@ -802,7 +810,7 @@ mod tests {
         )
         .expect("mkfifo");
         let reader = stop.take().expect("parked");
-        reader.renamed.store(true, Ordering::SeqCst); // as the watcher does for a name event
+        reader.news.renamed.store(true, Ordering::SeqCst); // as the watcher does for a name event
         stop.park(reader);
         let stop = Arc::new(stop);
         let (done, returned) = std::sync::mpsc::channel();
