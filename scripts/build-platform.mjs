@@ -9,6 +9,7 @@
 // `napi build` builds them on their own runners.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -18,6 +19,16 @@ import { copyPlatformFiles } from './notices.mjs'
 import { extraFlags, zigTarget } from './targets.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * The napi CLI's script, run with this Node: `npx` is `npx.cmd` on Windows, which Node spawns only
+ * through a shell (EINVAL since 20.12.2, CVE-2024-27980), and the Windows release builds run this.
+ */
+function napiCli() {
+  const require = createRequire(import.meta.url)
+  const manifest = require.resolve('@napi-rs/cli/package.json')
+  return path.join(path.dirname(manifest), require(manifest).bin.napi)
+}
 
 function fail(message) {
   console.error(`build:platform: ${message}`)
@@ -35,11 +46,11 @@ const binary = `fastlines.${platform}.node`
 // The loader and types are the host build's (binding.js, binding.d.ts): this build's types go
 // under target/, not to napi's default index.d.ts, which is fastlines' own.
 const dts = path.join('target', 'platform-types', `${platform}.d.ts`)
-const args = ['napi', 'build', '--platform', '--release', '--no-js', '--dts', dts, ...extra]
+const args = ['build', '--platform', '--release', '--no-js', '--dts', dts, ...extra]
 if (triple.includes('-linux-')) args.push('-x', '--target', zigTarget(triple))
 else args.push('--target', triple)
 const env = triple.includes('-linux-') ? { ...process.env, ...extraFlags(triple) } : process.env
-const { status } = spawnSync('npx', args, { cwd: repo, stdio: 'inherit', env })
+const { status } = spawnSync(process.execPath, [napiCli(), ...args], { cwd: repo, stdio: 'inherit', env })
 if (status !== 0) fail(`napi build for ${triple} failed`)
 if (!fs.existsSync(path.join(repo, binary))) fail(`napi build gave no ${binary}`)
 fs.copyFileSync(path.join(repo, binary), path.join(repo, 'npm', platform, binary))
