@@ -415,6 +415,12 @@ test('a NAPI_RS_NATIVE_LIBRARY_PATH that loads nothing is named in the error', (
     assert.match(result.stderr, /NAPI_RS_NATIVE_LIBRARY_PATH names "\/nonexistent\/fastlines.node", which did not load/)
     assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)
   }
+  // A path relative to the working directory, where a binary is: require() looks from
+  // fastlines' own directory, and the error says to give the absolute path.
+  fs.copyFileSync(path.join(repo, binaryName), path.join(app, binaryName))
+  const relative = run(process.execPath, ['smoke.mjs'], app, { NAPI_RS_NATIVE_LIBRARY_PATH: `./${binaryName}` })
+  assert.notEqual(relative.status, 0)
+  assert.match(relative.stderr, /Point it at a fastlines .node file by its absolute path/)
 })
 
 test('a pack of the repository itself, which brings no binary, says how to get one', () => {

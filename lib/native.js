@@ -64,7 +64,8 @@ function bindingError(loaderError) {
   if (override) {
     const message =
       `fastlines: NAPI_RS_NATIVE_LIBRARY_PATH names ${JSON.stringify(override)}, which did not load ` +
-      `(${deepestCause(loaderError).message}). Point it at a fastlines .node file, or unset it.`
+      `(${deepestCause(loaderError).message}). Point it at a fastlines .node file by its absolute path ` +
+      `(require() resolves a relative one from fastlines' own directory, not the working one), or unset it.`
     return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
   }
   const name = platformPackageName()
@@ -87,7 +88,7 @@ function bindingError(loaderError) {
       `fastlines: this copy was packed from its repository, not published, so no binary for ${platform} ` +
       `comes with it ("${name}" is not among its dependencies). Build one in a checkout of the ` +
       `repository (npm install && npm run build makes ${binaryFileOf(name)} there) and point ` +
-      `NAPI_RS_NATIVE_LIBRARY_PATH at it, or install a published fastlines; see "Building from source" ` +
+      `NAPI_RS_NATIVE_LIBRARY_PATH at it by its absolute path, or install a published fastlines; see "Building from source" ` +
       `in fastlines' README.md.`
     return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
   }
