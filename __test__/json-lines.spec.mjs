@@ -228,6 +228,9 @@ test('a line that does not parse rejects after every value before it, with where
   t.is(error.lineOffset, Buffer.byteLength('{"a": "é"}\n\n  \n'))
   t.is(error.column, 9)
   t.is(error.path, path)
+  // Shown, as console.log shows own enumerable properties: JavaScriptCore's errors have a
+  // `column` of their own (where they were made in JS), not enumerable.
+  t.deepEqual(Object.keys(error).sort(), ['code', 'column', 'lineNumber', 'lineOffset', 'path'])
   t.true(error.cause instanceof SyntaxError)
   t.is(error.cause.message, referenceValues(bytes)[1].error.message)
   t.is(error.message, `Unexpected token '}' at line 4, column 9 of '${path}': {"b": 1,}`)

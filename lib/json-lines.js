@@ -345,7 +345,9 @@ function jsonParseError(cause, line, { index, message }, { lineNumber, lineOffse
   })
   error.lineNumber = lineNumber
   error.lineOffset = lineOffset
-  error.column = index + 1
+  // Defined, not assigned: JavaScriptCore's errors have a `column` of their own, not enumerable,
+  // which an assignment would keep so, and Bun's console.log would not show it.
+  Object.defineProperty(error, 'column', { value: index + 1, enumerable: true, writable: true, configurable: true })
   if (path !== undefined) error.path = path
   return error
 }
