@@ -10,6 +10,8 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import readline from 'node:readline'
 
+import { mixLine } from './line-hash.mjs'
+
 const LF = 10
 const CR = 13
 /**
@@ -64,8 +66,30 @@ class FirstLineTally extends Tally {
   }
 }
 
-/** A plain Tally unless the caller watches for the first line, so timed runs pay nothing. */
-const newTally = (onFirst) => (onFirst === undefined ? new Tally() : new FirstLineTally(onFirst))
+/** A Tally that also takes the lines' fingerprint (line-hash.mjs), for a warm-up run. */
+class CheckingTally extends Tally {
+  hash = 0
+
+  add(line) {
+    super.add(line)
+    this.hash = mixLine(this.hash, line)
+  }
+}
+
+/** Whether the runs from now on take the lines' fingerprint (see checkLines). */
+let checking = false
+
+/**
+ * From now on, the contenders' tallies take the fingerprint of the lines they count, or stop
+ * taking it: worker.mjs turns it on for the warm-up run, so that the timed runs pay nothing.
+ */
+export function checkLines(on) {
+  checking = on
+}
+
+/** A plain Tally unless the caller watches for the first line or checks the lines, so timed runs pay nothing. */
+const newTally = (onFirst) =>
+  onFirst !== undefined ? new FirstLineTally(onFirst) : checking ? new CheckingTally() : new Tally()
 
 async function tallyLines(lines, onFirst) {
   const tally = newTally(onFirst)

@@ -3,10 +3,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { mixLine } from './line-hash.mjs'
+
 const DATA_DIR = fileURLToPath(new URL('./data/', import.meta.url))
 const MANIFEST_PATH = path.join(DATA_DIR, 'manifest.json')
-/** Bump when a generator changes, so that cached files are rebuilt. */
-const GENERATOR_VERSION = 1
+/** Bump when a generator or what the manifest holds changes, so that cached files are rebuilt. */
+const GENERATOR_VERSION = 2
 /** Text is encoded into blocks of this many bytes, each written with one fs.writeSync. */
 const BLOCK_BYTES = 1024 * 1024
 const MB = 1_000_000
@@ -158,13 +160,17 @@ class BlockWriter {
   }
 }
 
-/** Writes a corpus to `file`; returns its size and its line and UTF-16 unit counts. */
+/**
+ * Writes a corpus to `file`; returns its size, its line and UTF-16 unit counts, and the lines'
+ * fingerprint (line-hash.mjs).
+ */
 function generate(corpus, file) {
   const nextLine = corpus.source(createRandom(corpus.seed))
   const fd = fs.openSync(file, 'w')
   const writer = new BlockWriter(fd)
   let lines = 0
   let chars = 0
+  let hash = 0
   const done = () => (corpus.lines === undefined ? writer.bytes >= corpus.bytes : lines >= corpus.lines)
   try {
     while (!done()) {
@@ -172,12 +178,13 @@ function generate(corpus, file) {
       writer.write(line + corpus.eol)
       lines++
       chars += line.length
+      hash = mixLine(hash, line)
     }
     writer.flush()
   } finally {
     fs.closeSync(fd)
   }
-  return { bytes: writer.bytes, lines, chars }
+  return { bytes: writer.bytes, lines, chars, hash }
 }
 
 function readManifest() {
@@ -198,7 +205,7 @@ function isCached(entry, file) {
 }
 
 /**
- * Returns `{ name, path, bytes, lines, chars, generatedMs }` for a corpus, generating it unless
+ * Returns `{ name, path, bytes, lines, chars, hash, generatedMs }` for a corpus, generating it unless
  * bench/data/ already holds it (same generator version and size).
  */
 export function ensureCorpus(name) {

@@ -70,7 +70,10 @@ export function groupSections(rows) {
   return [...sections.values()]
 }
 
-/** How a measurement disagrees with its corpus: line counts always, line lengths where seen. */
+/**
+ * How a measurement disagrees with its corpus: line counts always, line lengths where seen, and
+ * the lines' fingerprint where the warm-up run took it (line-hash.mjs).
+ */
 function countProblems(runs, corpus) {
   const problems = new Set()
   for (const run of runs) {
@@ -78,6 +81,10 @@ function countProblems(runs, corpus) {
       problems.add(`${run.lines} lines, expected ${corpus.lines}`)
     } else if (run.chars !== undefined && run.chars !== corpus.chars) {
       problems.add(`${run.chars} UTF-16 units in lines, expected ${corpus.chars}`)
+    } else if (run.hash !== undefined && run.hash !== corpus.hash) {
+      problems.add(
+        `lines other than the corpus's, or in another order (fingerprint ${run.hash}, expected ${corpus.hash})`,
+      )
     }
   }
   return [...problems]
