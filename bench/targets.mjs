@@ -51,20 +51,55 @@ const seconds = (value) => (value / 1000).toFixed(2)
 
 /**
  * What one runtime × corpus measured: `row(name)` is a contender's row if it was measured and saw
- * the right lines; `probe(name)` its probe row, likewise.
+ * the right lines; `probe(name)` its probe row, likewise. The view keeps what a check asked for
+ * and did not get: `failed`, rows that were measured and failed (wrong lines, an error), and
+ * `missing`, rows not measured (see judged).
  */
 function view(results, runtime, corpus) {
-  const usable = (row) => row !== undefined && row.median !== undefined && !isFailure(row) && row
   const rows = results.rows.filter((row) => row.runtime === runtime && row.corpus === corpus)
   const probe = (results.probes ?? []).find((item) => item.runtime === runtime && item.corpus === corpus)
+  const failed = new Set()
+  const missing = new Set()
+  // A contender that cannot run here (`skipped`: no such API, a file too large for it) is no
+  // contender here: neither failed nor missing. `measured` is whether it has its figures.
+  const usable = (row, name, measured) => {
+    if (row?.skipped !== undefined) return undefined
+    if (row !== undefined && isFailure(row)) failed.add(name)
+    else if (row === undefined || !measured(row)) missing.add(name)
+    else return row
+    return undefined
+  }
   return {
     measured: rows.length > 0,
-    row: (name) => usable(rows.find((row) => row.contender === name)) || undefined,
-    probe: (name) => {
-      const row = probe?.rows.find((candidate) => candidate.contender === name)
-      return row !== undefined && row.runs !== undefined && !isFailure(row) ? row : undefined
-    },
+    failed,
+    missing,
+    row: (name) =>
+      usable(
+        rows.find((row) => row.contender === name),
+        name,
+        (row) => row.median !== undefined,
+      ),
+    probe: (name) =>
+      usable(
+        probe?.rows.find((row) => row.contender === name),
+        `${name}'s probe`,
+        (row) => row.runs !== undefined,
+      ),
   }
+}
+
+/**
+ * A check's outcome on view `v`, as the table shows it: a miss where a row it asked for failed
+ * (a contender that saw the wrong lines says nothing of speed, and the check may not be left
+ * out for it); and a hold that lacked a row it asked for (a race run without every contender it
+ * names, such as the default run's) is no hold: undecided, counted with those not measured.
+ */
+function judged(outcome, v) {
+  if (v.failed.size > 0) return { figure: `${[...v.failed].join(', ')} failed`, holds: false }
+  if (outcome?.holds === true && v.missing.size > 0) {
+    return { figure: `${outcome.figure} (without ${[...v.missing].join(', ')})`, holds: undefined }
+  }
+  return outcome
 }
 
 /** `{ figure, holds }` for a ratio that must be at least `min`. */
@@ -913,11 +948,14 @@ function formatCaseTargets(title, targets, casesOf, section, runtimes) {
   ].join('\n')
 }
 
-/** A cell: the figure with ✓ or ✗, `not measured`, or `–` where the target does not apply. */
+/**
+ * A cell: the figure with ✓ or ✗ (`?` where undecided, see judged), `not measured`, or `–`
+ * where the target does not apply.
+ */
 function cell(outcome) {
   if (outcome === NOT_APPLICABLE) return '–'
   if (outcome === undefined) return 'not measured'
-  return `${outcome.holds ? '✓' : '✗'} ${outcome.figure}`
+  return `${outcome.holds === undefined ? '?' : outcome.holds ? '✓' : '✗'} ${outcome.figure}`
 }
 
 /** Throws unless `results` looks like what run.mjs writes. */
@@ -941,10 +979,14 @@ function targetRows(results, target, runtimes, tally) {
   if (checked.length === 0) return body
   tally.unmeasured += target.corpora.filter((corpus) => !measured.has(corpus)).length * checked.length
   for (const corpus of target.corpora.filter((name) => measured.has(name))) {
-    const outcomes = runtimes.map((runtime) =>
-      appliesTo(target, runtime) ? target.check(view(results, runtime, corpus), runtime) : NOT_APPLICABLE,
-    )
-    tally.unmeasured += outcomes.filter((outcome) => outcome === undefined).length
+    const outcomes = runtimes.map((runtime) => {
+      if (!appliesTo(target, runtime)) return NOT_APPLICABLE
+      const v = view(results, runtime, corpus)
+      return judged(target.check(v, runtime), v)
+    })
+    tally.unmeasured += outcomes.filter(
+      (outcome) => outcome === undefined || (outcome !== NOT_APPLICABLE && outcome.holds === undefined),
+    ).length
     // A run that measured none of the target's contenders on this corpus says nothing of it.
     if (outcomes.every((outcome) => outcome === undefined || outcome === NOT_APPLICABLE)) continue
     const missedOn = runtimes.filter((_, i) => outcomes[i]?.holds === false).map(runtimeLabel)
