@@ -12,6 +12,8 @@ import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
+import { failureCount } from './readme.mjs'
+
 const SECTIONS = ['search', 'compressed', 'sources', 'cores', 'json', 'follow']
 /** What the headline of a run is: its corpora's results and the run itself. */
 const HEADLINE_KEYS = [
@@ -36,6 +38,10 @@ if (![...SECTIONS, 'headline'].includes(name) || file === undefined) {
   throw new Error(`usage: node bench/merge-section.mjs <${SECTIONS.join('|')}|headline> <results.json> [--add]`)
 }
 const from = JSON.parse(fs.readFileSync(file, 'utf8'))
+// A run in which a contender failed or saw the wrong lines publishes nothing (run.mjs leaves the
+// README alone after one, and update-readme.mjs refuses one).
+const failures = failureCount({ rows: [], ...(name === 'headline' ? from : { [name]: from[name] }) })
+if (failures > 0) throw new Error(`${file}: ${failures} contender(s) failed or saw the wrong lines; not merged`)
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
 /**
  * The cases a section's run measured: its rows' cases (the compressed section's formats), or for

@@ -7,7 +7,7 @@
 // that peak RSS is reported above.
 import * as perfHooks from 'node:perf_hooks'
 import { CONTENDERS, NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
-import { currentRuntime } from './runtimes.mjs'
+import { currentRuntime, peakRssKiB } from './runtimes.mjs'
 
 const IDLE = 'idle'
 /** Event-loop delay histogram resolution, ms. */
@@ -113,7 +113,7 @@ async function probe(name, file) {
   }
   const totalMs = performance.now() - started
   const eldP99Ms = await stopDelayMonitor(histogram)
-  const maxRssKiB = process.resourceUsage().maxRSS
+  const maxRssKiB = peakRssKiB()
   return { maxRssKiB, eldP99Ms, eldMonitor: eldMonitor ?? null, firstLineMs, totalMs, lines }
 }
 

@@ -6,13 +6,13 @@
 // follow section's "Following" (follow-report.mjs).
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { followReadme } from './follow-report.mjs'
+import { followFailures, followReadme } from './follow-report.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
-import { compressedReadme } from './compressed.mjs'
-import { coresReadme } from './cores.mjs'
-import { jsonReadme } from './json-lines.mjs'
-import { searchReadme } from './search.mjs'
-import { sourcesReadme } from './sources.mjs'
+import { compressedFailures, compressedReadme } from './compressed.mjs'
+import { coresFailures, coresReadme } from './cores.mjs'
+import { jsonFailures, jsonReadme } from './json-lines.mjs'
+import { searchFailures, searchReadme } from './search.mjs'
+import { sourcesFailures, sourcesReadme } from './sources.mjs'
 import {
   PROBE_COLUMNS,
   baselineOf,
@@ -21,11 +21,26 @@ import {
   formatRatio,
   formatSize,
   groupSections,
+  isFailure,
   kibToMB,
   markdownTable,
   probeCells,
   speedup,
 } from './report.mjs'
+
+/** How many rows of `results`, in every section, failed or saw the wrong lines. */
+export function failureCount(results) {
+  const probeRows = (results.probes ?? []).flatMap((probe) => probe.rows)
+  return (
+    [...results.rows, ...probeRows].filter(isFailure).length +
+    searchFailures(results.search).length +
+    compressedFailures(results.compressed).length +
+    sourcesFailures(results.sources).length +
+    coresFailures(results.cores).length +
+    jsonFailures(results.json).length +
+    followFailures(results.follow).length
+  )
+}
 
 export const START = '<!-- bench:start -->'
 export const END = '<!-- bench:end -->'
@@ -39,7 +54,7 @@ const joinCells = (cells) => cells.join(' / ')
 
 function ratioCell(row, baseline) {
   if (row === undefined) return '–'
-  if (row.error !== undefined) return 'ERROR'
+  if (isFailure(row)) return 'ERROR'
   const ratio = speedup(row, baseline)
   return ratio === undefined ? 'n/a' : formatRatio(ratio)
 }
@@ -184,6 +199,8 @@ export function checkReadme(file) {
 
 /** Rewrites the summary between the markers of the README at `file` from a results object. */
 export function updateReadme(results, file) {
+  const failures = failureCount(results)
+  if (failures > 0) throw new Error(`${failures} contender(s) failed or saw the wrong lines in these results`)
   const text = fs.readFileSync(file, 'utf8')
   const { start, end } = markerRange(text, file)
   const updated = `${text.slice(0, start)}\n${readmeSummary(results)}\n${text.slice(end)}`

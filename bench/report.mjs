@@ -301,7 +301,7 @@ function probeFooter(probe) {
   const idleMB = formatAmount(kibToMB(idle.maxRssKiB))
   const idleDelay = formatAmount(idle.eldP99Ms)
   const lines = [
-    'peak RSS: `process.resourceUsage().maxRSS` after the read, minus that of an idle ' +
+    'peak RSS: `VmHWM` after the read, minus that of an idle ' +
       `${runtime} process with the same imports (${idleMB} MB); this process only, not \`wc\`.`,
     `ELD p99: ${delayMethod(probe)}, from before the call until the read ` + `ends (idle process: ${idleDelay} ms).`,
     'first line: from the call until the first line arrives (the first chunk for the byte ' +

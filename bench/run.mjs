@@ -19,36 +19,16 @@ import { CONTENDERS } from './contenders.mjs'
 import { CORPORA, DEFAULT_CORPORA, ensureCorpus } from './corpora.mjs'
 import { renderChart } from './chart.mjs'
 import { COMPRESSED_FORMAT_NAMES, ensureCompressed } from './compressed-corpora.mjs'
-import { compressedFailures, formatCompressedSection, runCompressedSection } from './compressed.mjs'
-import {
-  CORE_CASE_NAMES,
-  CORE_CONTENDER_NAMES,
-  coresFailures,
-  describeResult,
-  formatCoresSection,
-  runCoresSection,
-} from './cores.mjs'
+import { formatCompressedSection, runCompressedSection } from './compressed.mjs'
+import { CORE_CASE_NAMES, CORE_CONTENDER_NAMES, describeResult, formatCoresSection, runCoresSection } from './cores.mjs'
 import { DECOMPRESSOR_NAMES } from './decompressors.mjs'
 import { FOLLOWER_NAMES, FOLLOW_PARTS, FOLLOW_SETTINGS, runFollowSection } from './follow.mjs'
-import { followFailures, formatFollowSection } from './follow-report.mjs'
+import { formatFollowSection } from './follow-report.mjs'
 import { ensureJsonCorpora } from './json-corpora.mjs'
-import {
-  JSON_CASE_NAMES,
-  JSON_PINO_MB,
-  JSON_READER_NAMES,
-  formatJsonSection,
-  jsonFailures,
-  runJsonSection,
-} from './json-lines.mjs'
-import { DEFAULT_README, checkReadme, updateReadme } from './readme.mjs'
-import { SEARCHER_NAMES, formatSearchSection, runSearchSection, searchFailures } from './search.mjs'
-import {
-  SOURCE_CASE_NAMES,
-  SOURCE_READER_NAMES,
-  formatSourcesSection,
-  runSourcesSection,
-  sourcesFailures,
-} from './sources.mjs'
+import { JSON_CASE_NAMES, JSON_PINO_MB, JSON_READER_NAMES, formatJsonSection, runJsonSection } from './json-lines.mjs'
+import { DEFAULT_README, checkReadme, failureCount, updateReadme } from './readme.mjs'
+import { SEARCHER_NAMES, formatSearchSection, runSearchSection } from './search.mjs'
+import { SOURCE_CASE_NAMES, SOURCE_READER_NAMES, formatSourcesSection, runSourcesSection } from './sources.mjs'
 import { RUNTIMES, parseVersion, wrongRuntime } from './runtimes.mjs'
 import { formatTargets } from './targets.mjs'
 import { HEADLINE_CONTENDERS, formatHeadline } from './headline.mjs'
@@ -57,7 +37,6 @@ import {
   formatProbeSection,
   formatSection,
   hasCold,
-  isFailure,
   probeCells,
   summarizeProbes,
   toProbeRow,
@@ -886,15 +865,7 @@ function printTargets(results) {
 function finish(results, started, options) {
   results.wallMs = performance.now() - started
   results.partMs = progress.end()
-  const probeRows = results.probes.flatMap((probe) => probe.rows)
-  results.failures =
-    [...results.rows, ...probeRows].filter(isFailure).length +
-    searchFailures(results.search).length +
-    compressedFailures(results.compressed).length +
-    sourcesFailures(results.sources).length +
-    coresFailures(results.cores).length +
-    jsonFailures(results.json).length +
-    followFailures(results.follow).length
+  results.failures = failureCount(results)
   writeResults(results)
   printTargets(results)
   const headline = formatHeadline(results)

@@ -1,6 +1,7 @@
 // The runtimes the benchmark runs on, in the order of every table's columns and cells (`Node /
 // Bun / Deno`): how the driver starts a script on each, and which one a process is running on.
 // Every module that names runtimes takes them from here.
+import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url))
@@ -58,6 +59,23 @@ export function currentRuntime() {
 export function collectGarbage() {
   if (typeof globalThis.gc === 'function') globalThis.gc()
   else if (typeof globalThis.Bun?.gc === 'function') globalThis.Bun.gc(true)
+}
+
+/**
+ * This process's peak RSS in KiB: on Linux its `VmHWM`, which starts afresh at `execve`, where
+ * `process.resourceUsage().maxRSS` (getrusage) keeps the peak of the process that forked it, so
+ * that a worker started by a driver holding hundreds of MB reported them as its own; elsewhere
+ * `maxRSS`.
+ */
+export function peakRssKiB() {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8')
+    const peak = /^VmHWM:\s*(\d+) kB$/m.exec(status)
+    if (peak !== null) return Number(peak[1])
+  } catch {
+    // Not Linux.
+  }
+  return process.resourceUsage().maxRSS
 }
 
 /**

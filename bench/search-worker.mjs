@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
 import { Tally, loadLibrary } from './contenders.mjs'
-import { currentRuntime } from './runtimes.mjs'
+import { collectGarbage, currentRuntime } from './runtimes.mjs'
 
 /** A Tally that also hashes the lines, for the untimed check run. */
 class CheckingTally extends Tally {
@@ -24,6 +24,7 @@ class CheckingTally extends Tally {
 }
 
 async function timeRun(searcher, file, strings, lib) {
+  collectGarbage()
   const started = performance.now()
   const found = await searcher.run(file, strings, { lib, tally: new Tally() })
   return { ms: performance.now() - started, found }
@@ -35,7 +36,7 @@ async function main([name, file, query, runs, slowRuns, slowMs]) {
   if (searcher === undefined || strings === undefined) throw new Error(`unknown searcher or query: ${name} ${query}`)
   const lib = await loadLibrary(searcher)
   const warmUp = await timeRun(searcher, file, strings, lib)
-  const count = warmUp.ms >= Number(slowMs) ? Number(slowRuns) : Number(runs)
+  const count = warmUp.ms >= Number(slowMs) ? Math.min(Number(runs), Number(slowRuns)) : Number(runs)
   const times = []
   for (let i = 0; i < count; i++) times.push((await timeRun(searcher, file, strings, lib)).ms)
   const checked = await searcher.run(file, strings, { lib, tally: new CheckingTally() })

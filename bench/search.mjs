@@ -89,11 +89,19 @@ export function searchFailures(search) {
   return (search?.rows ?? []).filter((row) => row.error !== undefined || row.same === false)
 }
 
-/** `row`'s speed relative to the baseline's on the same runtime and query, if both ran. */
+/**
+ * `row`'s speed relative to the baseline's on the same runtime and query, if both ran and found
+ * the baseline's lines.
+ */
 export function searchRatio(search, runtime, query, searcher, other = SEARCH_BASELINE) {
   const find = (name) =>
     search.rows.find(
-      (row) => row.runtime === runtime && row.query === query && row.searcher === name && row.error === undefined,
+      (row) =>
+        row.runtime === runtime &&
+        row.query === query &&
+        row.searcher === name &&
+        row.error === undefined &&
+        row.same !== false,
     )
   const row = find(searcher)
   const base = find(other)

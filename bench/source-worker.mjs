@@ -11,7 +11,7 @@
 // `{ maxRssKiB }`: the baseline the stdin case's peak RSS is taken above.
 import { NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
 import { SOURCE_CASES, SOURCE_READERS, caseFile, notApplicable, prepareCase, readSource } from './source-readers.mjs'
-import { collectGarbage, currentRuntime } from './runtimes.mjs'
+import { collectGarbage, currentRuntime, peakRssKiB } from './runtimes.mjs'
 
 const IDLE = 'idle'
 
@@ -25,7 +25,7 @@ async function timeRun(name, caseName, context) {
 async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {
   if (caseName === IDLE) {
     await loadAllLibraries()
-    return { maxRssKiB: process.resourceUsage().maxRSS }
+    return { maxRssKiB: peakRssKiB() }
   }
   const sourceCase = SOURCE_CASES[caseName]
   const reader = SOURCE_READERS[name]
@@ -44,7 +44,7 @@ async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {
     // A contender that read the file `cat` pipes in leaves the pipe full: drained after timing,
     // so that `cat` ends as it does for the others.
     if (reader.reads === 'file') for await (const _ of process.stdin);
-    return { samples: [{ ...sample, maxRssKiB: process.resourceUsage().maxRSS }] }
+    return { samples: [{ ...sample, maxRssKiB: peakRssKiB() }] }
   }
   const warmup = await timeRun(name, caseName, context)
   const count = warmup.ms >= Number(slowMs) ? Math.min(Number(runs), Number(slowRuns)) : Number(runs)

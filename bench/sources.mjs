@@ -316,7 +316,7 @@ function idleLegend(section) {
       : `${runtimeLabel(runtime)} ERROR`,
   )
   return (
-    "RSS MB: the run processes' median peak RSS (`process.resourceUsage().maxRSS`) above that of an idle " +
+    "RSS MB: the run processes' median peak RSS (`VmHWM`) above that of an idle " +
     `process of the same runtime that loaded the same packages and read nothing (median of ${IDLE_RUNS}: ` +
     `${figures.join(', ')}).`
   )
