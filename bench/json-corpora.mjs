@@ -54,13 +54,17 @@ function nestedLine(random, i) {
  * Writes lines from `lineAt(random, i)` to `path`, 4096 at a time, until it holds `bytes` or
  * more: whole blocks, so a file is the same whatever size was asked up to its last block.
  */
-function writeLines(path, bytes, seed, lineAt) {
+function writeLines(path, bytes, seed, lineAt, onLine = () => {}) {
   const random = seeded(seed)
   const out = fs.openSync(`${path}.tmp`, 'w')
   let written = 0
   for (let i = 0; written < bytes;) {
     const block = []
-    for (let k = 0; k < 4096; k++, i++) block.push(lineAt(random, i))
+    for (let k = 0; k < 4096; k++, i++) {
+      const line = lineAt(random, i)
+      onLine(line, i)
+      block.push(line)
+    }
     const text = `${block.join('\n')}\n`
     fs.writeSync(out, text)
     written += Buffer.byteLength(text)
@@ -86,10 +90,32 @@ export async function ensureJsonCorpora(pinoMB) {
   const gzip = `${pino}.gz`
   if (!fs.existsSync(pino)) writeLines(pino, pinoMB * MB, 24, pinoLine)
   if (!fs.existsSync(nested)) writeLines(nested, nestedMB * MB, 25, nestedLine)
-  if (!fs.existsSync(broken)) writeLines(broken, pinoMB * MB, 24, brokenPinoLine)
+  if (!fs.existsSync(broken) || !fs.existsSync(expectedOf(broken))) writeBroken(broken, pinoMB * MB)
   if (!fs.existsSync(gzip)) {
     await pipeline(fs.createReadStream(pino), zlib.createGzip({ level: 6 }), fs.createWriteStream(`${gzip}.tmp`))
     fs.renameSync(`${gzip}.tmp`, gzip)
   }
   return { pino, nested, broken, gzip }
+}
+
+/** Where what the broken log's lines that parse hold is kept (see writeBroken). */
+const expectedOf = (broken) => `${broken}.expected.json`
+
+/** What the lines that parse of the broken log at `broken` hold: `{ values, sum }` (see writeBroken). */
+export const brokenExpected = (broken) => JSON.parse(fs.readFileSync(expectedOf(broken), 'utf8'))
+
+/**
+ * Writes the broken log, and beside it what its lines that parse hold, as the JSON section's
+ * workers tally values (`{ values, sum }`, json-worker.mjs): the case's contenders, both
+ * fastlines, are checked against it rather than only against each other.
+ */
+function writeBroken(broken, bytes) {
+  const expected = { values: 0, sum: 0 }
+  writeLines(broken, bytes, 24, brokenPinoLine, (line, i) => {
+    if ((i + 1) % BAD_EVERY === 0) return
+    const value = JSON.parse(line)
+    expected.values++
+    expected.sum += value.level ?? value.id ?? 0
+  })
+  fs.writeFileSync(expectedOf(broken), JSON.stringify(expected))
 }

@@ -9,6 +9,7 @@
 // readme.mjs read the rows.
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { brokenExpected } from './json-corpora.mjs'
 import { JSON_CASES, JSON_CASE_NAMES, JSON_READER_NAMES } from './json-readers.mjs'
 import {
   formatAmount,
@@ -76,6 +77,16 @@ function checkAgreement(rows) {
   }
 }
 
+/** Adds a problem to the rows whose values are not `expected` (`{ values, sum }`). */
+function checkExpected(rows, expected) {
+  for (const row of rows) {
+    if (row.median === undefined) continue
+    if (row.values !== expected.values || row.sum !== expected.sum) {
+      row.problems.push(`${row.values} values (sum ${row.sum}), expected ${expected.values} (sum ${expected.sum})`)
+    }
+  }
+}
+
 /**
  * Every selected contender on every selected case, per runtime; `onRows(rows, section)` after each
  * runtime × case. `files` are ensureJsonCorpora's, made for `settings.pinoMB`. Returns `{ cases,
@@ -99,6 +110,7 @@ export async function runJsonSection({ runtimes, files, cases, contenders, setti
       measure(base, runtime, file, section.settings),
     )
     checkAgreement(rows)
+    if (caseName === 'broken') checkExpected(rows, brokenExpected(file))
     return rows
   }
   return measureRows({ section, runtimes, groups: cases, measureGroup, onRows })
