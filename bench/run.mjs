@@ -500,10 +500,27 @@ async function runScript(runtime, script, args) {
 }
 
 /** Runs one contender in a worker process: `{ measurement }`, or `{ error }` if it failed. */
-async function runWorker(runtime, corpus, contender, runs) {
-  const job = [contender, corpus.path, runs, SLOW_RUNS, SLOW_MS]
+async function runWorker(runtime, corpus, contender, runs, slowRuns) {
+  const job = [contender, corpus.path, runs, slowRuns, SLOW_MS]
   const { output, error } = await runScript(runtime, WORKER, job)
   return error === undefined ? { measurement: output } : { error }
+}
+
+/**
+ * The measured runs of each of the two passes over a runtime × corpus's contenders (see
+ * measureContenders): `runs` split as evenly as it goes, the first pass taking the odd one.
+ */
+const passRuns = (runs) => [Math.ceil(runs / 2), Math.floor(runs / 2)]
+
+/**
+ * A contender's measurement from its two passes' workers: the first's warm-up, both passes'
+ * runs; the first pass's outcome alone where it failed, was skipped, or is all there is.
+ */
+function joinPasses(first, second) {
+  if (second === undefined || first.error !== undefined || first.measurement.skipped !== undefined) return first
+  if (second.error !== undefined) return second
+  const [a, b] = [first.measurement, second.measurement]
+  return { measurement: { ...a, samples: [...a.samples, ...b.samples], capped: a.capped || b.capped } }
 }
 
 /**
@@ -655,12 +672,30 @@ function newResults(host, runtimes, options) {
   }
 }
 
-/** Times every contender on one runtime × corpus and prints its table. */
+/**
+ * Times every contender on one runtime × corpus and prints its table. Their runs come in two
+ * passes, the second in the reverse order, so that a machine growing slower or faster during
+ * the minute or two a corpus takes weighs on every contender alike, not on those measured last
+ * (`readline` is first, fastlines last); each pass is a worker of its own, with its warm-up.
+ */
 async function measureContenders(runtime, corpus, options, results) {
-  const rows = []
+  const outcomes = new Map()
+  const [firstRuns, secondRuns] = passRuns(options.runs)
+  const [firstSlow, secondSlow] = passRuns(SLOW_RUNS)
   for (const contender of options.contenders) {
     progress.step(contender)
-    const outcome = await runWorker(runtime, corpus, contender, options.runs)
+    outcomes.set(contender, await runWorker(runtime, corpus, contender, firstRuns, firstSlow))
+  }
+  for (const contender of secondRuns === 0 ? [] : options.contenders.toReversed()) {
+    const first = outcomes.get(contender)
+    if (first.error !== undefined || first.measurement.skipped !== undefined) continue
+    progress.step(`${contender} (second pass)`)
+    const second = await runWorker(runtime, corpus, contender, secondRuns, secondSlow)
+    outcomes.set(contender, joinPasses(first, second))
+  }
+  const rows = []
+  for (const contender of options.contenders) {
+    const outcome = outcomes.get(contender)
     let cold
     if (measuresCold(corpus, contender, outcome, options)) {
       progress.step(`${contender} (cold)`)
@@ -1013,7 +1048,9 @@ function planParts(options, runtimes, earlier) {
       for (const contender of options.contenders) {
         const row = rowOf(contender)
         const median = row?.median ?? UNKNOWN_RUN_MS
-        estimateMs += measurementMs(median, options.runs)
+        estimateMs += passRuns(options.runs)
+          .filter((runs) => runs > 0)
+          .reduce((sum, runs) => sum + measurementMs(median, runs), 0)
         if (options.coldRuns > 0 && corpus !== NO_COLD_CORPUS) estimateMs += options.coldRuns * measurementMs(0, 0)
         if (options.probe && corpus === PROBE_CORPUS) estimateMs += PROBE_RUNS * measurementMs(median, 0)
       }
