@@ -422,6 +422,46 @@ test('a file that a rotation makes unreadable is followed once a chmod makes it 
   t.deepEqual([await next('the unreadable file once readable'), await next('its next line')], ['two', 'three'])
 })
 
+test('a directory that may be entered but not listed fails the follower with EACCES, syscall watch, where no rotation in it could be seen', async (t) => {
+  // Its watch was refused (inotify needs to read it), and the follower waited above it for its
+  // name instead: writes to the file woke it, but after a rotation it read the old file for
+  // ever and said nothing. As above, root reads anything: the follower runs as another user.
+  const asUser = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
+  fs.chmodSync(temp.dir, 0o755)
+  const dir = path.join(temp.dir, 'unlisted')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, '', { mode: 0o644 })
+  // Entered, not listed: by others (0711, the follower being another user), or by its owner.
+  fs.chmodSync(dir, asUser.uid === undefined ? 0o311 : 0o711)
+  t.teardown(() => fs.chmodSync(dir, 0o755))
+  const script = temp.file(
+    `import { followLines } from ${JSON.stringify(indexPath)}
+     const reader = followLines(${JSON.stringify(file)})
+     console.log('"ready"')
+     try {
+       for await (const line of reader) console.log(JSON.stringify(line))
+     } catch ({ code, errno, syscall, path, message }) {
+       console.log(JSON.stringify({ code, errno, syscall, path, message }))
+     }`,
+    'follow-unlisted.mjs',
+  )
+  fs.chmodSync(script, 0o644)
+  const child = spawn(process.execPath, scriptArgs(script), { stdio: ['ignore', 'pipe', 'inherit'], ...asUser })
+  t.teardown(() => child.kill())
+  const outputs = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
+  t.is(await next('the follower to start'), 'ready')
+  fs.appendFileSync(file, 'one\n')
+  t.deepEqual(await next('the follower to fail'), {
+    code: 'EACCES',
+    errno: -13,
+    syscall: 'watch',
+    path: file,
+    message: `EACCES: permission denied, watch '${file}'`,
+  })
+})
+
 test('appends of many lines at once all come, in order', async (t) => {
   const { file, reader } = emptyFollowed(t, 'burst.log')
   const expected = []

@@ -136,6 +136,22 @@ fn refusal(err: &io::Error) -> Option<i32> {
     }
 }
 
+/// Whether `err`, watching `dir`, is the OS refusing a directory that is there but may not be
+/// read (see [`State::listen_to_nearest`]).
+fn unreadable_dir(err: &io::Error, dir: &Path) -> bool {
+    err.kind() == io::ErrorKind::PermissionDenied && dir.is_dir()
+}
+
+/// The error number of a directory's watch that [`State::listen_to_nearest`] gave up on: it
+/// goes up past every directory that names nothing, so what it returns is a refusal, but for a
+/// path that names nothing all the way up (no `/`).
+fn dir_refusal(err: &io::Error) -> Option<i32> {
+    match err.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => None,
+        _ => err.raw_os_error(),
+    }
+}
+
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -338,7 +354,10 @@ impl State {
 
     /// [`Self::listen_to_name`], or, when `dir` is no directory by the time it is watched
     /// (deleted, or swapped for a file or a loop of links, since [`names_of`] found it), the
-    /// same in the nearest directory above that is one.
+    /// same in the nearest directory above that is one. A directory that is there but may not
+    /// be read (`EACCES`: entered, not listed, as a mode of 0711 allows) is no directory to
+    /// wait for: its watch is refused, since waiting above it for its name would never hear of
+    /// a rotation in it (`tail -F` polls there instead).
     fn listen_to_nearest(
         &mut self,
         id: u64,
@@ -347,7 +366,11 @@ impl State {
     ) -> io::Result<()> {
         loop {
             match self.listen_to_name(id, &dir, name) {
-                Err(err) if names_nothing(&err) && dir.parent().is_some() => {
+                Err(err)
+                    if names_nothing(&err)
+                        && !unreadable_dir(&err, &dir)
+                        && dir.parent().is_some() =>
+                {
                     (dir, name) = canonical_dir_and_name(&dir)?;
                 }
                 listened => return listened,
@@ -428,7 +451,7 @@ impl State {
         let mut refused = None;
         for (dir, name) in names.clone() {
             if let Err(err) = self.listen_to_nearest(id, dir.clone(), name) {
-                refused = refused.or(refusal(&err));
+                refused = refused.or(dir_refusal(&err));
                 kept.extend(
                     old_names
                         .iter()
