@@ -382,33 +382,40 @@ test("a start past the file's length at the call is a truncation since, however 
   t.deepEqual(await take(reader, 5), ['new-1', 'new-2', 'new-3', 'new-4', 'new-5'])
 })
 
-test('a file that a rotation makes unreadable is followed once a chmod makes it readable, as tail -F follows it', async (t) => {
-  // root reads anything, so the follower runs in a child process as an unprivileged user.
-  const asUser = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
+/** The user a follower that must not read everything runs as: root reads anything. */
+const ANOTHER_USER = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
+
+/**
+ * Follows `file` in a child process as ANOTHER_USER (the test's directory made passable), which
+ * prints `"ready"`, each line, and the error it fails with, one JSON value a line. Returns
+ * `next(what)`, the next value, within a line's quiet time.
+ */
+function followAsAnotherUser(t, file, scriptName) {
   fs.chmodSync(temp.dir, 0o755)
-  const dir = path.join(temp.dir, 'unreadable-rotation')
-  fs.mkdirSync(dir, { mode: 0o755 })
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, '', { mode: 0o644 })
   const script = temp.file(
     `import { followLines } from ${JSON.stringify(indexPath)}
      const reader = followLines(${JSON.stringify(file)})
      console.log('"ready"')
      try {
-       for await (const line of reader) {
-         console.log(JSON.stringify(line))
-         if (line === 'three') break
-       }
-     } catch (error) {
-       console.log(JSON.stringify({ code: error.code, syscall: error.syscall }))
+       for await (const line of reader) console.log(JSON.stringify(line))
+     } catch ({ code, errno, syscall, path, message }) {
+       console.log(JSON.stringify({ code, errno, syscall, path, message }))
      }`,
-    'follow-unreadable.mjs',
+    scriptName,
   )
   fs.chmodSync(script, 0o644)
-  const child = spawn(process.execPath, scriptArgs(script), { stdio: ['ignore', 'pipe', 'inherit'], ...asUser })
+  const child = spawn(process.execPath, scriptArgs(script), { stdio: ['ignore', 'pipe', 'inherit'], ...ANOTHER_USER })
   t.teardown(() => child.kill())
   const outputs = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const next = async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
+  return async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
+}
+
+test('a file that a rotation makes unreadable is followed once a chmod makes it readable, as tail -F follows it', async (t) => {
+  const dir = path.join(temp.dir, 'unreadable-rotation')
+  fs.mkdirSync(dir, { mode: 0o755 })
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, '', { mode: 0o644 })
+  const next = followAsAnotherUser(t, file, 'follow-unreadable.mjs')
   t.is(await next('the follower to start'), 'ready')
   fs.appendFileSync(file, 'one\n')
   t.is(await next('the first line'), 'one')
@@ -425,32 +432,15 @@ test('a file that a rotation makes unreadable is followed once a chmod makes it 
 test('a directory that may be entered but not listed fails the follower with EACCES, syscall watch, where no rotation in it could be seen', async (t) => {
   // Its watch was refused (inotify needs to read it), and the follower waited above it for its
   // name instead: writes to the file woke it, but after a rotation it read the old file for
-  // ever and said nothing. As above, root reads anything: the follower runs as another user.
-  const asUser = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
-  fs.chmodSync(temp.dir, 0o755)
+  // ever and said nothing.
   const dir = path.join(temp.dir, 'unlisted')
   fs.mkdirSync(dir)
   const file = path.join(dir, 'app.log')
   fs.writeFileSync(file, '', { mode: 0o644 })
   // Entered, not listed: by others (0711, the follower being another user), or by its owner.
-  fs.chmodSync(dir, asUser.uid === undefined ? 0o311 : 0o711)
+  fs.chmodSync(dir, ANOTHER_USER.uid === undefined ? 0o311 : 0o711)
   t.teardown(() => fs.chmodSync(dir, 0o755))
-  const script = temp.file(
-    `import { followLines } from ${JSON.stringify(indexPath)}
-     const reader = followLines(${JSON.stringify(file)})
-     console.log('"ready"')
-     try {
-       for await (const line of reader) console.log(JSON.stringify(line))
-     } catch ({ code, errno, syscall, path, message }) {
-       console.log(JSON.stringify({ code, errno, syscall, path, message }))
-     }`,
-    'follow-unlisted.mjs',
-  )
-  fs.chmodSync(script, 0o644)
-  const child = spawn(process.execPath, scriptArgs(script), { stdio: ['ignore', 'pipe', 'inherit'], ...asUser })
-  t.teardown(() => child.kill())
-  const outputs = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const next = async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
+  const next = followAsAnotherUser(t, file, 'follow-unlisted.mjs')
   t.is(await next('the follower to start'), 'ready')
   fs.appendFileSync(file, 'one\n')
   t.deepEqual(await next('the follower to fail'), {
