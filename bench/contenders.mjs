@@ -67,7 +67,7 @@ class FirstLineTally extends Tally {
 }
 
 /** A Tally that also takes the lines' fingerprint (line-hash.mjs), for a warm-up run. */
-class CheckingTally extends Tally {
+class FingerprintTally extends Tally {
   hash = 0
 
   add(line) {
@@ -89,7 +89,7 @@ export function checkLines(on) {
 
 /** A plain Tally unless the caller watches for the first line or checks the lines, so timed runs pay nothing. */
 const newTally = (onFirst) =>
-  onFirst !== undefined ? new FirstLineTally(onFirst) : checking ? new CheckingTally() : new Tally()
+  onFirst !== undefined ? new FirstLineTally(onFirst) : checking ? new FingerprintTally() : new Tally()
 
 async function tallyLines(lines, onFirst) {
   const tally = newTally(onFirst)

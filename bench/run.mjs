@@ -513,11 +513,10 @@ async function runWorker(runtime, corpus, contender, runs, slowRuns) {
 const passRuns = (runs) => [Math.ceil(runs / 2), Math.floor(runs / 2)]
 
 /**
- * A contender's measurement from its two passes' workers: the first's warm-up, both passes'
- * runs; the first pass's outcome alone where it failed, was skipped, or is all there is.
+ * A contender's measurement from its two passes' workers (the first measured it): the first's
+ * warm-up and both passes' runs, or the second's failure.
  */
 function joinPasses(first, second) {
-  if (second === undefined || first.error !== undefined || first.measurement.skipped !== undefined) return first
   if (second.error !== undefined) return second
   const [a, b] = [first.measurement, second.measurement]
   return { measurement: { ...a, samples: [...a.samples, ...b.samples], capped: a.capped || b.capped } }

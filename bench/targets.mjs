@@ -70,7 +70,6 @@ function view(results, runtime, corpus) {
     return undefined
   }
   return {
-    measured: rows.length > 0,
     failed,
     missing,
     row: (name) =>
