@@ -732,9 +732,9 @@ export type FollowOptions = FollowOptionsBase &
  * written after the copy and before the truncation are lost there too, and a truncation
  * followed by more than was read before it, before the follower wakes, looks like growth); when
  * the path is deleted (or, on Linux, turns into a loop of links), the follower waits for it to
- * reappear. A path that names nothing at the
- * call is read from its start once a file is there; nothing there at the first step rejects
- * it with `ENOENT`.
+ * reappear, also when that happened between the call and the first step. A path that names
+ * nothing at the call is read from its start once a file is there; nothing there at the first
+ * step either rejects it with `ENOENT`.
  *
  * @example
  * for await (const line of followLines('app.log', { lastLines: 10, signal })) console.log(line)

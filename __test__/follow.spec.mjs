@@ -200,6 +200,78 @@ test('a symbolic link re-pointed before the first step: the old target is read o
   t.deepEqual(await take(reader, 2), ['late on day 1', 'day 2'])
 })
 
+// A running follower whose file is deleted waits for the path to name a file again; so does one
+// whose file went between the call and the first step (it failed with ENOENT, as if the path
+// had never named a file).
+const goneBefore = [
+  { name: 'deleted', change: (file) => fs.unlinkSync(file) },
+  { name: 'moved to another directory', change: (file) => fs.renameSync(file, `${path.dirname(file)}-moved-away.log`) },
+]
+for (const gone of goneBefore) {
+  test(`a file ${gone.name} before the first step, nothing in its place: the step waits for one and reads it from 0`, async (t) => {
+    for (const mode of startModes) {
+      const dir = fs.mkdtempSync(path.join(temp.dir, 'gone-before-'))
+      const file = path.join(dir, 'app.log')
+      fs.writeFileSync(file, ORIGINAL)
+      const reader = followLines(file, mode.options)
+      t.teardown(() => reader.close())
+      gone.change(file)
+      const step = reader.next()
+      const dirIno = fs.statSync(dir).ino.toString(16)
+      await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to watch the directory')
+      fs.writeFileSync(file, 'new 1\nnew 2\n')
+      t.deepEqual(await within(step, LINE_QUIET_MS, `the first line, ${mode.name}`), line('new 1'), mode.name)
+      t.deepEqual(await reader.next(), line('new 2'))
+      t.is(reader.position, 12)
+      const next = reader.next()
+      fs.appendFileSync(file, 'later\n')
+      t.deepEqual(await within(next, LINE_QUIET_MS, 'a line appended'), line('later'))
+      await reader.close()
+    }
+  })
+}
+
+test('a file renamed in its directory before the first step, nothing in its place: it is read on, then the one that comes', async (t) => {
+  const dir = fs.mkdtempSync(path.join(temp.dir, 'renamed-before-'))
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'old\n')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  fs.appendFileSync(file, 'between\n')
+  fs.renameSync(file, `${file}.1`)
+  t.deepEqual(await reader.next(), line('between'))
+  const step = reader.next()
+  fs.writeFileSync(file, 'new\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line of the file that came'), line('new'))
+})
+
+test('a follower waiting at its first step for its deleted file to come back ends on close() and on abort, holding nothing', async (t) => {
+  for (const end of ['close', 'abort']) {
+    const dir = fs.mkdtempSync(path.join(temp.dir, `gone-${end}-`))
+    const file = path.join(dir, 'app.log')
+    fs.writeFileSync(file, 'old\n')
+    const controller = new AbortController()
+    const reader = followLines(file, { signal: controller.signal })
+    fs.unlinkSync(file)
+    const step = reader.next()
+    const dirIno = fs.statSync(dir).ino.toString(16)
+    const watched = () => inotifyMasks().some((watch) => watch.ino === dirIno)
+    await until(watched, 'the follower to watch the directory')
+    if (end === 'close') {
+      await reader.close()
+      t.deepEqual(await within(step, LINE_QUIET_MS, 'the step after close()'), done)
+    } else {
+      controller.abort()
+      await t.throwsAsync(within(step, LINE_QUIET_MS, 'the step after abort'), { name: 'AbortError' })
+    }
+    await until(() => !watched(), `the watch to go (${end})`)
+    fs.writeFileSync(file, 'new\n')
+    if (end === 'close') t.deepEqual(await reader.next(), done)
+    else await t.throwsAsync(reader.next(), { name: 'AbortError' })
+    t.false(isOpen(file))
+  }
+})
+
 test('a path that names nothing at the call but a file at the first step: the whole file comes', async (t) => {
   for (const options of [undefined, { lastLines: 1 }]) {
     const file = temp.path(`appears-${options === undefined ? 'end' : 'last'}.log`)

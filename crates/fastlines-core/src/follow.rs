@@ -36,7 +36,8 @@ use crate::last_lines::start_of_last_lines;
 use crate::reader::{Progress, Reader};
 use crate::source::{capped_read_size, open_now, read_size_for, ReadOptions, Source};
 use crate::stream::{
-    read_here, run_trips, Cancel, Changes, Producer, ReadStream, TripEnd, TripReader, TripThread,
+    read_here, run_trips, Cancel, Changes, Producer, ReadStream, Stop, TripEnd, TripReader,
+    TripThread,
 };
 use crate::watch::{names_nothing, Change, OnChange, Watch};
 
@@ -127,30 +128,34 @@ pub(crate) async fn follow(
             read_here(&stop, &changes);
         })
     };
-    let noted = Arc::clone(&news);
-    let opening = Arc::clone(&stop);
-    // The stream hears that the file is closed once this closure, which may run on after the
-    // stream is closed (a scan for the last lines stops at its next read), has let go of it:
-    // `file_closed`, declared first, drops last.
-    let opened = spawn_blocking(move || {
-        let file_closed = file_closed;
-        let stopped = || opening.is_cancelled();
-        let (source, offset, after_cr) =
-            open_following(&anchor, &options, from, &framer, &stopped)?;
-        noted.arrivals.reading(&source.input);
-        let watch =
-            Watch::new(&noted.path, on_change).map_err(|err| OsError::new(&err, "watch"))?;
-        let opened = (source, offset, after_cr, watch, framer);
-        Ok::<_, ReadError>((opened, file_closed))
-    });
+    let mut to_open = ToOpen {
+        anchor,
+        options,
+        from,
+        framer,
+        file_closed,
+    };
     // The watch lives in this task: cancelling the stream aborts the task and drops the watch.
-    let ((source, offset, after_cr, _watch, framer), file_closed) = match opened.await {
-        Ok(Ok(opened)) => opened,
-        Ok(Err(err)) => {
-            items.send(Err(err)).await;
-            return;
+    let mut watch = None;
+    let (source, offset, after_cr, _watch, framer, file_closed) = loop {
+        let watched_before = watch.is_some();
+        let opening = open_and_watch(to_open, watch, &news, &on_change, &stop);
+        match opening.await {
+            Ok(Ok(Opening::Opened(opened))) => break opened,
+            Ok(Ok(Opening::Awaited(back, watching))) => {
+                (to_open, watch) = (back, Some(watching));
+                // Once watched, a name that comes wakes the task (see `read_here`: no reader is
+                // parked yet); the first look after the watch is made sees one that came before.
+                if watched_before {
+                    changes.next_change().await;
+                }
+            }
+            Ok(Err(err)) => {
+                items.send(Err(err)).await;
+                return;
+            }
+            Err(_) => return, // the runtime is shutting down
         }
-        Err(_) => return, // the runtime is shutting down
     };
     let _ = started_at.set(offset);
     let mut reader = Reader::new(source, framer, progress.clone());
@@ -170,6 +175,80 @@ pub(crate) async fn follow(
     run_trips(trip, stop, Some(&changes)).await;
 }
 
+/// What a follower opens its file with, handed to the blocking pool and back while it waits
+/// for a file to come to the path (see [`Opening::Awaited`]).
+struct ToOpen {
+    anchor: Anchor,
+    options: ReadOptions,
+    from: FollowFrom,
+    framer: LineFramer,
+    /// Dropped once the file is closed: see [`FollowTrip`].
+    file_closed: tokio::sync::oneshot::Sender<()>,
+}
+
+/// A follower's file opened, where it starts, whether that is just after a `\r`, its watch, and
+/// what it was opened with that it reads with.
+type Opened = (
+    Source,
+    u64,
+    bool,
+    Watch,
+    LineFramer,
+    tokio::sync::oneshot::Sender<()>,
+);
+
+/// How a look for the followed file ended.
+enum Opening {
+    Opened(Opened),
+    /// The anchored file is gone (deleted, or moved out of its directory) and nothing is at the
+    /// path yet: the follower waits for a file to come there, as a running follower does, with
+    /// the watch that will tell it. Failing with `ENOENT` instead, as for a path that named
+    /// nothing at the call, failed a follower whose log was deleted between the call and the
+    /// first step, where a follower a moment older waits.
+    Awaited(ToOpen, Watch),
+}
+
+/// Looks for the followed file on the blocking pool, and watches its path (with `watch`, or a
+/// new watch calling `on_change`): see [`open_following`].
+fn open_and_watch(
+    to_open: ToOpen,
+    watch: Option<Watch>,
+    news: &Arc<PathNews>,
+    on_change: &OnChange,
+    stop: &Arc<Stop<FollowTrip>>,
+) -> tokio::task::JoinHandle<Result<Opening, ReadError>> {
+    let (news, on_change, stop) = (Arc::clone(news), Arc::clone(on_change), Arc::clone(stop));
+    spawn_blocking(move || {
+        let stopped = || stop.is_cancelled();
+        let ToOpen {
+            anchor,
+            options,
+            from,
+            framer,
+            ..
+        } = &to_open;
+        let found = open_following(anchor, options, *from, framer, &stopped)?;
+        if let Some((source, ..)) = &found {
+            news.arrivals.reading(&source.input);
+        }
+        let watch = match watch {
+            Some(watch) => watch,
+            None => Watch::new(&news.path, on_change).map_err(|err| OsError::new(&err, "watch"))?,
+        };
+        Ok(match found {
+            Some((source, offset, after_cr)) => {
+                let ToOpen {
+                    framer,
+                    file_closed,
+                    ..
+                } = to_open;
+                Opening::Opened((source, offset, after_cr, watch, framer, file_closed))
+            }
+            None => Opening::Awaited(to_open, watch),
+        })
+    })
+}
+
 /// Opens the file to follow (see [`Anchor::reopen`]) and positions it where `from` says, as of
 /// the anchor (the last lines as `framer` frames them); also gives that offset, and whether it
 /// is just after a `\r` (see [`follows_carriage_return`]).
@@ -178,15 +257,22 @@ pub(crate) async fn follow(
 /// start, and so is one that was shorter then than a `start` given (a saved position past the
 /// end means the log was truncated since, however long it grew again before the first step). A
 /// file that replaced it at the path is read from its start, as a running follower reads one;
-/// one that appeared where nothing was is read from `start`, or else from its start.
+/// one that appeared where nothing was is read from `start`, or else from its start. `None`
+/// when the anchored file cannot be found and nothing is at the path: it is waited for.
 fn open_following(
     anchor: &Anchor,
     options: &ReadOptions,
     from: FollowFrom,
     framer: &LineFramer,
     stopped: &dyn Fn() -> bool,
-) -> Result<(Source, u64, bool), ReadError> {
-    let reopened = anchor.reopen().map_err(|err| OsError::new(&err, "open"))?;
+) -> Result<Option<(Source, u64, bool)>, ReadError> {
+    let reopened = match anchor.reopen() {
+        Ok(reopened) => reopened,
+        Err(err) if err.kind() == io::ErrorKind::NotFound && anchor.file_len().is_some() => {
+            return Ok(None);
+        }
+        Err(err) => return Err(OsError::new(&err, "open").into()),
+    };
     let (mut file, offset) = match reopened {
         Reopened::Anchored(file, len) => {
             let now = file
@@ -216,11 +302,11 @@ fn open_following(
     // Sized as `readLines` sizes a read of a file that grows: its buffer is allocated whole, and
     // eight followers of a small log with `highWaterMark` at 256 MiB took 2.5 GB of address space.
     let chunk_size = read_size_for(&file, offset, None, options.chunk_size);
-    Ok((
+    Ok(Some((
         Source::new(file, None, chunk_size).at(offset),
         offset,
         after_cr,
-    ))
+    )))
 }
 
 /// A directory fails as its first read fails (`EISDIR`), as `readLines` fails there, before its

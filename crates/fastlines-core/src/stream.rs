@@ -719,6 +719,12 @@ impl<R: TripReader> Changes<R> {
             .take()
     }
 
+    /// Waits for the watcher's thread to tell of a change (or of a reader handed back); one
+    /// told while nobody waited is not lost.
+    pub(crate) async fn next_change(&self) {
+        self.changed.notified().await;
+    }
+
     fn hand_back(&self, trip: TripBack<R>) {
         *self
             .handed_back
