@@ -533,9 +533,17 @@ impl Arrivals {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The follower reads `file`, the one the path named when it began.
+    /// The follower reads `file`, the one the path named when it began. Files queued while it
+    /// waited for one to come (see [`Opening::Awaited`]) came before it or are it, and are
+    /// closed, not read after it; one that came just after it is found at the path by the first
+    /// catch-up, which looks there.
     fn reading(&self, file: &File) {
-        self.lock().newest = FileId::of_file(file).ok().map(|(id, _)| id);
+        let older = {
+            let mut state = self.lock();
+            state.newest = FileId::of_file(file).ok().map(|(id, _)| id);
+            std::mem::take(&mut state.queued)
+        };
+        drop(older);
     }
 
     /// Opens the file `path` names now, if it is not the last one seen there and the queue has
