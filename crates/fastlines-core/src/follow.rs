@@ -810,6 +810,22 @@ mod tests {
     }
 
     /// A scratch directory for a test named `name`, made empty.
+    #[test]
+    fn files_that_came_while_a_follower_waited_are_not_read_after_the_one_it_opened() {
+        let dir = scratch("arrivals");
+        let path = dir.join("app.log");
+        let arrivals = Arrivals::default();
+        std::fs::write(&path, "first\n").expect("a file");
+        arrivals.note(&path);
+        std::fs::write(dir.join("next"), "second\n").expect("a file");
+        std::fs::rename(dir.join("next"), &path).expect("a rename");
+        arrivals.note(&path);
+        let opened = File::open(&path).expect("the file at the path");
+        arrivals.reading(&opened);
+        assert!(arrivals.next_after(&opened).is_none());
+        std::fs::remove_dir_all(dir).expect("scratch removed");
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("fastlines-follow-{}-{name}", std::process::id()));
