@@ -1250,6 +1250,58 @@ test('an iterator whose result is not an object fails after the lines before it,
   }
 })
 
+test('an iterator whose next() fails, or gives no object, is not returned after, as for await leaves it; one given up on for a bad chunk is', async (t) => {
+  const failures = {
+    'next() throws': () => {
+      throw new Error('next failed')
+    },
+    'next() rejects': () => Promise.reject(new Error('next failed')),
+    'a result that is no object': () => 5,
+    'a bad chunk': () => ({ value: 42, done: false }),
+  }
+  for (const symbol of [Symbol.iterator, Symbol.asyncIterator]) {
+    for (const [name, fail] of Object.entries(failures)) {
+      if (symbol === Symbol.iterator && name === 'next() rejects') continue // a sync next() gives no promise
+      const iterable = (log) => ({
+        [symbol]() {
+          const results = [() => ({ value: 'one\ntwo\nthr', done: false }), fail]
+          const settle = (result) =>
+            symbol === Symbol.asyncIterator && typeof result?.then !== 'function' ? Promise.resolve(result) : result
+          return {
+            next: () => settle((results.shift() ?? (() => ({ value: undefined, done: true })))()),
+            return: () => {
+              log.push('return')
+              return settle({ value: undefined, done: true })
+            },
+          }
+        },
+      })
+      const what = `${symbol.description}, ${name}`
+      const expected = name === 'a bad chunk' ? ['return'] : []
+      // What for await does, its body giving up on a chunk that is not bytes or a string. Over a
+      // sync iterator whose next() throws, Deno 2.9's calls return() too, where Node's and Bun's
+      // do not.
+      const forAwait = []
+      await t.throwsAsync(async () => {
+        for await (const chunk of iterable(forAwait)) {
+          if (typeof chunk !== 'string') throw new TypeError('not a chunk')
+        }
+      })
+      if (symbol === Symbol.asyncIterator) t.deepEqual(forAwait, expected, `${what}: for await`)
+      else if (forAwait.length !== expected.length) t.log(`${what}: for await called return() ${forAwait.length} times`)
+      const log = []
+      const got = await guard(untilFailure(readLines(iterable(log))), what)
+      t.deepEqual(got.items, ['one', 'two'], what)
+      t.truthy(got.error, what)
+      const counted = []
+      await t.throwsAsync(guard(countLines(iterable(counted)), what))
+      await nextTurn()
+      t.deepEqual(log, expected, what)
+      t.deepEqual(counted, expected, `countLines, ${what}`)
+    }
+  }
+})
+
 test("a sync iterable's promises of chunks are awaited, as for await and Readable.from await them", async (t) => {
   const chunks = () => [Promise.resolve(Buffer.from('a\nb')), 'c\n', Promise.resolve('d\n')]
   t.deepEqual(await guard(collect(readLines(chunks())), 'lines'), ['a', 'bc', 'd'])
@@ -1587,10 +1639,19 @@ test('an abort rejects the pending step with an AbortError and lets the source g
     assertAbortError(await t.throwsAsync(guard(reader.next(), kind)), reason, kind)
     await until(released, `${kind} to be let go after the abort`)
 
+    // A stream is let go of as after an abort (countLines kept it); an iterable was never
+    // started, so there is nothing to return, as a for await never run calls nothing.
+    const stream = !kind.includes('generator')
     const never = endless(kind, LINE)
     const aborted = readLines(never.source, { signal: AbortSignal.abort(reason) })
     assertAbortError(await t.throwsAsync(guard(aborted.next(), kind)), reason, `${kind}, aborted before`)
     t.is(never.pulled(), 0, `${kind}: an aborted signal pulls nothing`)
+    t.is(never.released(), stream, `${kind}: aborted before, let go of`)
+    const uncounted = endless(kind, LINE)
+    const counting = countLines(uncounted.source, { signal: AbortSignal.abort(reason) })
+    assertAbortError(await t.throwsAsync(guard(counting, kind)), reason, `countLines, ${kind}, aborted before`)
+    t.is(uncounted.pulled(), 0, `countLines, ${kind}: an aborted signal pulls nothing`)
+    t.is(uncounted.released(), stream, `countLines, ${kind}: aborted before, let go of`)
   }
   for (const [kind, make] of Object.entries(QUIET)) {
     const { source, released } = make()

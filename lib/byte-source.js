@@ -465,23 +465,43 @@ class IteratorChunks {
 
   pull() {
     if (this.#symbol !== Symbol.iterator) return WAIT
-    const chunk = this.unwrap(this.#iterator.next())
+    const chunk = this.unwrap(this.#next())
     if (typeof chunk?.then !== 'function') return chunk
     this.#awaited = chunk
     return WAIT
   }
 
   wait() {
-    if (this.#awaited === null) return this.#iterator.next()
+    if (this.#awaited === null) return this.#next()
     const awaited = Promise.resolve(this.#awaited)
     this.#awaited = null
     return awaited.then((value) => ({ value, done: false }))
   }
 
+  /**
+   * The iterator's next result. An iterator whose next() throws or rejects is broken, and
+   * `for await` does not call its return() after: neither does cancel() (a hand-written
+   * iterator cleaned up twice).
+   */
+  #next() {
+    try {
+      const result = this.#iterator.next()
+      if (typeof result?.then !== 'function') return result
+      return result.then(undefined, (error) => this.#broken(error))
+    } catch (error) {
+      return this.#broken(error)
+    }
+  }
+
+  #broken(error) {
+    this.#done = true
+    throw error
+  }
+
   /** An iterator result's chunk, or END; a result that is not an object fails as `for await` fails. */
   unwrap(result) {
     if (result === null || (typeof result !== 'object' && typeof result !== 'function')) {
-      throw new TypeError(`Iterator result ${String(result)} is not an object`)
+      this.#broken(new TypeError(`Iterator result ${String(result)} is not an object`))
     }
     const { value, done } = result
     if (!done) return value

@@ -38,9 +38,10 @@ async function countFile(path, options, site, stream = undefined) {
   const { bytes, display } = normalizePath(path, true)
   const { read, lines, signal } = normalizeOptions(options)
   const threads = normalizeThreads(options)
-  throwIfAborted(signal)
   stream?.take()
+  // Let go of before an abort rejects, as readLines lets go of it.
   stream?.release()
+  throwIfAborted(signal)
   const make = () => new binding.NativeLineCount(bytes, read, lines, threads)
   return runNativeTask(display, site, signal, make, (count) => count.count())
 }
@@ -63,7 +64,12 @@ function normalizeThreads(options) {
 async function countSource(takeSource, options, site) {
   refuseFileOptions(options)
   const { read, lines, signal } = normalizeOptions(options)
-  throwIfAborted(signal)
+  if (signal?.aborted) {
+    // Let go of (destroyed, cancelled; an iterable is never started), as readLines lets go of
+    // it: the source was handed over, and nothing else will end it.
+    takeSource().stop()
+    throwIfAborted(signal)
+  }
   startThreads(undefined, site)
   const source = takeSource()
   const wholeLines = lines.match === undefined && read.decompress === undefined ? 'count' : undefined
