@@ -767,6 +767,10 @@ export interface ReadChunksOptions
     Omit<ReadOptions, 'encoding'>,
     NotTaken<'match' | 'maxLineLength' | 'share' | 'threads' | 'lastLines' | 'onError' | 'reviver'> {
   encoding?: null | undefined
+  /** `false`, the default, which every reader takes; `true` only with `match`, which chunks do not take. */
+  invert?: false | undefined
+  /** `false`, the default, which every reader takes; `true` only with `match`, which chunks do not take. */
+  ignoreCase?: false | undefined
 }
 /** The options of {@link readLastLines}. */
 export type ReadLastLinesOptions = LastLinesOptions

@@ -174,6 +174,10 @@ export async function typedUsage(): Promise<void> {
   errors.lineNumber = 1
   // @ts-expect-error: readChunks makes no lines to match
   readChunks('app.log', { match: 'ERROR' })
+  // The defaults every reader takes, but not what needs a match.
+  readChunks('app.log', { invert: false, ignoreCase: false })
+  // @ts-expect-error: invert needs match
+  readChunks('app.log', { invert: true })
   // @ts-expect-error: nor strings: chunks are bytes
   readChunks('app.log', 'latin1')
   // @ts-expect-error: in an options object either
