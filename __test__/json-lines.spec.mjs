@@ -554,6 +554,30 @@ test('a gzip file with decompress, a share, and a byte source give the same valu
   )
 })
 
+test("a bad line in a share: its number counts from the share's first line, and the message says so, with its offset in the file", async (t) => {
+  const good = (i) => JSON.stringify({ i })
+  const lines = [
+    ...Array.from({ length: 12 }, (_, i) => good(i)),
+    '{bad}',
+    ...Array.from({ length: 8 }, (_, i) => good(i)),
+  ]
+  const text = `${lines.join('\n')}\n`
+  const path = temp.file(text, 'bad-in-a-share.jsonl')
+  const offset = text.indexOf('{bad}')
+  const expected = { lineNumber: 2, lineOffset: offset, column: 2, path }
+  const message = `Unexpected token 'b' at line 2 of share 1 of 2 (byte ${offset}), column 2 of '${path}': {bad}`
+  const error = await t.throwsAsync(collect(readJsonLines(path, { share: [1, 2] })), { message })
+  t.like(error, expected)
+  t.like(
+    t.throws(() => [...readJsonLinesSync(path, { share: [1, 2] })], { message }),
+    expected,
+  )
+  // Read whole, the same line is line 13, and the message needs no share.
+  await t.throwsAsync(collect(readJsonLines(path)), {
+    message: `Unexpected token 'b' at line 13, column 2 of '${path}': {bad}`,
+  })
+})
+
 test('whole lines a turn apart, as NDJSON streams send them: the values, numbers, offsets and errors of the file', async (t) => {
   // Chunks of one to three whole lines, each on a turn of its own: a reader waiting for them
   // frames most of them on the JS thread (lib/frame-here.js); the ones with a \r, invalid UTF-8

@@ -79,6 +79,8 @@ class JsonCursor {
   #onError
   #reviver
   #path
+  /** `[index, count]` of the share read, if one is: its errors' line numbers count from its start. */
+  #share
   /** Where the reader was made, for the frames of its parse errors (see call-site.js). */
   #callSite = captureCallSite()
   /**
@@ -88,10 +90,11 @@ class JsonCursor {
   #cleared = false
   skipped = 0
 
-  constructor({ onError, reviver }, path) {
+  constructor({ onError, reviver, share }, path) {
     this.#onError = onError
     this.#reviver = reviver
     this.#path = path
+    this.#share = share
   }
 
   /** Whether a value is ready to be handed out. */
@@ -296,6 +299,7 @@ class JsonCursor {
       lineNumber: place.numberOf(index),
       lineOffset: place.startOf(index),
       path: this.#path,
+      share: this.#share,
     })
     const onError = this.#onError
     if (onError === 'throw') {
@@ -333,13 +337,15 @@ function averageLength(lines) {
 }
 
 /**
- * A line that is not JSON: a SyntaxError (as JSON.parse's own) with the line's number and byte
+ * A line that is not JSON: a SyntaxError (as JSON.parse's own) with the line's number (in a
+ * share, from its first line, which the message says, with the line's offset in the file) and byte
  * offset, the column (1-based, in UTF-16 units of the line) where it stopped being JSON, the
  * path where there is one, the engine's error as `cause`, and a message that quotes the line
  * around that place.
  */
-function jsonParseError(cause, line, { index, message }, { lineNumber, lineOffset, path }) {
-  const where = `line ${lineNumber}, column ${index + 1}${path === undefined ? '' : ` of '${path}'`}`
+function jsonParseError(cause, line, { index, message }, { lineNumber, lineOffset, path, share }) {
+  const ofShare = share === undefined ? '' : ` of share ${share[0]} of ${share[1]} (byte ${lineOffset})`
+  const where = `line ${lineNumber}${ofShare}, column ${index + 1}${path === undefined ? '' : ` of '${path}'`}`
   const error = unshownCodedError(SyntaxError, codes.JSON_PARSE, `${message} at ${where}: ${quote(line, index)}`, {
     cause,
   })

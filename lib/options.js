@@ -337,7 +337,7 @@ const ON_ERROR = ['throw', 'skip']
  * function given the error and the line) and `reviver` (JSON.parse's). The rest are readLines'.
  */
 function normalizeJsonOptions(options) {
-  if (options === null || typeof options !== 'object') return { onError: 'throw', reviver: undefined }
+  if (options === null || typeof options !== 'object') return { onError: 'throw', reviver: undefined, share: undefined }
   const { onError = 'throw', reviver } = options
   if (typeof onError === 'string') {
     if (!ON_ERROR.includes(onError))
@@ -348,7 +348,9 @@ function normalizeJsonOptions(options) {
   if (reviver !== undefined && typeof reviver !== 'function') {
     throw invalidArgType('options.reviver', 'of type function', reviver)
   }
-  return { onError, reviver }
+  // For the errors' messages only: the line reader checks it.
+  const share = Array.isArray(options.share) ? options.share : undefined
+  return { onError, reviver, share }
 }
 
 /** Options about a file's bytes, which a byte source does not have. */
