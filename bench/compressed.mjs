@@ -108,8 +108,8 @@ export async function runCompressedSection({ runtimes, corpus, files, contenders
   }
   const names = DECOMPRESSOR_NAMES.filter((name) => contenders.includes(name))
   const measureGroup = (runtime, file) =>
-    contenderRows(runtime, 'format', file.format, names, (base) =>
-      measureDecompressor(base, runtime, corpus, file, settings),
+    contenderRows(runtime, 'format', file.format, names, settings, (base, pass) =>
+      measureDecompressor(base, runtime, corpus, file, pass),
     )
   return measureRows({ section, runtimes, groups: files, measureGroup, onRows })
 }

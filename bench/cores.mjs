@@ -17,6 +17,7 @@ import {
   formatAmount,
   formatCount,
   formatSize,
+  joinRows,
   markdownTable,
   measureRows,
   measuredApart,
@@ -119,6 +120,7 @@ function figures({ warmup, samples, capped, cpus }) {
     capped,
     median: medianOf(times),
     busy: medianOf(samples.map((sample) => sample.cpuMs / sample.ms)),
+    busyRatios: samples.map((sample) => sample.cpuMs / sample.ms),
     min: sorted[0],
     max: sorted[sorted.length - 1],
     times,
@@ -158,6 +160,26 @@ async function measureContender(base, runtime, corpus, settings, pin) {
     problems.push(`pinned: not pinned, ${available} cores available to it (allowed: ${pinned.output.cpus.allowed})`)
   }
   return { ...row, pinned: figures(pinned.output), problems: [...row.problems, ...problems] }
+}
+
+/**
+ * A contender's row from its two passes (see report.mjs's inTwoPasses): their times and cores
+ * busy, on every core and pinned; a pass whose pinned runs failed (or were skipped) gives its
+ * `pinned` as it is.
+ */
+function joinCoreRows(first, second) {
+  const row = joinFigures(first, second)
+  if (row === second) return row
+  const pinned = first.pinned.times === undefined ? first.pinned : joinFigures(first.pinned, second.pinned)
+  return { ...row, pinned }
+}
+
+/** Two passes' figures (see figures()) as one. */
+function joinFigures(first, second) {
+  const joined = joinRows(first, second)
+  if (joined === second) return joined
+  const busyRatios = [...first.busyRatios, ...second.busyRatios]
+  return { ...joined, busyRatios, busy: medianOf(busyRatios) }
 }
 
 /** Checks each row's result against the case's baseline's (measured first), when it was measured. */
@@ -200,8 +222,14 @@ export async function runCoresSection({ runtimes, corpus, cases, contenders, set
   }
   const measureGroup = async (runtime, caseName) => {
     const names = contendersOf(caseName, contenders)
-    const rows = await contenderRows(runtime, 'case', caseName, names, (base) =>
-      measureContender(base, runtime, corpus, settings, pin),
+    const rows = await contenderRows(
+      runtime,
+      'case',
+      caseName,
+      names,
+      settings,
+      (base, pass) => measureContender(base, runtime, corpus, pass, pin),
+      joinCoreRows,
     )
     checkAgainstBaseline(rows, CORE_CASES[caseName])
     return rows

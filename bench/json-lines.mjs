@@ -106,8 +106,8 @@ export async function runJsonSection({ runtimes, files, cases, contenders, setti
   const measureGroup = async (runtime, caseName) => {
     const file = files[JSON_CASES[caseName].file]
     const names = contendersOf(caseName, contenders)
-    const rows = await contenderRows(runtime, 'case', caseName, names, (base) =>
-      measure(base, runtime, file, section.settings),
+    const rows = await contenderRows(runtime, 'case', caseName, names, section.settings, (base, pass) =>
+      measure(base, runtime, file, pass),
     )
     checkAgreement(rows)
     if (caseName === 'broken') checkExpected(rows, brokenExpected(file))

@@ -371,16 +371,86 @@ export async function measureRows({ section, runtimes, groups, onRuntime, measur
 }
 
 /**
- * The rows of `contenders` on one runtime and `key` value (a case, a format), in order, one at a
- * time: `measureOne(base)` with `base` = `{ runtime, version, [key]: keyValue, contender }`.
+ * The measured runs of each of the two passes over a group's contenders (see inTwoPasses):
+ * `runs` split as evenly as it goes, the first pass taking the odd one.
  */
-export async function contenderRows(runtime, key, keyValue, contenders, measureOne) {
-  const rows = []
-  for (const contender of contenders) {
-    progress.step(`${runtime.name} · ${keyValue} · ${contender}`)
-    rows.push(await measureOne({ runtime: runtime.name, version: runtime.version, [key]: keyValue, contender }))
+export const passRuns = (runs) => [Math.ceil(runs / 2), Math.floor(runs / 2)]
+
+/** Whether `row` was measured: not failed, skipped or over its limit, and with its times. */
+const isTimed = (row) =>
+  row.error === undefined && row.skipped === undefined && row.overMs === undefined && Array.isArray(row.times)
+
+/**
+ * Measures each of `names`, `measure(name, settings, second)`, in two passes, the second in the
+ * reverse order, each with its share of `settings.runs` and `settings.slowRuns` (see passRuns)
+ * and a warm-up of its own, and joins each name's two rows with `join`. So a machine growing
+ * slower or faster while a group is measured weighs on every contender alike, not on those
+ * measured last: the baseline comes first, fastlines last, a minute or more apart on the large
+ * files. A row not measured in the first pass has no second. With one run, or one slow run,
+ * there is one pass: a slow contender would pay a second warm-up for no run.
+ */
+export async function inTwoPasses(names, settings, measure, join = joinRows) {
+  const [firstRuns, secondRuns] = passRuns(settings.runs)
+  const [firstSlow, secondSlow] = passRuns(settings.slowRuns)
+  const rows = new Map()
+  if (secondRuns === 0 || secondSlow === 0) {
+    for (const name of names) rows.set(name, await measure(name, settings, false))
+    return names.map((name) => rows.get(name))
   }
-  return rows
+  const first = { ...settings, runs: firstRuns, slowRuns: firstSlow }
+  const second = { ...settings, runs: secondRuns, slowRuns: secondSlow }
+  for (const name of names) rows.set(name, await measure(name, first, false))
+  for (const name of names.toReversed()) {
+    const row = rows.get(name)
+    if (isTimed(row)) rows.set(name, join(row, await measure(name, second, true)))
+  }
+  return names.map((name) => rows.get(name))
+}
+
+/** What a row says a contender saw, which its two passes must agree on. */
+const SEEN = ['lines', 'chars', 'bytesRead', 'values', 'sum', 'sha256', 'result']
+
+/**
+ * One row from a contender's two passes: the first's, with both passes' times and the figures
+ * made of them (median, and min and max where the row has them), and the problems of both, with
+ * one more if the passes saw different lines (a failure, in a row that has no problems); the
+ * second's if that failed. Rows with figures of other samples join them themselves (see
+ * cores.mjs, sources.mjs).
+ */
+export function joinRows(first, second) {
+  if (!isTimed(second)) return second
+  const times = [...first.times, ...second.times]
+  const sorted = times.toSorted((a, b) => a - b)
+  const row = {
+    ...first,
+    runs: times.length,
+    capped: Boolean(first.capped || second.capped),
+    median: median(sorted),
+    times,
+  }
+  if ('min' in first) Object.assign(row, { min: sorted[0], max: sorted[sorted.length - 1] })
+  const differ = SEEN.filter((key) => key in first && JSON.stringify(first[key]) !== JSON.stringify(second[key]))
+  const problem = differ.length === 0 ? [] : [`its second pass saw other ${differ.join(', ')} than its first`]
+  if ('problems' in first) row.problems = [...new Set([...first.problems, ...(second.problems ?? []), ...problem])]
+  else if (problem.length > 0) return { ...row, error: problem[0] }
+  return row
+}
+
+/**
+ * The rows of `contenders` on one runtime and `key` value (a case, a format), in order, measured
+ * one at a time in two passes (see inTwoPasses): `measureOne(base, settings)` with `base` =
+ * `{ runtime, version, [key]: keyValue, contender }` and its pass's share of `settings`' runs.
+ */
+export function contenderRows(runtime, key, keyValue, contenders, settings, measureOne, join = joinRows) {
+  return inTwoPasses(
+    contenders,
+    settings,
+    (contender, pass, second) => {
+      progress.step(`${runtime.name} · ${keyValue} · ${contender}${second ? ' (second pass)' : ''}`)
+      return measureOne({ runtime: runtime.name, version: runtime.version, [key]: keyValue, contender }, pass)
+    },
+    join,
+  )
 }
 
 /**

@@ -37,6 +37,7 @@ import {
   formatProbeSection,
   formatSection,
   hasCold,
+  passRuns,
   probeCells,
   summarizeProbes,
   toProbeRow,
@@ -505,12 +506,6 @@ async function runWorker(runtime, corpus, contender, runs, slowRuns) {
   const { output, error } = await runScript(runtime, WORKER, job)
   return error === undefined ? { measurement: output } : { error }
 }
-
-/**
- * The measured runs of each of the two passes over a runtime × corpus's contenders (see
- * measureContenders): `runs` split as evenly as it goes, the first pass taking the odd one.
- */
-const passRuns = (runs) => [Math.ceil(runs / 2), Math.floor(runs / 2)]
 
 /**
  * A contender's measurement from its two passes' workers (the first measured it): the first's

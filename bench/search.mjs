@@ -8,7 +8,15 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SEARCHERS, SEARCH_QUERIES } from './searchers.mjs'
-import { formatAmount, formatCount, formatSize, markdownTable, measuredApart, medianOf } from './report.mjs'
+import {
+  formatAmount,
+  formatCount,
+  formatSize,
+  inTwoPasses,
+  markdownTable,
+  measuredApart,
+  medianOf,
+} from './report.mjs'
 import { progress } from './progress.mjs'
 import { cellLegend, inRuntimeOrder, runtimeLabel, wrongRuntime } from './runtimes.mjs'
 
@@ -22,8 +30,8 @@ export const SEARCHER_NAMES = Object.keys(SEARCHERS)
 export const SEARCH_QUERY_NAMES = Object.keys(SEARCH_QUERIES)
 
 /** Runs one searcher on one query in a worker: its row, or one with `error`. */
-async function measureSearcher(runtime, corpus, searcher, query, settings) {
-  progress.step(`${runtime.name} · ${query} · ${searcher}`)
+async function measureSearcher(runtime, corpus, searcher, query, settings, second) {
+  progress.step(`${runtime.name} · ${query} · ${searcher}${second ? ' (second pass)' : ''}`)
   const base = { runtime: runtime.name, version: runtime.version, query, searcher }
   const args = [SEARCH_WORKER, searcher, corpus.path, query, settings.runs, settings.slowRuns, settings.slowMs]
   try {
@@ -65,16 +73,14 @@ export async function runSearchSection({ runtimes, corpus, searchers, settings, 
     rows: [],
   }
   const ordered = [SEARCH_BASELINE, ...searchers.filter((name) => name !== SEARCH_BASELINE)]
+  const names = ordered.filter((name) => searchers.includes(name))
   for (const runtime of runtimes) {
     const rows = []
     for (const query of SEARCH_QUERY_NAMES) {
-      const baseline = searchers.includes(SEARCH_BASELINE)
-        ? await measureSearcher(runtime, corpus, SEARCH_BASELINE, query, settings)
-        : undefined
-      const found = baseline === undefined ? [] : [baseline]
-      for (const searcher of ordered.slice(1).filter((name) => searchers.includes(name))) {
-        found.push(await measureSearcher(runtime, corpus, searcher, query, settings))
-      }
+      const found = await inTwoPasses(names, settings, (searcher, pass, second) =>
+        measureSearcher(runtime, corpus, searcher, query, pass, second),
+      )
+      const baseline = found.find((row) => row.searcher === SEARCH_BASELINE)
       for (const row of found) row.same = sameLines(row, baseline)
       rows.push(...found)
       onRows?.(found, results)

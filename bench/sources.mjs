@@ -14,6 +14,7 @@ import {
   formatAmount,
   formatCount,
   formatSize,
+  joinRows,
   kibToMB,
   markdownTable,
   measureRows,
@@ -162,6 +163,19 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
   return { ...row, maxRssKiB, rssSamplesKiB: samples.map((sample) => sample.maxRssKiB), ...rss }
 }
 
+/**
+ * A contender's row from its two passes (see report.mjs's inTwoPasses): their times, and on the
+ * stdin case the peak RSS of all their runs, above the runtime's `idle`.
+ */
+function joinSourceRows(first, second, idle) {
+  const row = joinRows(first, second)
+  if (row === second || first.rssSamplesKiB === undefined) return row
+  const rssSamplesKiB = [...first.rssSamplesKiB, ...second.rssSamplesKiB]
+  const maxRssKiB = medianOf(rssSamplesKiB)
+  const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
+  return { ...row, maxRssKiB, rssSamplesKiB, ...rss }
+}
+
 /** The runtime's idle peak RSS: the median of IDLE_RUNS processes that load the packages and read nothing. */
 async function measureIdle(runtime) {
   const samples = []
@@ -209,12 +223,14 @@ export async function runSourcesSection({ runtimes, corpus, cases, contenders, s
   const measureGroup = (runtime, caseName) => {
     const expected = section.cases[caseName]
     const idle = section.idle[runtime.name]
-    return contenderRows(runtime, 'case', caseName, readersOf(caseName, contenders), (base) => {
+    const measure = (base, pass) => {
       const skip = notApplicable(base.contender, caseName, runtime.name)
       if (skip !== undefined) return { ...base, skipped: skip }
-      if (SOURCE_CASES[caseName].perProcess) return measurePerProcess(base, runtime, corpus, expected, settings, idle)
-      return measureInWorker(base, runtime, corpus, expected, settings)
-    })
+      if (SOURCE_CASES[caseName].perProcess) return measurePerProcess(base, runtime, corpus, expected, pass, idle)
+      return measureInWorker(base, runtime, corpus, expected, pass)
+    }
+    const join = (first, second) => joinSourceRows(first, second, idle)
+    return contenderRows(runtime, 'case', caseName, readersOf(caseName, contenders), settings, measure, join)
   }
   return measureRows({ section, runtimes, groups: cases, onRuntime, measureGroup, onRows })
 }
