@@ -245,6 +245,101 @@ test('a file renamed in its directory before the first step, nothing in its plac
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line of the file that came'), line('new'))
 })
 
+test('a follower whose file went before the first step waits past what a running follower takes as nothing there', async (t) => {
+  // A loop of links, a directory on the way turned into a file, a FIFO or a directory at the
+  // path: a running follower waits past each for a file to come; the first step rejected (ELOOP,
+  // ENOTDIR, ESPIPE, EISDIR) where it waited only past ENOENT.
+  const inPlace = {
+    'a loop of links': (file) => fs.symlinkSync(path.basename(file), file),
+    'a file where its directory was': (file) => {
+      fs.rmSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(path.dirname(file), 'not a directory\n')
+    },
+    'a FIFO': (file) => execFileSync('mkfifo', [file]),
+    'a directory': (file) => fs.mkdirSync(file),
+  }
+  for (const [name, put] of Object.entries(inPlace)) {
+    const top = fs.mkdtempSync(path.join(temp.dir, 'nothing-there-'))
+    const dir = path.join(top, 'logs')
+    fs.mkdirSync(dir)
+    const file = path.join(dir, 'app.log')
+    fs.writeFileSync(file, 'old\n')
+    const reader = followLines(file)
+    t.teardown(() => reader.close())
+    fs.unlinkSync(file)
+    put(file)
+    const step = reader.next()
+    const watched = [top, dir].map((at) => fs.statSync(at).ino.toString(16))
+    await until(() => inotifyMasks().some((watch) => watched.includes(watch.ino)), `the follower to wait (${name})`)
+    fs.rmSync(path.dirname(file), { recursive: true, force: true })
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(file, 'after\n')
+    t.deepEqual(await within(step, LINE_QUIET_MS, `the line of the file that came after ${name}`), line('after'), name)
+    await reader.close()
+  }
+})
+
+test('a path that named a directory or a FIFO at the call, and nothing at the first step, rejects with ENOENT', async (t) => {
+  // No log was there to wait for the return of.
+  for (const [name, make, remove] of [
+    ['a directory', (at) => fs.mkdirSync(at), (at) => fs.rmdirSync(at)],
+    ['a FIFO', (at) => execFileSync('mkfifo', [at]), (at) => fs.unlinkSync(at)],
+  ]) {
+    const at = temp.path(`was-${name.replace(' ', '-')}`)
+    make(at)
+    const reader = followLines(at)
+    remove(at)
+    await t.throwsAsync(within(reader.next(), LINE_QUIET_MS, name), { code: 'ENOENT' }, name)
+  }
+})
+
+test('a watch refused while the first step waits for its file fails the follower with ENOSPC, rather than wait for ever', async (t) => {
+  // A follower of a link whose target went before the first step waits, watching the link's
+  // directory and the target's; the link re-pointed into a third directory finds no watch left
+  // (in a user namespace of its own, whose limit the script sets to the watches it has). The
+  // refusal was not looked at while it waited: nothing coming to the unwatched directory could
+  // wake it.
+  const top = fs.mkdtempSync(path.join(temp.dir, 'wait-watch-limit-'))
+  const [links, old, next] = ['links', 'old', 'next'].map((name) => path.join(top, name))
+  for (const dir of [links, old, next]) fs.mkdirSync(dir)
+  const link = path.join(links, 'app.log')
+  fs.writeFileSync(path.join(old, 'real.log'), 'old\n')
+  fs.symlinkSync(path.join(old, 'real.log'), link)
+  const script = temp.file(
+    `import fs from 'node:fs'
+    import { followLines } from ${JSON.stringify(indexPath)}
+    const link = ${JSON.stringify(link)}
+    const reader = followLines(link)
+    fs.unlinkSync(${JSON.stringify(path.join(old, 'real.log'))})
+    const step = reader.next()
+    const watches = () =>
+      fs.readdirSync('/proc/self/fd').reduce((count, fd) => {
+        try {
+          return count + (fs.readFileSync('/proc/self/fdinfo/' + fd, 'utf8').match(/^inotify wd:/gm) ?? []).length
+        } catch {
+          return count
+        }
+      }, 0)
+    while (watches() < 2) await new Promise((resolve) => setTimeout(resolve, 2))
+    // No watch more from here on, in this namespace.
+    fs.writeFileSync('/proc/sys/user/max_inotify_watches', String(watches()))
+    fs.symlinkSync(${JSON.stringify(path.join(next, 'new.log'))}, link + '.new')
+    fs.renameSync(link + '.new', link)
+    try {
+      console.log(JSON.stringify({ got: await step }))
+    } catch ({ code, syscall }) {
+      console.log(JSON.stringify({ error: { code, syscall } }))
+    }`,
+    'wait-watch-limit.mjs',
+  )
+  const run = await runProcess(['-U', '-r', process.execPath, ...scriptArgs(script)], {
+    command: 'unshare',
+    quietMs: 1_000,
+  }).result
+  t.true(run.status === 0 && !run.timedOut, describeRun(run))
+  t.deepEqual(JSON.parse(run.stdout), { error: { code: 'ENOSPC', syscall: 'watch' } })
+})
+
 test('a follower waiting at its first step for its deleted file to come back ends on close() and on abort, holding nothing', async (t) => {
   for (const end of ['close', 'abort']) {
     const dir = fs.mkdtempSync(path.join(temp.dir, `gone-${end}-`))
@@ -481,6 +576,16 @@ function followAsAnotherUser(t, file, scriptName) {
   const outputs = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   return async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
 }
+
+test('a log the follower may not read fails its first step with EACCES, rather than wait for one it may', async (t) => {
+  const dir = path.join(temp.dir, 'unreadable-log')
+  fs.mkdirSync(dir, { mode: 0o755 })
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'secret\n', { mode: 0o600 })
+  const next = followAsAnotherUser(t, file, 'follow-unreadable-log.mjs')
+  t.is(await next('the follower to start'), 'ready')
+  t.like(await next('the error'), { code: 'EACCES', syscall: 'open', path: file })
+})
 
 test('a file that a rotation makes unreadable is followed once a chmod makes it readable, as tail -F follows it', async (t) => {
   const dir = path.join(temp.dir, 'unreadable-rotation')

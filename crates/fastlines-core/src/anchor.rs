@@ -113,6 +113,8 @@ pub struct Anchor {
     link_target: Option<PathBuf>,
     /// The file at the path and its length then; `None` if nothing could be found there.
     file: Option<(FileId, u64)>,
+    /// Whether that was a regular file (a log), not a directory or a FIFO.
+    regular: bool,
 }
 
 /// The file to follow when reading begins, and how it relates to the anchor.
@@ -138,10 +140,12 @@ impl Anchor {
             _ => None,
         };
         let file = FileId::of_path(&path).ok();
+        let regular = file.is_some() && std::fs::metadata(&path).is_ok_and(|meta| meta.is_file());
         Anchor {
             path,
             link_target,
             file,
+            regular,
         }
     }
 
@@ -153,6 +157,22 @@ impl Anchor {
     /// The anchored file's length, if one was there.
     pub fn file_len(&self) -> Option<u64> {
         self.file.map(|(_, len)| len)
+    }
+
+    /// Whether a regular file was at the path: a follower of one waits for a file to come back
+    /// to the path when it cannot be found (see `follow.rs`), where a path that named nothing,
+    /// or no log, fails as `open(2)` fails.
+    pub(crate) fn anchored_a_file(&self) -> bool {
+        self.regular
+    }
+
+    /// Whether the path names the anchored file now: it is still there, however it may fail to
+    /// open (say, `EACCES`).
+    pub(crate) fn names_anchored_file(&self) -> bool {
+        let Some((id, _)) = self.file else {
+            return false;
+        };
+        FileId::of_path(&self.path).is_ok_and(|(now, _)| now == id)
     }
 
     /// Opens the file to follow from: the anchored one if it can still be found (at the path,

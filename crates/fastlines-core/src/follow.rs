@@ -144,6 +144,11 @@ pub(crate) async fn follow(
             Ok(Ok(Opening::Opened(opened))) => break opened,
             Ok(Ok(Opening::Awaited(back, watching))) => {
                 (to_open, watch) = (back, Some(watching));
+                // Unwatched, no file coming to the path would wake it.
+                if let Err(err) = news.refusal() {
+                    items.send(Err(err)).await;
+                    return;
+                }
                 // Once watched, a name that comes wakes the task (see `read_here`: no reader is
                 // parked yet); the first look after the watch is made sees one that came before.
                 if watched_before {
@@ -227,7 +232,12 @@ fn open_and_watch(
             framer,
             ..
         } = &to_open;
-        let found = open_following(anchor, options, *from, framer, &stopped)?;
+        // While it waits (watched), the files the watcher saw come, oldest first, as a running
+        // follower reads them; else the path.
+        let found = match watch.as_ref().and_then(|_| news.arrivals.oldest()) {
+            Some(arrived) => Some(start_at(arrived, 0, options)?),
+            None => open_following(anchor, options, *from, framer, &stopped)?,
+        };
         if let Some((source, ..)) = &found {
             news.arrivals.reading(&source.input);
         }
@@ -267,13 +277,14 @@ fn open_following(
     stopped: &dyn Fn() -> bool,
 ) -> Result<Option<(Source, u64, bool)>, ReadError> {
     let reopened = match anchor.reopen() {
-        Ok(reopened) => reopened,
-        Err(err) if err.kind() == io::ErrorKind::NotFound && anchor.file_len().is_some() => {
+        Ok(Reopened::Replaced(file)) if anchor.anchored_a_file() && !is_regular(&file) => {
             return Ok(None);
         }
+        Ok(reopened) => reopened,
+        Err(err) if anchor.anchored_a_file() && awaits(&err, anchor) => return Ok(None),
         Err(err) => return Err(OsError::new(&err, "open").into()),
     };
-    let (mut file, offset) = match reopened {
+    let (file, offset) = match reopened {
         Reopened::Anchored(file, len) => {
             let now = file
                 .metadata()
@@ -295,6 +306,32 @@ fn open_following(
         Reopened::Appeared(file) if from == FollowFrom::Start => (file, options.start),
         Reopened::Appeared(file) => (file, 0),
     };
+    start_at(file, offset, options).map(Some)
+}
+
+/// Whether a follower whose anchored file is gone waits at its first step, for `err` opening the
+/// path: for what a running follower takes as nothing there (see [`names_nothing`]: a loop of
+/// links, a directory on the way turned into a file, a file it may not read come in its place),
+/// but not where the path still names the anchored file, which it may not read (a log of
+/// another user's, say): that fails, rather than wait for ever.
+fn awaits(err: &io::Error, anchor: &Anchor) -> bool {
+    names_nothing(err)
+        && !(err.kind() == io::ErrorKind::PermissionDenied && anchor.names_anchored_file())
+}
+
+/// Whether `file` is a regular file: anything else come to the path (a directory, a FIFO) is
+/// no log, and a running follower takes it as nothing there (see [`open_next`]).
+fn is_regular(file: &File) -> bool {
+    file.metadata().is_ok_and(|meta| meta.is_file())
+}
+
+/// `file`, to be read from `offset` on: its source, the offset, and whether that is just after a
+/// `\r` (see [`follows_carriage_return`]).
+fn start_at(
+    mut file: File,
+    offset: u64,
+    options: &ReadOptions,
+) -> Result<(Source, u64, bool), ReadError> {
     fail_if_directory(&file)?;
     let after_cr = follows_carriage_return(&file, offset)?;
     file.seek(SeekFrom::Start(offset))
@@ -302,11 +339,11 @@ fn open_following(
     // Sized as `readLines` sizes a read of a file that grows: its buffer is allocated whole, and
     // eight followers of a small log with `highWaterMark` at 256 MiB took 2.5 GB of address space.
     let chunk_size = read_size_for(&file, offset, None, options.chunk_size);
-    Ok(Some((
+    Ok((
         Source::new(file, None, chunk_size).at(offset),
         offset,
         after_cr,
-    )))
+    ))
 }
 
 /// A directory fails as its first read fails (`EISDIR`), as `readLines` fails there, before its
@@ -372,10 +409,7 @@ impl FollowTrip {
     /// error, as a watch refused at the start fails (syscall `watch`): the follower would
     /// otherwise wait at the end for ever, woken by no write.
     fn unless_unwatchable(&self) -> Result<Option<Batch>, ReadError> {
-        match self.news.unwatchable.load(Ordering::SeqCst) {
-            0 => Ok(None),
-            errno => Err(OsError::new(&std::io::Error::from_raw_os_error(errno), "watch").into()),
-        }
+        self.news.refusal().map(|()| None)
     }
 
     /// Whether this trip read what a trip on its thread may read (see
@@ -489,6 +523,14 @@ impl PathNews {
         }
     }
 
+    /// The error a follower fails with once what the path names could not be watched.
+    fn refusal(&self) -> Result<(), ReadError> {
+        match self.unwatchable.load(Ordering::SeqCst) {
+            0 => Ok(()),
+            errno => Err(OsError::new(&io::Error::from_raw_os_error(errno), "watch").into()),
+        }
+    }
+
     /// Takes in a change the watcher saw: anything but a write may have put another file at the
     /// path (opened at once, see [`Arrivals::note`]) or left nothing watchable there.
     fn hear(&self, change: Change) {
@@ -533,17 +575,17 @@ impl Arrivals {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The follower reads `file`, the one the path named when it began. Files queued while it
-    /// waited for one to come (see [`Opening::Awaited`]) came before it or are it, and are
-    /// closed, not read after it; one that came just after it is found at the path by the first
-    /// catch-up, which looks there.
+    /// The follower reads `file`, the one the path named when it began.
     fn reading(&self, file: &File) {
-        let older = {
-            let mut state = self.lock();
-            state.newest = FileId::of_file(file).ok().map(|(id, _)| id);
-            std::mem::take(&mut state.queued)
-        };
-        drop(older);
+        self.lock().newest = FileId::of_file(file).ok().map(|(id, _)| id);
+    }
+
+    /// The oldest file queued, for a follower that waits for a file to come (see
+    /// [`Opening::Awaited`]): it reads the files that came in the order they came, as a running
+    /// follower does, rather than whichever the path names when it looks (one that came and went
+    /// meanwhile would be lost, or read after a newer one).
+    fn oldest(&self) -> Option<File> {
+        self.lock().queued.pop_front().map(|(_, file)| file)
     }
 
     /// Opens the file `path` names now, if it is not the last one seen there and the queue has
@@ -809,9 +851,8 @@ mod tests {
         std::fs::remove_dir_all(path.parent().expect("a directory")).expect("clean up");
     }
 
-    /// A scratch directory for a test named `name`, made empty.
     #[test]
-    fn files_that_came_while_a_follower_waited_are_not_read_after_the_one_it_opened() {
+    fn a_follower_that_waited_reads_the_files_that_came_in_the_order_they_came() {
         let dir = scratch("arrivals");
         let path = dir.join("app.log");
         let arrivals = Arrivals::default();
@@ -820,12 +861,23 @@ mod tests {
         std::fs::write(dir.join("next"), "second\n").expect("a file");
         std::fs::rename(dir.join("next"), &path).expect("a rename");
         arrivals.note(&path);
-        let opened = File::open(&path).expect("the file at the path");
-        arrivals.reading(&opened);
-        assert!(arrivals.next_after(&opened).is_none());
+        let text = |mut file: File| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut file, &mut text).expect("a read");
+            text
+        };
+        let first = arrivals.oldest().expect("the first file");
+        arrivals.reading(&first);
+        let second = arrivals.next_after(&first).expect("the second file");
+        assert!(arrivals.next_after(&second).is_none());
+        assert_eq!(
+            (text(first), text(second)),
+            ("first\n".into(), "second\n".into())
+        );
         std::fs::remove_dir_all(dir).expect("scratch removed");
     }
 
+    /// A scratch directory for a test named `name`, made empty.
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("fastlines-follow-{}-{name}", std::process::id()));

@@ -215,8 +215,11 @@ impl State {
         for (dir, name) in names_of(path)? {
             self.listen_to_nearest(id, dir, name)?;
         }
+        // Nothing there to watch for writes (a loop of links, say, in place of a follower's
+        // file gone before its first step, see `follow.rs`) is waited past, as a look again
+        // after a name came waits past it (see `repoint_once`); a refusal fails.
         match self.watch_file(id) {
-            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+            Err(err) if refusal(&err).is_some() => Err(err),
             _ => Ok(()),
         }
     }
