@@ -1114,6 +1114,10 @@ test('bad match, invert and ignoreCase throw at the call, or reject, with Node c
     t.true(last instanceof Promise, `readLastLines ${context} returns a promise`)
     await t.throwsAsync(last, expectation, `readLastLines ${context}`)
   }
+  // The half shown as Node shows it, on every runtime (Deno's inspect showed U+FFFD there).
+  t.throws(() => readLines(file, { match: ['ok', 'x\uDE00'] }), {
+    message: "The property 'options.match[1]' must not hold a lone surrogate (half a character). Received 'x\\ude00'",
+  })
   // Line options mean nothing to readChunks; countLines still refuses maxLineLength.
   for (const options of [{ match: 'x' }, { match: 'x', invert: true }, { match: 'x', ignoreCase: true }]) {
     t.throws(() => readChunks(file, options), { code: 'ERR_INVALID_ARG_VALUE' }, show(options))

@@ -91,9 +91,25 @@ function describe(value) {
     const name = value.constructor && value.constructor.name
     return name ? `Received an instance of ${name}` : `Received ${util().inspect(value, { depth: -1 })}`
   }
-  let shown = util().inspect(value, { colors: false })
+  let shown = inspected(value, { colors: false })
   if (shown.length > 28) shown = `${shown.slice(0, 25)}...`
   return `Received type ${typeof value} (${shown})`
+}
+
+/** A lone surrogate: half a character (with the `u` flag, a whole pair is one code point). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/**
+ * `util.inspect(value, options)`, a string's lone surrogate shown as Node shows it (`'\ud83d'`):
+ * Deno's inspect makes it U+FFFD, which hides what was wrong with a `match` refused for one.
+ * Each is marked with NULs around its hex, which inspect escapes, then written as an escape.
+ */
+function inspected(value, options) {
+  if (typeof value !== 'string' || !LONE_SURROGATE.test(value)) return util().inspect(value, options)
+  const marked = value.replace(/[\uD800-\uDFFF]/gu, (unit) => `\0${unit.charCodeAt(0).toString(16)}\0`)
+  return util()
+    .inspect(marked, options)
+    .replace(/\\x00(d[89a-f][0-9a-f]{2})\\x00/g, '\\u$1')
 }
 
 /** What Node's messages call `name`: a property if it is one (`options.start`), else an argument. */
@@ -108,7 +124,7 @@ function invalidArgType(name, expected, actual) {
 }
 
 function invalidArgValue(name, value, reason) {
-  let shown = util().inspect(value)
+  let shown = inspected(value)
   if (shown.length > 128) shown = `${shown.slice(0, 128)}...`
   return codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The ${kindOf(name)} '${name}' ${reason}. Received ${shown}`)
 }
