@@ -554,14 +554,17 @@ const ANOTHER_USER = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {}
 
 /**
  * Follows `file` in a child process as ANOTHER_USER (the test's directory made passable), which
- * prints `"ready"`, each line, and the error it fails with, one JSON value a line. Returns
- * `next(what)`, the next value, within a line's quiet time.
+ * runs `between` (code, with `fs` imported) after the call, then prints `"ready"`, each line, and
+ * the error it fails with, one JSON value a line. Returns `next(what)`, the next value, within a
+ * line's quiet time.
  */
-function followAsAnotherUser(t, file, scriptName) {
+function followAsAnotherUser(t, file, scriptName, between = '') {
   fs.chmodSync(temp.dir, 0o755)
   const script = temp.file(
-    `import { followLines } from ${JSON.stringify(indexPath)}
+    `import fs from 'node:fs'
+     import { followLines } from ${JSON.stringify(indexPath)}
      const reader = followLines(${JSON.stringify(file)})
+     ${between}
      console.log('"ready"')
      try {
        for await (const line of reader) console.log(JSON.stringify(line))
@@ -604,6 +607,23 @@ test('a file that a rotation makes unreadable is followed once a chmod makes it 
   fs.chmodSync(file, 0o644)
   fs.appendFileSync(file, 'three\n')
   t.deepEqual([await next('the unreadable file once readable'), await next('its next line')], ['two', 'three'])
+})
+
+test('a file the follower may not read, come in place of its log gone before the first step, is waited past until a chmod', async (t) => {
+  // As a running follower waits past one (above); the first step rejected with EACCES.
+  const dir = path.join(temp.dir, 'unreadable-before-first-step')
+  fs.mkdirSync(dir, { mode: 0o777 })
+  fs.chmodSync(dir, 0o777)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'old\n', { mode: 0o644 })
+  const next = followAsAnotherUser(t, file, 'follow-unreadable-before.mjs', `fs.unlinkSync(${JSON.stringify(file)})`)
+  t.is(await next('the follower to delete its log'), 'ready')
+  fs.writeFileSync(`${file}.tmp`, 'two\n', { mode: 0o000 })
+  fs.renameSync(`${file}.tmp`, file)
+  // Time for the follower to look at the path and find the file unreadable (see above).
+  await sleep(300)
+  fs.chmodSync(file, 0o644)
+  t.is(await next('the file once readable'), 'two')
 })
 
 test('a directory that may be entered but not listed fails the follower with EACCES, syscall watch, where no rotation in it could be seen', async (t) => {
