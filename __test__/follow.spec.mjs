@@ -8,6 +8,7 @@
 // write before a rotation where that order is the point.
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -246,9 +247,9 @@ test('a file renamed in its directory before the first step, nothing in its plac
 })
 
 test('a follower whose file went before the first step waits past what a running follower takes as nothing there', async (t) => {
-  // A loop of links, a directory on the way turned into a file, a FIFO or a directory at the
-  // path: a running follower waits past each for a file to come; the first step rejected (ELOOP,
-  // ENOTDIR, ESPIPE, EISDIR) where it waited only past ENOENT.
+  // A loop of links, a directory on the way turned into a file, a FIFO, a directory or a socket
+  // at the path: a running follower waits past each for a file to come; the first step rejected
+  // (ELOOP, ENOTDIR, ESPIPE, EISDIR, ENXIO) where it waited only past ENOENT.
   const inPlace = {
     'a loop of links': (file) => fs.symlinkSync(path.basename(file), file),
     'a file where its directory was': (file) => {
@@ -257,6 +258,10 @@ test('a follower whose file went before the first step waits past what a running
     },
     'a FIFO': (file) => execFileSync('mkfifo', [file]),
     'a directory': (file) => fs.mkdirSync(file),
+    'a socket': (file) => {
+      const server = net.createServer().listen(file)
+      t.teardown(() => server.close())
+    },
   }
   for (const [name, put] of Object.entries(inPlace)) {
     const top = fs.mkdtempSync(path.join(temp.dir, 'nothing-there-'))
@@ -277,6 +282,54 @@ test('a follower whose file went before the first step waits past what a running
     t.deepEqual(await within(step, LINE_QUIET_MS, `the line of the file that came after ${name}`), line('after'), name)
     await reader.close()
   }
+})
+
+test('the anchored log come back while the first step waits is read on from the anchor, as a running follower reads it', async (t) => {
+  // Taken from the files the watcher saw come, it was read from 0: its lines from before the
+  // call came again.
+  const top = fs.mkdtempSync(path.join(temp.dir, 'back-while-waiting-'))
+  const [dir, away] = [path.join(top, 'logs'), path.join(top, 'away')]
+  fs.mkdirSync(dir)
+  fs.mkdirSync(away)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'old 1\nold 2\n')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  fs.renameSync(file, path.join(away, 'app.log'))
+  const step = reader.next()
+  const dirIno = fs.statSync(dir).ino.toString(16)
+  await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to wait')
+  fs.renameSync(path.join(away, 'app.log'), file)
+  fs.appendFileSync(file, 'new\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line appended after the call'), line('new'))
+  t.is(reader.position, fs.statSync(file).size)
+})
+
+test('a FIFO at the path while the first step waits is not opened: a writer waiting for a reader goes on waiting', async (t) => {
+  // The first step's look opened what was there, and let the writer go on, to meet EPIPE.
+  const dir = fs.mkdtempSync(path.join(temp.dir, 'fifo-while-waiting-'))
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'old\n')
+  const reader = followLines(file)
+  t.teardown(() => reader.close())
+  fs.unlinkSync(file)
+  const step = reader.next()
+  const dirIno = fs.statSync(dir).ino.toString(16)
+  await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to wait')
+  // The writer waits for a reader before the FIFO comes to the path.
+  const fifo = path.join(dir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  const writer = spawn('sh', ['-c', `echo hi > '${fifo}'`], { stdio: 'ignore' })
+  t.teardown(() => writer.kill('SIGKILL'))
+  await until(() => fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8') === 'wait_for_partner', 'the writer to wait')
+  fs.renameSync(fifo, file)
+  // Time for the follower to look at the FIFO (had it not looked by then, this would check less).
+  await sleep(300)
+  t.is(writer.exitCode, null, 'the writer still waits in open(2)')
+  t.is(writer.signalCode, null, 'the writer still waits in open(2)')
+  fs.unlinkSync(file)
+  fs.writeFileSync(file, 'after\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line of the file that came'), line('after'))
 })
 
 test('a path that named a directory or a FIFO at the call, and nothing at the first step, rejects with ENOENT', async (t) => {
@@ -607,6 +660,19 @@ test('a file that a rotation makes unreadable is followed once a chmod makes it 
   fs.chmodSync(file, 0o644)
   fs.appendFileSync(file, 'three\n')
   t.deepEqual([await next('the unreadable file once readable'), await next('its next line')], ['two', 'three'])
+})
+
+test('a log the follower may not read, renamed away before the first step, fails it with EACCES, rather than wait', async (t) => {
+  // Found where it went, it could not be opened, and the follower waited for ever.
+  const dir = path.join(temp.dir, 'unreadable-renamed-before')
+  fs.mkdirSync(dir, { mode: 0o777 })
+  fs.chmodSync(dir, 0o777)
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, 'secret\n', { mode: 0o600 })
+  const rename = `fs.renameSync(${JSON.stringify(file)}, ${JSON.stringify(`${file}.1`)})`
+  const next = followAsAnotherUser(t, file, 'follow-unreadable-renamed.mjs', rename)
+  t.is(await next('the follower to rename its log'), 'ready')
+  t.like(await next('the error'), { code: 'EACCES', syscall: 'open' })
 })
 
 test('a file the follower may not read, come in place of its log gone before the first step, is waited past until a chmod', async (t) => {

@@ -9,6 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::source::open_now;
+use crate::watch::names_nothing;
 
 /// Tells one file from another, also from a later file given the same inode number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +114,8 @@ pub struct Anchor {
     link_target: Option<PathBuf>,
     /// The file at the path and its length then; `None` if nothing could be found there.
     file: Option<(FileId, u64)>,
-    /// Whether that was a regular file (a log), not a directory or a FIFO.
+    /// Whether that was a regular file (a log), not a directory or a FIFO: only a log is waited
+    /// for when it cannot be found ([`Reopened::Gone`]).
     regular: bool,
 }
 
@@ -126,6 +128,9 @@ pub(crate) enum Reopened {
     Replaced(File),
     /// The file the path names now, where nothing was at the anchor.
     Appeared(File),
+    /// The anchored log is gone (deleted, or moved where it cannot be found) and no log is at
+    /// the path: a follower waits for one, as a running follower does.
+    Gone,
 }
 
 impl Anchor {
@@ -159,72 +164,104 @@ impl Anchor {
         self.file.map(|(_, len)| len)
     }
 
-    /// Whether a regular file was at the path: a follower of one waits for a file to come back
-    /// to the path when it cannot be found (see `follow.rs`), where a path that named nothing,
-    /// or no log, fails as `open(2)` fails.
-    pub(crate) fn anchored_a_file(&self) -> bool {
-        self.regular
-    }
-
-    /// Whether the path names the anchored file now: it is still there, however it may fail to
-    /// open (say, `EACCES`).
-    pub(crate) fn names_anchored_file(&self) -> bool {
-        let Some((id, _)) = self.file else {
-            return false;
-        };
-        FileId::of_path(&self.path).is_ok_and(|(now, _)| now == id)
-    }
-
     /// Opens the file to follow from: the anchored one if it can still be found (at the path,
     /// at the link's old target, or renamed within its directory), else the one at the path now.
-    /// Fails as `open(2)` of the path fails when neither is there.
+    /// A log anchored and gone, with no log at the path (nothing there, or nothing a running
+    /// follower would read: see [`open_log`]), is [`Reopened::Gone`]. Fails as `open(2)` of the
+    /// anchored file fails where it is found (a log the follower may not read fails, rather than
+    /// wait), or of the path where no log was anchored.
     pub(crate) fn reopen(&self) -> io::Result<Reopened> {
-        let at_path = open_now(&self.path);
         let Some((id, len)) = self.file else {
-            return at_path.map(Reopened::Appeared);
+            return open_now(&self.path).map(Reopened::Appeared);
         };
-        if let Ok(file) = &at_path {
-            if FileId::of_file(file)?.0 == id {
-                return at_path.map(|file| Reopened::Anchored(file, len));
-            }
-        }
-        if let Some(file) = self.find_moved(id) {
+        if let Some(file) = open_if(&self.path, id)? {
             return Ok(Reopened::Anchored(file, len));
         }
-        at_path.map(Reopened::Replaced)
+        if let Some(file) = self.find_moved(id)? {
+            return Ok(Reopened::Anchored(file, len));
+        }
+        if !self.regular {
+            return open_now(&self.path).map(Reopened::Replaced);
+        }
+        match open_log(&self.path) {
+            Ok(Some(file)) => Ok(Reopened::Replaced(file)),
+            Ok(None) => Ok(Reopened::Gone),
+            Err(err) if names_nothing(&err) => Ok(Reopened::Gone),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// `file`, come to the path (as the watcher saw it come), as it relates to the anchor: the
+    /// anchored file come back, read on from where the anchor says, or a new one.
+    pub(crate) fn judge(&self, file: File) -> io::Result<Reopened> {
+        match self.file {
+            Some((id, len)) if FileId::of_file(&file)?.0 == id => Ok(Reopened::Anchored(file, len)),
+            _ => Ok(Reopened::Replaced(file)),
+        }
     }
 
     /// The anchored file where it went: still at the link's old target, or renamed within its
     /// directory (logrotate's default, `app.log` to `app.log.1`).
-    fn find_moved(&self, id: FileId) -> Option<File> {
+    fn find_moved(&self, id: FileId) -> io::Result<Option<File>> {
         match &self.link_target {
-            Some(target) => open_if(target, id).or_else(|| find_in_dir(target.parent()?, id)),
-            None => find_in_dir(self.path.parent()?, id),
+            Some(target) => match open_if(target, id)? {
+                Some(file) => Ok(Some(file)),
+                None => target.parent().map_or(Ok(None), |dir| find_in_dir(dir, id)),
+            },
+            None => self
+                .path
+                .parent()
+                .map_or(Ok(None), |dir| find_in_dir(dir, id)),
         }
     }
 }
 
-/// `path` opened, if it is the file `id`.
-fn open_if(path: &Path, id: FileId) -> Option<File> {
-    let file = open_now(path).ok()?;
-    (FileId::of_file(&file).ok()?.0 == id).then_some(file)
+/// `path` opened, if it names the file `id`; its error if it does but cannot be opened (the
+/// follower may not read it).
+fn open_if(path: &Path, id: FileId) -> io::Result<Option<File>> {
+    if !FileId::of_path(path).is_ok_and(|(there, _)| there == id) {
+        return Ok(None);
+    }
+    let file = open_now(path)?;
+    // What was opened is what the path names by then, which may be another file.
+    Ok((FileId::of_file(&file)?.0 == id).then_some(file))
+}
+
+/// Opens the log `path` names: `None` when what is there is not a regular file, which a
+/// follower takes as nothing there. It is looked at before it is opened: a FIFO would hold the
+/// watcher's thread, shared by every follower of the process, in `open(2)` until a writer came
+/// (on Linux the open does not wait, but it would let a writer waiting in its own `open(2)`
+/// go on, to meet `EPIPE` once it is closed again), and a directory, a socket or a device holds
+/// no log. The look may be overtaken by a swap: the file opened is looked at again.
+pub(crate) fn open_log(path: &Path) -> io::Result<Option<File>> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(None);
+    }
+    let file = open_now(path)?;
+    Ok(file.metadata()?.is_file().then_some(file))
 }
 
 /// The file `id` under any name in `dir`. The directory's entries carry their inode numbers, so
-/// only an entry with the right one is opened.
+/// only an entry with the right one is looked at.
 #[cfg(unix)]
-fn find_in_dir(dir: &Path, id: FileId) -> Option<File> {
+fn find_in_dir(dir: &Path, id: FileId) -> io::Result<Option<File>> {
     use std::os::unix::fs::DirEntryExt;
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.ino() == id.ino)
-        .find_map(|entry| open_if(&entry.path(), id))
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if entry.ino() == id.ino {
+            if let Some(file) = open_if(&entry.path(), id)? {
+                return Ok(Some(file));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Without inode numbers in directory entries, every entry would have to be opened: a renamed
 /// file is not looked for.
 #[cfg(not(unix))]
-fn find_in_dir(_: &Path, _: FileId) -> Option<File> {
-    None
+fn find_in_dir(_: &Path, _: FileId) -> io::Result<Option<File>> {
+    Ok(None)
 }

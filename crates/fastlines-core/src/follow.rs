@@ -27,14 +27,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::spawn_blocking;
 
-use crate::anchor::{Anchor, FileId, Reopened};
+use crate::anchor::{open_log, Anchor, FileId, Reopened};
 use crate::buffer::read_ahead_chunks;
 use crate::channel::ItemSender;
 use crate::error::{OsError, ReadError};
 use crate::frame::{Batch, LineFramer};
 use crate::last_lines::start_of_last_lines;
 use crate::reader::{Progress, Reader};
-use crate::source::{capped_read_size, open_now, read_size_for, ReadOptions, Source};
+use crate::source::{capped_read_size, read_size_for, ReadOptions, Source};
 use crate::stream::{
     read_here, run_trips, Cancel, Changes, Producer, ReadStream, Stop, TripEnd, TripReader,
     TripThread,
@@ -234,10 +234,8 @@ fn open_and_watch(
         } = &to_open;
         // While it waits (watched), the files the watcher saw come, oldest first, as a running
         // follower reads them; else the path.
-        let found = match watch.as_ref().and_then(|_| news.arrivals.oldest()) {
-            Some(arrived) => Some(start_at(arrived, 0, options)?),
-            None => open_following(anchor, options, *from, framer, &stopped)?,
-        };
+        let arrived = watch.as_ref().and_then(|_| news.arrivals.oldest());
+        let found = open_following(anchor, arrived, options, *from, framer, &stopped)?;
         if let Some((source, ..)) = &found {
             news.arrivals.reading(&source.input);
         }
@@ -271,20 +269,18 @@ fn open_and_watch(
 /// when the anchored file cannot be found and nothing is at the path: it is waited for.
 fn open_following(
     anchor: &Anchor,
+    arrived: Option<File>,
     options: &ReadOptions,
     from: FollowFrom,
     framer: &LineFramer,
     stopped: &dyn Fn() -> bool,
 ) -> Result<Option<(Source, u64, bool)>, ReadError> {
-    let reopened = match anchor.reopen() {
-        Ok(Reopened::Replaced(file)) if anchor.anchored_a_file() && !is_regular(&file) => {
-            return Ok(None);
-        }
-        Ok(reopened) => reopened,
-        Err(err) if anchor.anchored_a_file() && awaits(&err, anchor) => return Ok(None),
-        Err(err) => return Err(OsError::new(&err, "open").into()),
+    let reopened = match arrived {
+        Some(file) => anchor.judge(file),
+        None => anchor.reopen(),
     };
-    let (file, offset) = match reopened {
+    let (file, offset) = match reopened.map_err(|err| OsError::new(&err, "open"))? {
+        Reopened::Gone => return Ok(None),
         Reopened::Anchored(file, len) => {
             let now = file
                 .metadata()
@@ -307,22 +303,6 @@ fn open_following(
         Reopened::Appeared(file) => (file, 0),
     };
     start_at(file, offset, options).map(Some)
-}
-
-/// Whether a follower whose anchored file is gone waits at its first step, for `err` opening the
-/// path: for what a running follower takes as nothing there (see [`names_nothing`]: a loop of
-/// links, a directory on the way turned into a file, a file it may not read come in its place),
-/// but not where the path still names the anchored file, which it may not read (a log of
-/// another user's, say): that fails, rather than wait for ever.
-fn awaits(err: &io::Error, anchor: &Anchor) -> bool {
-    names_nothing(err)
-        && !(err.kind() == io::ErrorKind::PermissionDenied && anchor.names_anchored_file())
-}
-
-/// Whether `file` is a regular file: anything else come to the path (a directory, a FIFO) is
-/// no log, and a running follower takes it as nothing there (see [`open_next`]).
-fn is_regular(file: &File) -> bool {
-    file.metadata().is_ok_and(|meta| meta.is_file())
 }
 
 /// `file`, to be read from `offset` on: its source, the offset, and whether that is just after a
@@ -603,7 +583,7 @@ impl Arrivals {
                 return;
             }
         }
-        let Ok(Some(file)) = open_next(path) else {
+        let Ok(Some(file)) = open_log(path) else {
             return;
         };
         // What was opened is what the path names by then, which may be newer still.
@@ -667,7 +647,7 @@ fn path_change(path: &Path, file: &File) -> Result<PathChange, ReadError> {
         Err(err) => return Err(OsError::new(&err, "stat").into()),
     };
     if reading != at_path {
-        return match open_next(path) {
+        return match open_log(path) {
             Ok(Some(next_file)) => Ok(PathChange::Replaced(next_file)),
             Ok(None) => Ok(PathChange::Gone),
             Err(err) if names_nothing(&err) => Ok(PathChange::Gone),
@@ -675,19 +655,6 @@ fn path_change(path: &Path, file: &File) -> Result<PathChange, ReadError> {
         };
     }
     truncated_below(file, len)
-}
-
-/// Opens the file now at `path`; `None` when what is there is not a regular file, which is
-/// then treated as nothing there: a FIFO would hold the watcher's thread, shared by every
-/// follower of the process, in `open(2)` until a writer came, and a directory or a device
-/// holds no log. The check before opening may be overtaken by a swap; on Linux the open does
-/// not wait either, and the file opened is checked again.
-fn open_next(path: &Path) -> io::Result<Option<File>> {
-    if !std::fs::metadata(path)?.is_file() {
-        return Ok(None);
-    }
-    let file = open_now(path)?;
-    Ok(file.metadata()?.is_file().then_some(file))
 }
 
 /// Whether `file` is now shorter than what was read of it (`None` or `Truncated`).
