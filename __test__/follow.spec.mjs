@@ -420,6 +420,27 @@ test('a follower waiting at its first step for its deleted file to come back end
   }
 })
 
+test('a directory link on the way re-pointed before the first step: the old file is read on, then the new one', async (t) => {
+  // As a deployment's `current` is: only a link at the path's last name was looked through,
+  // and the old file's last lines were lost.
+  for (const options of [undefined, { lastLines: 1 }]) {
+    const dir = fs.mkdtempSync(path.join(temp.dir, 'releases-'))
+    for (const release of ['v1', 'v2']) fs.mkdirSync(path.join(dir, release))
+    fs.writeFileSync(path.join(dir, 'v1', 'app.log'), 'old\n')
+    fs.writeFileSync(path.join(dir, 'v2', 'app.log'), 'new\n')
+    const current = path.join(dir, 'current')
+    fs.symlinkSync(path.join(dir, 'v1'), current)
+    const reader = followLines(path.join(current, 'app.log'), options)
+    t.teardown(() => reader.close())
+    fs.appendFileSync(path.join(dir, 'v1', 'app.log'), 'late on v1\n')
+    fs.symlinkSync(path.join(dir, 'v2'), `${current}.next`)
+    fs.renameSync(`${current}.next`, current)
+    const expected = [...(options === undefined ? [] : ['old']), 'late on v1', 'new']
+    t.deepEqual(await take(reader, expected.length), expected, JSON.stringify(options))
+    await reader.close()
+  }
+})
+
 test('a path that names nothing at the call but a file at the first step: the whole file comes', async (t) => {
   for (const options of [undefined, { lastLines: 1 }]) {
     const file = temp.path(`appears-${options === undefined ? 'end' : 'last'}.log`)
@@ -1339,6 +1360,27 @@ test('following a FIFO fails with ESPIPE at once, with or without a writer, and 
   t.deepEqual(await collect(readLines(file)), ['still read'])
 })
 
+test('a FIFO followed by mistake, there at the call or come before the first step, is not opened: its waiting writer goes on waiting', async (t) => {
+  // Opened only to fail with ESPIPE, it let a writer waiting for a reader go on, to meet EPIPE.
+  for (const when of ['at the call', 'before the first step']) {
+    const dir = fs.mkdtempSync(path.join(temp.dir, 'fifo-by-mistake-'))
+    const [fifo, file] = [path.join(dir, 'fifo'), path.join(dir, 'app.log')]
+    execFileSync('mkfifo', [fifo])
+    const writer = spawn('sh', ['-c', `echo hi > '${fifo}'`], { stdio: 'ignore' })
+    t.teardown(() => writer.kill('SIGKILL'))
+    const waiting = () => fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8') === 'wait_for_partner'
+    await until(waiting, 'the writer to wait for a reader')
+    if (when === 'at the call') fs.renameSync(fifo, file)
+    const reader = followLines(file)
+    if (when !== 'at the call') fs.renameSync(fifo, file)
+    const error = await t.throwsAsync(within(reader.next(), LINE_QUIET_MS, when), { code: 'ESPIPE' }, when)
+    t.like(error, { syscall: 'read', path: file }, when)
+    // The writer would have gone on at once, with the open.
+    await sleep(100)
+    t.true(waiting(), `${when}: the writer still waits`)
+  }
+})
+
 test('following a directory by mistake fails with EISDIR, and the followers of files in it still see their rotations', async (t) => {
   // Its file watch had replaced the directory's watch for names, which the others share.
   const { dir, file, reader } = await followedInOwnDirectory(t, 'with-a-directory-follower', 'one')
@@ -1375,6 +1417,15 @@ test('a procfs file, whose size the OS gives as 0, is read once, not again as if
   // Nothing more comes: the duplicate came at once, on the follower's first look at the file.
   t.is(await Promise.race([second, sleep(500, 'nothing more')]), 'nothing more')
   t.is(reader.bytesRead, Buffer.byteLength(content, 'latin1'))
+})
+
+test('a procfs file followed from a start, as a saved position, is read from there, not again from 0', async (t) => {
+  // Its size at the call, 0, made every start look past a truncation since.
+  const [expected] = await collect(readLines('/proc/version', { start: 8 }))
+  const reader = followLines('/proc/version', { start: 8 })
+  t.teardown(() => reader.close())
+  t.is(reader.position, 8)
+  t.deepEqual(await within(reader.next(), LINE_QUIET_MS, 'the line'), line(expected))
 })
 
 test('copytruncate: a line ended by a lone \\r before the truncation still comes', async (t) => {

@@ -109,9 +109,10 @@ mod statx {
 pub struct Anchor {
     /// The path, absolute: a later `chdir` changes nothing.
     path: PathBuf,
-    /// Where a symbolic link at the path pointed, when it was one: a log whose link is
-    /// re-pointed to a new file is still found at its old name.
-    link_target: Option<PathBuf>,
+    /// Where the path led, through every symbolic link on the way (its last name's, or a
+    /// directory's, such as a deployment's `current`), when that is elsewhere: a log whose link
+    /// is re-pointed to a new file (or directory) is still found at its old name.
+    real_path: Option<PathBuf>,
     /// The file at the path and its length then; `None` if nothing could be found there.
     file: Option<(FileId, u64)>,
     /// Whether that was a regular file (a log), not a directory or a FIFO: only a log is waited
@@ -131,24 +132,27 @@ pub(crate) enum Reopened {
     /// The anchored log is gone (deleted, or moved where it cannot be found) and no log is at
     /// the path: a follower waits for one, as a running follower does.
     Gone,
+    /// A FIFO at the path, where no log was anchored: a follower fails as for any pipe
+    /// (`ESPIPE`), without opening it, which would let a writer waiting for a reader go on, to
+    /// meet `EPIPE` once it was closed again.
+    Fifo,
 }
 
 impl Anchor {
     /// The file `path` names now. A path that names nothing (or that cannot be looked at) is
     /// anchored too: whatever appears there later was written after this. A relative path is
-    /// made absolute now, or kept as it is if the current directory is gone (then opening it
-    /// fails when reading begins, as it would have here).
+    /// made absolute now, or kept as it is if the current directory is gone (then it is taken
+    /// from the current directory when reading begins).
     pub fn take(path: &Path) -> Self {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-        let link_target = match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(&path).ok(),
-            _ => None,
-        };
+        let real_path = std::fs::canonicalize(&path)
+            .ok()
+            .filter(|real| *real != path);
         let file = FileId::of_path(&path).ok();
         let regular = file.is_some() && std::fs::metadata(&path).is_ok_and(|meta| meta.is_file());
         Anchor {
             path,
-            link_target,
+            real_path,
             file,
             regular,
         }
@@ -171,6 +175,9 @@ impl Anchor {
     /// anchored file fails where it is found (a log the follower may not read fails, rather than
     /// wait), or of the path where no log was anchored.
     pub(crate) fn reopen(&self) -> io::Result<Reopened> {
+        if !self.regular && is_fifo(&self.path) {
+            return Ok(Reopened::Fifo);
+        }
         let Some((id, len)) = self.file else {
             return open_now(&self.path).map(Reopened::Appeared);
         };
@@ -200,10 +207,10 @@ impl Anchor {
         }
     }
 
-    /// The anchored file where it went: still at the link's old target, or renamed within its
-    /// directory (logrotate's default, `app.log` to `app.log.1`).
+    /// The anchored file where it went: still where the path led through its links then, or
+    /// renamed within that directory (logrotate's default, `app.log` to `app.log.1`).
     fn find_moved(&self, id: FileId) -> io::Result<Option<File>> {
-        match &self.link_target {
+        match &self.real_path {
             Some(target) => match open_if(target, id)? {
                 Some(file) => Ok(Some(file)),
                 None => target.parent().map_or(Ok(None), |dir| find_in_dir(dir, id)),
@@ -214,6 +221,18 @@ impl Anchor {
                 .map_or(Ok(None), |dir| find_in_dir(dir, id)),
         }
     }
+}
+
+/// Whether `path` names a FIFO (through its links).
+#[cfg(unix)]
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|meta| meta.file_type().is_fifo())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &Path) -> bool {
+    false
 }
 
 /// `path` opened, if it names the file `id`; its error if it does but cannot be opened (the

@@ -281,6 +281,7 @@ fn open_following(
     };
     let (file, offset) = match reopened.map_err(|err| OsError::new(&err, "open"))? {
         Reopened::Gone => return Ok(None),
+        Reopened::Fifo => return Err(OsError::new(&pipe_error(), "read").into()),
         Reopened::Anchored(file, len) => {
             let now = file
                 .metadata()
@@ -288,7 +289,11 @@ fn open_following(
                 .len();
             let offset = match from {
                 _ if now < len => 0,
-                FollowFrom::Start if options.start > len => 0,
+                FollowFrom::Start
+                    if options.start > len && !holds_bytes_unsized(&file, now, options.start)? =>
+                {
+                    0
+                }
                 FollowFrom::End => len,
                 FollowFrom::Start => options.start,
                 FollowFrom::LastLines(n) => {
@@ -664,25 +669,40 @@ fn truncation(file: &File) -> Result<PathChange, ReadError> {
 }
 
 /// Whether `file`, `len` bytes long by its `fstat`, was truncated below where it was read to. A
-/// file whose size the OS does not give (procfs says 0) still has its bytes there: it is read on,
-/// not read again from its start (a follower of `/proc/version` gave its line twice).
+/// file whose size the OS does not give (see [`holds_bytes_unsized`]) is read on, not read again from its
+/// start (a follower of `/proc/version` gave its line twice).
 fn truncated_below(mut file: &File, len: u64) -> Result<PathChange, ReadError> {
     let read_to = file
         .stream_position()
         .map_err(|err| OsError::new(&err, "lseek"))?;
-    if len >= read_to {
+    if len >= read_to || holds_bytes_unsized(file, len, read_to)? {
         return Ok(PathChange::None);
     }
-    let mut last_read = [0];
-    let unsized_file = len == 0
-        && crate::read::read_at(file, &mut last_read, read_to - 1)
-            .map_err(|err| OsError::new(&err, "read"))?
-            == 1;
-    Ok(if unsized_file {
-        PathChange::None
-    } else {
-        PathChange::Truncated
-    })
+    Ok(PathChange::Truncated)
+}
+
+/// Whether `file`, `len` bytes long by its `fstat`, holds the byte before `offset` all the same:
+/// a file whose size the OS does not give (procfs says 0) has its bytes there, and an offset in
+/// it (a `start`, or how far it was read) is not past a truncation.
+fn holds_bytes_unsized(file: &File, len: u64, offset: u64) -> Result<bool, ReadError> {
+    if len != 0 || offset == 0 {
+        return Ok(false);
+    }
+    let read = crate::read::read_at(file, &mut [0], offset - 1)
+        .map_err(|err| OsError::new(&err, "read"))?;
+    Ok(read == 1)
+}
+
+/// The error a follower of a pipe fails with, as seeking it fails: `ESPIPE`.
+#[cfg(target_os = "linux")]
+fn pipe_error() -> io::Error {
+    rustix::io::Errno::SPIPE.into()
+}
+
+/// `ESPIPE`, 29 on macOS and the BSDs too; elsewhere no FIFO is told apart (see `anchor.rs`).
+#[cfg(not(target_os = "linux"))]
+fn pipe_error() -> io::Error {
+    io::Error::from_raw_os_error(29)
 }
 
 #[cfg(test)]
