@@ -201,6 +201,22 @@ test('a symbolic link re-pointed before the first step: the old target is read o
   t.deepEqual(await take(reader, 2), ['late on day 1', 'day 2'])
 })
 
+/** A log holding `text` in a directory of its own (named from `prefix`), followed with `options`. */
+function logInOwnDirectory(t, prefix, text = 'old\n', options = undefined) {
+  const dir = fs.mkdtempSync(path.join(temp.dir, prefix))
+  const file = path.join(dir, 'app.log')
+  fs.writeFileSync(file, text)
+  const reader = followLines(file, options)
+  t.teardown(() => reader.close())
+  return { dir, file, reader }
+}
+
+/** Until this process watches `dir`: a follower of a file in it waits there for one to come. */
+function untilWatched(dir) {
+  const ino = fs.statSync(dir).ino.toString(16)
+  return until(() => inotifyMasks().some((watch) => watch.ino === ino), `the follower to watch ${dir}`)
+}
+
 // A running follower whose file is deleted waits for the path to name a file again; so does one
 // whose file went between the call and the first step (it failed with ENOENT, as if the path
 // had never named a file).
@@ -211,15 +227,10 @@ const goneBefore = [
 for (const gone of goneBefore) {
   test(`a file ${gone.name} before the first step, nothing in its place: the step waits for one and reads it from 0`, async (t) => {
     for (const mode of startModes) {
-      const dir = fs.mkdtempSync(path.join(temp.dir, 'gone-before-'))
-      const file = path.join(dir, 'app.log')
-      fs.writeFileSync(file, ORIGINAL)
-      const reader = followLines(file, mode.options)
-      t.teardown(() => reader.close())
+      const { dir, file, reader } = logInOwnDirectory(t, 'gone-before-', ORIGINAL, mode.options)
       gone.change(file)
       const step = reader.next()
-      const dirIno = fs.statSync(dir).ino.toString(16)
-      await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to watch the directory')
+      await untilWatched(dir)
       fs.writeFileSync(file, 'new 1\nnew 2\n')
       t.deepEqual(await within(step, LINE_QUIET_MS, `the first line, ${mode.name}`), line('new 1'), mode.name)
       t.deepEqual(await reader.next(), line('new 2'))
@@ -233,11 +244,7 @@ for (const gone of goneBefore) {
 }
 
 test('a file renamed in its directory before the first step, nothing in its place: it is read on, then the one that comes', async (t) => {
-  const dir = fs.mkdtempSync(path.join(temp.dir, 'renamed-before-'))
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'old\n')
-  const reader = followLines(file)
-  t.teardown(() => reader.close())
+  const { file, reader } = logInOwnDirectory(t, 'renamed-before-')
   fs.appendFileSync(file, 'between\n')
   fs.renameSync(file, `${file}.1`)
   t.deepEqual(await reader.next(), line('between'))
@@ -287,18 +294,12 @@ test('a follower whose file went before the first step waits past what a running
 test('the anchored log come back while the first step waits is read on from the anchor, as a running follower reads it', async (t) => {
   // Taken from the files the watcher saw come, it was read from 0: its lines from before the
   // call came again.
-  const top = fs.mkdtempSync(path.join(temp.dir, 'back-while-waiting-'))
-  const [dir, away] = [path.join(top, 'logs'), path.join(top, 'away')]
-  fs.mkdirSync(dir)
+  const { dir, file, reader } = logInOwnDirectory(t, 'back-while-waiting-', 'old 1\nold 2\n')
+  const away = `${dir}-away`
   fs.mkdirSync(away)
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'old 1\nold 2\n')
-  const reader = followLines(file)
-  t.teardown(() => reader.close())
   fs.renameSync(file, path.join(away, 'app.log'))
   const step = reader.next()
-  const dirIno = fs.statSync(dir).ino.toString(16)
-  await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to wait')
+  await untilWatched(dir)
   fs.renameSync(path.join(away, 'app.log'), file)
   fs.appendFileSync(file, 'new\n')
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line appended after the call'), line('new'))
@@ -307,15 +308,10 @@ test('the anchored log come back while the first step waits is read on from the 
 
 test('a FIFO at the path while the first step waits is not opened: a writer waiting for a reader goes on waiting', async (t) => {
   // The first step's look opened what was there, and let the writer go on, to meet EPIPE.
-  const dir = fs.mkdtempSync(path.join(temp.dir, 'fifo-while-waiting-'))
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'old\n')
-  const reader = followLines(file)
-  t.teardown(() => reader.close())
+  const { dir, file, reader } = logInOwnDirectory(t, 'fifo-while-waiting-')
   fs.unlinkSync(file)
   const step = reader.next()
-  const dirIno = fs.statSync(dir).ino.toString(16)
-  await until(() => inotifyMasks().some((watch) => watch.ino === dirIno), 'the follower to wait')
+  await untilWatched(dir)
   // The writer waits for a reader before the FIFO comes to the path.
   const fifo = path.join(dir, 'fifo')
   execFileSync('mkfifo', [fifo])
@@ -654,16 +650,6 @@ function followAsAnotherUser(t, file, scriptName, between = '') {
   return async (what) => JSON.parse((await within(outputs.next(), LINE_QUIET_MS, what)).value)
 }
 
-test('a log the follower may not read fails its first step with EACCES, rather than wait for one it may', async (t) => {
-  const dir = path.join(temp.dir, 'unreadable-log')
-  fs.mkdirSync(dir, { mode: 0o755 })
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'secret\n', { mode: 0o600 })
-  const next = followAsAnotherUser(t, file, 'follow-unreadable-log.mjs')
-  t.is(await next('the follower to start'), 'ready')
-  t.like(await next('the error'), { code: 'EACCES', syscall: 'open', path: file })
-})
-
 test('a file that a rotation makes unreadable is followed once a chmod makes it readable, as tail -F follows it', async (t) => {
   const dir = path.join(temp.dir, 'unreadable-rotation')
   fs.mkdirSync(dir, { mode: 0o755 })
@@ -683,17 +669,19 @@ test('a file that a rotation makes unreadable is followed once a chmod makes it 
   t.deepEqual([await next('the unreadable file once readable'), await next('its next line')], ['two', 'three'])
 })
 
-test('a log the follower may not read, renamed away before the first step, fails it with EACCES, rather than wait', async (t) => {
-  // Found where it went, it could not be opened, and the follower waited for ever.
-  const dir = path.join(temp.dir, 'unreadable-renamed-before')
-  fs.mkdirSync(dir, { mode: 0o777 })
-  fs.chmodSync(dir, 0o777)
-  const file = path.join(dir, 'app.log')
-  fs.writeFileSync(file, 'secret\n', { mode: 0o600 })
-  const rename = `fs.renameSync(${JSON.stringify(file)}, ${JSON.stringify(`${file}.1`)})`
-  const next = followAsAnotherUser(t, file, 'follow-unreadable-renamed.mjs', rename)
-  t.is(await next('the follower to rename its log'), 'ready')
-  t.like(await next('the error'), { code: 'EACCES', syscall: 'open' })
+test('a log the follower may not read fails its first step with EACCES, where it is or renamed away, rather than wait', async (t) => {
+  // Renamed, it was found where it went but could not be opened, and the follower waited for ever.
+  for (const renamed of [false, true]) {
+    const dir = path.join(temp.dir, `unreadable-log${renamed ? '-renamed' : ''}`)
+    fs.mkdirSync(dir, { mode: 0o777 })
+    fs.chmodSync(dir, 0o777)
+    const file = path.join(dir, 'app.log')
+    fs.writeFileSync(file, 'secret\n', { mode: 0o600 })
+    const rename = renamed ? `fs.renameSync(${JSON.stringify(file)}, ${JSON.stringify(`${file}.1`)})` : ''
+    const next = followAsAnotherUser(t, file, `follow-unreadable-log-${renamed}.mjs`, rename)
+    t.is(await next('the follower to start'), 'ready')
+    t.like(await next('the error'), { code: 'EACCES', syscall: 'open', path: file }, `renamed: ${renamed}`)
+  }
 })
 
 test('a file the follower may not read, come in place of its log gone before the first step, is waited past until a chmod', async (t) => {
