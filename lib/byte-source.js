@@ -449,6 +449,8 @@ class IteratorChunks {
   #done = false
   /** A sync iterable's chunk still to be awaited (a promise, or any thenable), or null. */
   #awaited = null
+  /** Whether what wait() gave last is the iterator's next() (not a sync iterable's chunk). */
+  #waitedForNext = false
 
   constructor(iterable, symbol) {
     this.#iterable = iterable
@@ -472,6 +474,7 @@ class IteratorChunks {
   }
 
   wait() {
+    this.#waitedForNext = this.#awaited === null
     if (this.#awaited === null) return this.#next()
     const awaited = Promise.resolve(this.#awaited)
     this.#awaited = null
@@ -479,15 +482,20 @@ class IteratorChunks {
   }
 
   /**
-   * The iterator's next result. An iterator whose next() throws or rejects is broken, and
+   * What wait() gave rejected. An iterator whose next() throws or rejects is broken, and
    * `for await` does not call its return() after: neither does cancel() (a hand-written
-   * iterator cleaned up twice).
+   * iterator cleaned up twice). A sync iterable's chunk that rejects is not its iterator's
+   * failure: that one is returned, as `for await` returns it. (Told by the pump, rather than by
+   * a handler on each next()'s promise, which cost 5-15% over 100-byte chunks.)
    */
+  rejected() {
+    if (this.#waitedForNext) this.#done = true
+  }
+
+  /** The iterator's next result; one that throws breaks it (see rejected()). */
   #next() {
     try {
-      const result = this.#iterator.next()
-      if (typeof result?.then !== 'function') return result
-      return result.then(undefined, (error) => this.#broken(error))
+      return this.#iterator.next()
     } catch (error) {
       return this.#broken(error)
     }
@@ -726,7 +734,17 @@ class ByteSource {
     chunks.start()
     while (!this.#stopped) {
       let chunk = chunks.pull()
-      while (chunk === WAIT && !this.#stopped) chunk = chunks.unwrap(await chunks.wait())
+      while (chunk === WAIT && !this.#stopped) {
+        let result
+        try {
+          result = await chunks.wait()
+        } catch (error) {
+          // Told here rather than by a handler on each chunk's promise (see IteratorChunks).
+          chunks.rejected?.()
+          throw error
+        }
+        chunk = chunks.unwrap(result)
+      }
       if (this.#stopped) return
       if (chunk === END) {
         this.#releaseHighSurrogate(feed)
