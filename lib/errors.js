@@ -96,16 +96,14 @@ function describe(value) {
   return `Received type ${typeof value} (${shown})`
 }
 
-/** A lone surrogate: half a character (with the `u` flag, a whole pair is one code point). */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u
-
 /**
  * `util.inspect(value, options)`, a string's lone surrogate shown as Node shows it (`'\ud83d'`):
  * Deno's inspect makes it U+FFFD, which hides what was wrong with a `match` refused for one.
  * Each is marked with NULs around its hex, which inspect escapes, then written as an escape.
  */
 function inspected(value, options) {
-  if (typeof value !== 'string' || !LONE_SURROGATE.test(value)) return util().inspect(value, options)
+  if (typeof value !== 'string' || value.isWellFormed()) return util().inspect(value, options)
+  // With the `u` flag a whole pair is one code point, so only a lone surrogate matches.
   const marked = value.replace(/[\uD800-\uDFFF]/gu, (unit) => `\0${unit.charCodeAt(0).toString(16)}\0`)
   return util()
     .inspect(marked, options)

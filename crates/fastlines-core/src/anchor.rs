@@ -169,7 +169,8 @@ impl Anchor {
     }
 
     /// Opens the file to follow from: the anchored one if it can still be found (at the path,
-    /// at the link's old target, or renamed within its directory), else the one at the path now.
+    /// where the path led through its links at the call, or renamed within that directory),
+    /// else the one at the path now.
     /// A log anchored and gone, with no log at the path (nothing there, or nothing a running
     /// follower would read: see [`open_log`]), is [`Reopened::Gone`]. Fails as `open(2)` of the
     /// anchored file fails where it is found (a log the follower may not read fails, rather than
