@@ -50,6 +50,17 @@ const jsonLineStream = {
 
 /** A line of nothing but these is blank: skipped, and still counted. */
 const BLANK = /^[ \t\r]*$/
+
+/**
+ * Whether `line` is blank. Looking at its first character first spares the regex most lines;
+ * a blank line skipped before JSON.parse rather than after its throw made a log with every
+ * other line of spaces 15x faster on Node and 2x on Bun.
+ */
+function isBlank(line) {
+  if (line.length === 0) return true
+  const first = line.charCodeAt(0)
+  return (first === 0x20 || first === 0x09 || first === 0x0d) && BLANK.test(line)
+}
 /** How much of a line an error quotes, around the place where it stopped being JSON. */
 const QUOTED_CHARACTERS = 80
 
@@ -147,13 +158,15 @@ class JsonCursor {
 
   /**
    * A line the native side found not shaped like one JSON text: blank, or not JSON at all
-   * (crates/fastlines-core/src/json.rs). With `onError: 'skip'` it needs no JSON.parse, whose
-   * throw took Deno a tenth more time over a log with 1% of its lines cut short; any other
-   * onError needs the engine's error, so it is parsed. False when reading stops at a failure.
+   * (crates/fastlines-core/src/json.rs). A blank one is skipped. With `onError: 'skip'` the
+   * others need no JSON.parse either (its throw took Deno a tenth more time over a log with 1%
+   * of its lines cut short); any other onError needs the engine's error, so they are parsed.
+   * False when reading stops at a failure.
    */
   #notOneText(lines, line) {
+    if (isBlank(lines[line])) return true
     if (this.#onError !== 'skip') return this.#parseLines(lines, line, line + 1)
-    if (!BLANK.test(lines[line])) this.skipped++
+    this.skipped++
     return true
   }
 
@@ -196,9 +209,9 @@ class JsonCursor {
     }
     for (; i < to; i++) {
       let line = lines[i]
-      if (line.length === 0) continue
       // A UTF-8 BOM, only at the very start of the file.
       if (line.charCodeAt(0) === 0xfeff && place.startOf(i) === 0) line = line.slice(1)
+      if (isBlank(line)) continue
       let value
       try {
         value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
@@ -208,7 +221,6 @@ class JsonCursor {
           if (reviver !== undefined && jsonSyntaxFailure(line) === null) this.#failure = cause
           return false
         }
-        if (BLANK.test(line)) continue
         const handled = this.#handleFailure(cause, line, place, i)
         if (handled === STOP) return false
         if (handled === SKIP) continue
