@@ -32,7 +32,9 @@ use crate::error::ReadError;
 use crate::frame::Framer;
 use crate::reader::Reader;
 use crate::source::{FedInput, FedSignal, Feed, Source};
-use crate::stream::{forward, Cancel, ClearOnDrop, FedNext, FrameHere, ReadStream, Stop, TryNext};
+use crate::stream::{
+    forward, Cancel, ClearOnDrop, FedNext, FrameHere, ReadAhead, ReadStream, Stop, TryNext,
+};
 
 /// Below this many queued bytes, a consumer with nothing to take frames them itself; from this
 /// many on, it waits for the background task. A line or a few cost less to frame than the two
@@ -59,8 +61,7 @@ impl<T: Send + 'static> ReadStream<T> {
         let signal = source.input.signal();
         let mut here = None;
         let mut stream = Self::start(
-            read_ahead_chunks(options.chunk_size),
-            options.chunk_size,
+            ReadAhead::in_reads(read_ahead_chunks(options.chunk_size), options.chunk_size),
             framer,
             Arc::new(OnceLock::from(0)),
             |producer| {

@@ -60,6 +60,37 @@ pub struct ReadStream<T> {
     read_ahead_bytes: usize,
 }
 
+/// A stream's read-ahead: the places its channel has, the bytes each stands for (an item takes
+/// one per such bytes it weighs: see [`crate::channel`]), and what it holds when full of reads
+/// of ordinary lines (see [`ReadStream::read_ahead_bytes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadAhead {
+    pub(crate) places: usize,
+    pub(crate) place_bytes: usize,
+    bytes: usize,
+}
+
+impl ReadAhead {
+    /// `reads` reads of `chunk_size`, a place each, a place standing for a read or a share of
+    /// [`LONG_LINES_READ_AHEAD_BYTES`], if more.
+    pub(crate) fn in_reads(reads: usize, chunk_size: usize) -> Self {
+        ReadAhead {
+            places: reads,
+            place_bytes: chunk_size.max(LONG_LINES_READ_AHEAD_BYTES / reads.max(1)),
+            bytes: reads.saturating_mul(chunk_size),
+        }
+    }
+
+    /// `places` places of `place_bytes` each: for items far smaller than a read.
+    pub(crate) fn in_places(places: usize, place_bytes: usize) -> Self {
+        ReadAhead {
+            places,
+            place_bytes,
+            bytes: places.saturating_mul(place_bytes),
+        }
+    }
+}
+
 /// What a consumer does with a fed stream's reader (see `fed_stream.rs`, which implements it):
 /// frame here, or say that it waits.
 pub(crate) trait FrameHere<T>: Send + Sync + std::fmt::Debug {
@@ -137,14 +168,13 @@ impl<T: Send + 'static> ReadStream<T> {
     {
         // Known once the file is open: a share starts at its first line.
         let started_at = Arc::new(OnceLock::new());
-        let read_ahead = parts::read_ahead(&framer, options.chunk_size);
-        Self::start(
-            read_ahead,
+        let read_ahead = ReadAhead::in_reads(
+            parts::read_ahead(&framer, options.chunk_size),
             options.chunk_size,
-            framer,
-            started_at,
-            |producer| producer.run(path, options),
-        )
+        );
+        Self::start(read_ahead, framer, started_at, |producer| {
+            producer.run(path, options)
+        })
     }
 
     /// Starts reading `source`, an input that signals readiness (a fed source, or a pipe or
@@ -157,14 +187,11 @@ impl<T: Send + 'static> ReadStream<T> {
     {
         let options = source.read_options();
         let started_at = Arc::new(OnceLock::from(source.offset()));
-        let read_ahead = read_ahead_chunks(options.chunk_size);
-        Self::start::<F, (), _>(
-            read_ahead,
-            options.chunk_size,
-            framer,
-            started_at,
-            |producer| producer.read_async(source),
-        )
+        let read_ahead =
+            ReadAhead::in_reads(read_ahead_chunks(options.chunk_size), options.chunk_size);
+        Self::start::<F, (), _>(read_ahead, framer, started_at, |producer| {
+            producer.read_async(source)
+        })
     }
 
     /// Starts reading `source`, a file or device already open, with blocking reads on the
@@ -174,19 +201,18 @@ impl<T: Send + 'static> ReadStream<T> {
         F: Framer<Item = T> + Send + 'static,
     {
         let chunk_size = source.read_options().chunk_size;
-        let read_ahead = read_ahead_chunks(chunk_size);
+        let read_ahead = ReadAhead::in_reads(read_ahead_chunks(chunk_size), chunk_size);
         let started_at = Arc::new(OnceLock::from(source.offset()));
-        Self::start(read_ahead, chunk_size, framer, started_at, |producer| {
+        Self::start(read_ahead, framer, started_at, |producer| {
             producer.read_file(source, false)
         })
     }
 
     /// A stream and its producer, which `run` starts: everything both kinds of stream share.
-    /// Up to `read_ahead` places of `chunk_size` bytes wait in its channel: items of one read's
-    /// bytes or less take one each, heavier ones more (see [`crate::channel`]).
+    /// Up to `read_ahead`'s places wait in its channel: items of a place's bytes or less take
+    /// one each, heavier ones more (see [`crate::channel`]).
     pub(crate) fn start<F, R, Fut>(
-        read_ahead: usize,
-        chunk_size: usize,
+        read_ahead: ReadAhead,
         framer: F,
         started_at: Arc<OnceLock<u64>>,
         run: impl FnOnce(Producer<F, R>) -> Fut,
@@ -196,9 +222,8 @@ impl<T: Send + 'static> ReadStream<T> {
         R: Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        // A place holds a read, or a share of the read-ahead allowed for long lines, if more.
-        let place_bytes = chunk_size.max(LONG_LINES_READ_AHEAD_BYTES / read_ahead.max(1));
-        let (items_sender, items, waiter) = channel(read_ahead, place_bytes, F::weight);
+        let (items_sender, items, waiter) =
+            channel(read_ahead.places, read_ahead.place_bytes, F::weight);
         let (file_closed_sender, file_closed) = oneshot::channel();
         let stop = Arc::new(Stop::<R>::default());
         let producer = Producer {
@@ -219,7 +244,7 @@ impl<T: Send + 'static> ReadStream<T> {
             started_at,
             stop,
             here: None,
-            read_ahead_bytes: read_ahead.saturating_mul(chunk_size),
+            read_ahead_bytes: read_ahead.bytes,
         }
     }
 
