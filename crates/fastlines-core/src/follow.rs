@@ -780,6 +780,16 @@ mod tests {
         file.write_all(text.as_bytes()).expect("append");
     }
 
+    /// What `copytruncate` does to `path` (truncated in place), then `text` written.
+    fn truncate_and_append(path: &Path, text: &str) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .expect("open");
+        file.set_len(0).expect("truncate");
+        append(path, text);
+    }
+
     fn text(item: Result<Item<Batch>, mpsc::error::TryRecvError>) -> Text {
         item.expect("an item").expect("not a failure").text
     }
@@ -848,12 +858,7 @@ mod tests {
     #[test]
     fn a_truncation_right_after_a_full_channel_is_noticed() {
         let (path, stop, mut taken, changes) = parked_after_a_full_channel("truncated.log");
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .expect("open");
-        file.set_len(0).expect("truncate");
-        append(&path, "x\n");
+        truncate_and_append(&path, "x\n");
         read_here(&stop, &changes);
         assert!(changes.take_handed_back().is_none(), "caught up: parked");
         assert_eq!(
@@ -888,12 +893,7 @@ mod tests {
                 "{line}: read and caught up, with room to spare"
             );
         }
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .expect("open");
-        file.set_len(0).expect("truncate");
-        append(&path, "after\n");
+        truncate_and_append(&path, "after\n");
         read_here(&stop, &changes);
         let mut lines = Vec::new();
         while let Ok(item) = taken.try_recv() {
