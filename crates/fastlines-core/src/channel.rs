@@ -5,7 +5,9 @@
 //! [`crate::buffer::LONG_LINES_READ_AHEAD_BYTES`]), and an item of many places' bytes (a batch
 //! of one long line: a batch holds whole lines) takes as many places, up to half of them (see
 //! [`Weigh`]), so at most two such items wait. Counted in items, a reader of 8 MiB lines ran 21
-//! lines, 185 MiB, ahead of a consumer that had taken one.
+//! lines, 185 MiB, ahead of a consumer that had taken one. An item holds its places as permits
+//! of a semaphore, given back as the consumer takes it: a place costs nothing to take, so a
+//! follower's channel can have places of a short line's bytes (see `follow.rs`).
 //!
 //! A consumer that finds the channel empty may leave a [`Wake`] instead of awaiting the
 //! channel: the producer calls it on its own thread right after it sends the next item (or
@@ -18,8 +20,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::mpsc::{
     self,
     error::{TryRecvError, TrySendError},
-    Permit,
 };
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use crate::error::ReadError;
 
@@ -29,11 +31,11 @@ pub(crate) type Item<T> = Result<T, ReadError>;
 /// [`crate::frame::Framer::weight`]).
 pub(crate) type Weigh<T> = fn(&T) -> usize;
 
-/// What goes through the channel: an item, or one of the places a heavy item takes besides its
-/// own, sent just before it, so that they are freed as the consumer takes it.
-enum Message<T> {
-    Item(Item<T>),
-    Ballast,
+/// What goes through the channel: an item and the places it takes, freed as the consumer takes
+/// it.
+struct Message<T> {
+    item: Item<T>,
+    _places: OwnedSemaphorePermit,
 }
 
 /// A waiting consumer's wake-up call: called once, on whichever thread has news, after which
@@ -90,6 +92,11 @@ pub(crate) struct ItemSender<T> {
     /// `Some` until dropped: the channel's own sender goes first, so that a consumer woken by
     /// the last one finds the channel ended.
     items: Option<mpsc::Sender<Message<T>>>,
+    /// The places free: a permit each. The channel holds as many items as places, so an item
+    /// given its places finds a slot.
+    places: Arc<Semaphore>,
+    /// How many places the channel has.
+    capacity: usize,
     waiter: Arc<Waiter>,
     /// The bytes one place stands for: an item takes one place per this many bytes it weighs
     /// (see [`Self::places_for`]).
@@ -101,6 +108,8 @@ impl<T> Clone for ItemSender<T> {
     fn clone(&self) -> Self {
         ItemSender {
             items: self.items.clone(),
+            places: Arc::clone(&self.places),
+            capacity: self.capacity,
             waiter: Arc::clone(&self.waiter),
             place_bytes: self.place_bytes,
             weigh: self.weigh,
@@ -124,45 +133,48 @@ pub(crate) fn channel<T>(
     place_bytes: usize,
     weigh: Weigh<T>,
 ) -> (ItemSender<T>, ItemReceiver<T>, Arc<Waiter>) {
+    let capacity = capacity.max(1);
     let (items, receiver) = mpsc::channel(capacity);
+    let places = Arc::new(Semaphore::new(capacity));
     let waiter = Arc::new(Waiter::default());
     let sender = ItemSender {
         items: Some(items),
+        places: Arc::clone(&places),
+        capacity,
         waiter: Arc::clone(&waiter),
         place_bytes: place_bytes.max(1),
         weigh,
     };
-    (sender, ItemReceiver { items: receiver }, waiter)
+    let receiver = ItemReceiver {
+        items: receiver,
+        places,
+    };
+    (sender, receiver, waiter)
 }
 
-/// The consumer's end of the channel: the items in order, the places heavy ones took freed as
-/// each is taken.
+/// The consumer's end of the channel: the items in order, the places each took freed as it is
+/// taken.
 #[derive(Debug)]
 pub(crate) struct ItemReceiver<T> {
     items: mpsc::Receiver<Message<T>>,
+    /// The sender's places, closed with the channel: a sender waiting for places gives up.
+    places: Arc<Semaphore>,
 }
 
 impl<T> ItemReceiver<T> {
     /// The next item, waiting for it; `None` once every sender is gone and nothing is left.
     pub(crate) async fn recv(&mut self) -> Option<Item<T>> {
-        loop {
-            if let Message::Item(item) = self.items.recv().await? {
-                return Some(item);
-            }
-        }
+        self.items.recv().await.map(|message| message.item)
     }
 
     /// The next item if one is there.
     pub(crate) fn try_recv(&mut self) -> Result<Item<T>, TryRecvError> {
-        loop {
-            if let Message::Item(item) = self.items.try_recv()? {
-                return Ok(item);
-            }
-        }
+        self.items.try_recv().map(|message| message.item)
     }
 
     /// Takes no more: senders find the channel closed; what is in it can still be taken.
     pub(crate) fn close(&mut self) {
+        self.places.close();
         self.items.close();
     }
 
@@ -171,28 +183,23 @@ impl<T> ItemReceiver<T> {
         self.items.is_closed()
     }
 
-    /// Whether nothing is in the channel, not even ballast ahead of an item being sent.
+    /// Whether nothing is in the channel.
     pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 }
 
-impl<T> std::fmt::Debug for Message<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Message::Item(_) => "Item",
-            Message::Ballast => "Ballast",
-        })
+impl<T> Drop for ItemReceiver<T> {
+    /// A sender waiting for places that the items left in the channel hold would wait for ever.
+    fn drop(&mut self) {
+        self.places.close();
     }
 }
 
-/// Sends `item` with `places` (at least one): the others carry ballast, ahead of it.
-fn send_in<'a, T: 'a>(mut places: impl Iterator<Item = Permit<'a, Message<T>>>, item: Item<T>) {
-    let mut last = places.next().expect("at least one place");
-    for place in places {
-        std::mem::replace(&mut last, place).send(Message::Ballast);
+impl<T> std::fmt::Debug for Message<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Message")
     }
-    last.send(Message::Item(item));
 }
 
 impl<T> ItemSender<T> {
@@ -206,9 +213,22 @@ impl<T> ItemSender<T> {
     /// most half of them, so that two items always fit in an empty channel (a fed stream's
     /// consumer sends two at once: see `fed_stream.rs`); a failure takes one. Items of less
     /// than two places' bytes take one: the channel holds at most twice its places' bytes.
-    fn places_for(&self, item: &Item<T>) -> usize {
+    fn places_for(&self, item: &Item<T>) -> u32 {
         let weight = item.as_ref().map_or(0, self.weigh);
-        (weight / self.place_bytes).clamp(1, (self.capacity() / 2).max(1))
+        let places = (weight / self.place_bytes).clamp(1, (self.capacity / 2).max(1));
+        u32::try_from(places).unwrap_or(u32::MAX)
+    }
+
+    /// Sends `item` with the `places` it took.
+    fn send_with(&self, item: Item<T>, places: OwnedSemaphorePermit) -> Result<(), Item<T>> {
+        let message = Message {
+            item,
+            _places: places,
+        };
+        // Never full: every item in the channel holds a place, and there are as many slots.
+        self.items()
+            .try_send(message)
+            .map_err(|err| err.into_inner().item)
     }
 
     /// Puts `item` in if there is room, without waiting.
@@ -223,12 +243,14 @@ impl<T> ItemSender<T> {
         item: Item<T>,
         pace: &mut WakePace,
     ) -> Result<(), TrySendError<Item<T>>> {
-        let places = match self.items().try_reserve_many(self.places_for(&item)) {
+        let places = match Arc::clone(&self.places).try_acquire_many_owned(self.places_for(&item)) {
             Ok(places) => places,
-            Err(TrySendError::Full(())) => return Err(TrySendError::Full(item)),
-            Err(TrySendError::Closed(())) => return Err(TrySendError::Closed(item)),
+            Err(TryAcquireError::NoPermits) => return Err(TrySendError::Full(item)),
+            Err(TryAcquireError::Closed) => return Err(TrySendError::Closed(item)),
         };
-        send_in(places, item);
+        if let Err(item) = self.send_with(item, places) {
+            return Err(TrySendError::Closed(item));
+        }
         if pace.sent() {
             self.waiter.wake();
         }
@@ -244,16 +266,14 @@ impl<T> ItemSender<T> {
 
     /// How many places the channel has.
     pub(crate) fn capacity(&self) -> usize {
-        self.items().max_capacity()
+        self.capacity
     }
 
     /// Puts `item` in, waiting for room; `false` if nobody listens.
     pub(crate) async fn send(&self, item: Item<T>) -> bool {
-        let sent = match self.items().reserve_many(self.places_for(&item)).await {
-            Ok(places) => {
-                send_in(places, item);
-                true
-            }
+        let places = Arc::clone(&self.places).acquire_many_owned(self.places_for(&item));
+        let sent = match places.await {
+            Ok(places) => self.send_with(item, places).is_ok(),
             Err(_) => false,
         };
         self.waiter.wake();
@@ -268,16 +288,17 @@ impl<T> ItemSender<T> {
     /// a second core.
     pub(crate) async fn send_when_drained(&self, item: Item<T>) -> bool {
         let taken = self.places_for(&item);
-        let room = (self.items().max_capacity() / 2).max(taken);
-        match self.items().reserve_many(room).await {
-            Ok(mut places) => {
-                // Exactly `room` >= `taken` places; the others go back to the channel as they drop.
-                send_in(places.by_ref().take(taken), item);
-                self.waiter.wake();
-                true
-            }
-            Err(_) => false,
-        }
+        let half = u32::try_from(self.capacity / 2).unwrap_or(u32::MAX);
+        let room = Arc::clone(&self.places).acquire_many_owned(half.max(taken));
+        let Ok(mut room) = room.await else {
+            return false;
+        };
+        // `room` >= `taken` places; the others go back to the channel as they drop.
+        let places = room.split(taken as usize).expect("room for the item");
+        drop(room);
+        let sent = self.send_with(item, places).is_ok();
+        self.waiter.wake();
+        sent
     }
 }
 
@@ -443,7 +464,7 @@ mod tests {
         let rest: Vec<_> = std::iter::from_fn(|| taken.try_recv().ok()).collect();
         assert!(
             matches!(rest[..], [Ok(1000), Ok(19), Ok(20), Err(_)]),
-            "in order, no ballast: {rest:?}"
+            "in order: {rest:?}"
         );
         assert!(taken.is_empty());
     }

@@ -51,11 +51,9 @@ const BYTES_PER_WATCHER_TRIP: u64 = 1024 * 1024;
 /// The bytes a place in a follower's channel stands for. A follower woken for each write reads
 /// a line or two a batch; with a place per read (64 KiB), 16 such batches filled its read-ahead,
 /// and a consumer busy for a moment left the rest of its lines unread in the file, lost to a
-/// `copytruncate`. In places of this, its read-ahead holds [`READ_AHEAD_BYTES`] or 256 batches,
-/// whichever comes first. A batch of a whole read takes 16 places, 15 of them sent as ballast
-/// ahead of it (see [`crate::channel`]): in places of 1 KiB, 63, which cost a follower reading
-/// 168 MB from its start 9% more CPU (174-195 ms against 158-171 ms, 5 runs alternating).
-const FOLLOWER_PLACE_BYTES: usize = 4 * 1024;
+/// `copytruncate`. In places of a short line's bytes, its read-ahead holds about
+/// [`READ_AHEAD_BYTES`] whatever the writes (8,192 batches of a line of up to 255 bytes).
+const FOLLOWER_PLACE_BYTES: usize = 128;
 
 /// A follower's read-ahead: see [`FOLLOWER_PLACE_BYTES`].
 fn follower_read_ahead() -> ReadAhead {
@@ -884,7 +882,7 @@ mod tests {
             follower_read_ahead(),
         );
         let changes = Changes::default();
-        let written: Vec<String> = (0..200).map(|n| format!("line {n}")).collect();
+        let written: Vec<String> = (0..2000).map(|n| format!("line {n}")).collect();
         for line in &written {
             append(&path, &format!("{line}\n"));
             read_here(&stop, &changes);
