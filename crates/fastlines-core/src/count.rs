@@ -18,7 +18,7 @@ use crate::filter::LineFilter;
 use crate::frame::Framer;
 use crate::helpers::Helpers;
 use crate::reader::{Progress, Reader};
-use crate::share::{FileRange, Reach, Share};
+use crate::share::{Reach, Share};
 use crate::source::{open, ReadOptions, Source};
 use crate::split::{count_newlines, LineSplitter};
 
@@ -166,14 +166,14 @@ fn count_part(
     filter: Option<&LineFilter>,
     cancelled: &AtomicBool,
 ) -> PartCount {
-    let range = share
+    let mut input = share
         .range(
             file,
-            within,
+            within.clone(),
             Reach::until(&|| cancelled.load(Ordering::Relaxed)),
         )
+        .and_then(|range| share.input(file, range, &within))
         .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
-    let mut input = FileRange::new(file, range);
     let lines = count_blocking(Source::new(&mut input, None, chunk_size), filter, cancelled)?;
     Ok((lines, input.ended_early()))
 }
@@ -365,6 +365,28 @@ mod tests {
     use crate::filter::Match;
     use crate::test_files::file_of;
     use crate::Encoding;
+
+    /// The first and third of three parts are counted, as helpers may count them, and the
+    /// file is then truncated below the second's cut: counted then, it holds nothing, and the
+    /// count ends there, as one pass ends at the cut, rather than add the third part's lines
+    /// as if the second's had been there.
+    #[test]
+    fn a_part_the_file_was_cut_short_before_ends_the_count() {
+        let bytes: Vec<u8> = (0..3_000)
+            .flat_map(|i| format!("ab {i:05}\n").into_bytes())
+            .collect();
+        let within = 0..bytes.len() as u64;
+        let cancelled = AtomicBool::new(false);
+        let file = file_of(&bytes);
+        let share = |index| Share::new(index, 3).unwrap();
+        let first = count_part(&file, within.clone(), share(0), 64, None, &cancelled);
+        let third = count_part(&file, within.clone(), share(2), 64, None, &cancelled);
+        file.set_len(bytes.len() as u64 / 6).unwrap();
+        let second = count_part(&file, within.clone(), share(1), 64, None, &cancelled);
+        assert!(matches!(second, Ok((Some(0), true))), "{second:?}");
+        assert!(matches!(first, Ok((Some(1_000), false))), "{first:?}");
+        assert_eq!(sum_to_the_cut([first, second, third]).unwrap(), Some(1_000));
+    }
 
     #[test]
     fn a_file_cut_short_while_counted_in_parts_is_counted_to_the_cut() {

@@ -143,7 +143,10 @@ impl Cut {
     ) -> Result<PartReader<F>, ReadError> {
         let range = self.range(index, stopped)?;
         let start = range.start;
-        let input = FileRange::new(self.file.clone(), range);
+        let share = Share::new(index, self.parts).expect("a part's index is below their count");
+        let input = share
+            .input(self.file.clone(), range, &self.within)
+            .map_err(|err| OsError::new(&err, "read"))?;
         let source = Source::new(input, None, self.chunk_size).at(start);
         Ok(Reader::with_buffer(source, framer, progress, buf))
     }

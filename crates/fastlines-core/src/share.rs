@@ -62,6 +62,33 @@ impl Share {
         (u128::from(index) * u128::from(bytes) / u128::from(count)) as u64
     }
 
+    /// Where share `index` of this share's count begins in `within`.
+    fn cut_in(&self, index: u64, within: &Range<u64>) -> u64 {
+        let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
+        within
+            .start
+            .saturating_add(Self::cut(index, self.count, len))
+    }
+
+    /// This share's [`range`](Self::range) of `within`, to be read through `file`: found empty
+    /// because `file` now ends before the share's cut (truncated since `within` was taken), it
+    /// [ended early](FileRange::ended_early), as a range the file ends inside does. Else a
+    /// share that holds none of the file's lines any more would be taken for one that holds
+    /// no line start (a long line's middle), and the shares after it, read before the
+    /// truncation, read on as if the lines it lost were there.
+    pub(crate) fn input<H: Deref<Target = File>>(
+        self,
+        file: H,
+        range: Range<u64>,
+        within: &Range<u64>,
+    ) -> io::Result<FileRange<H>> {
+        let cut_off = range.is_empty() && file.metadata()?.len() < self.cut_in(self.index, within);
+        Ok(FileRange {
+            cut_off,
+            ..FileRange::new(file, range)
+        })
+    }
+
     /// The bytes of `within` (a range of `file`, read with the rule that its first byte starts
     /// a line and its last one ends one) that this share reads: from the first line start at or
     /// after its cut to the first one at or after the next share's cut, looked for as far as
@@ -72,12 +99,7 @@ impl Share {
         within: Range<u64>,
         reach: Reach,
     ) -> io::Result<Range<u64>> {
-        let len = self.size.unwrap_or(within.end.saturating_sub(within.start));
-        let cut = |index| {
-            within
-                .start
-                .saturating_add(Self::cut(index, self.count, len))
-        };
+        let cut = |index| self.cut_in(index, &within);
         let start_reach = if reach.bounds_start {
             reach
         } else {
@@ -234,6 +256,8 @@ pub struct FileRange<H> {
     /// The next byte to read; never past `end`.
     next: u64,
     end: u64,
+    /// The range is empty because the file ended before it began (see [`Share::input`]).
+    cut_off: bool,
 }
 
 impl<H> FileRange<H> {
@@ -242,13 +266,14 @@ impl<H> FileRange<H> {
             file,
             next: range.start,
             end: range.end.max(range.start),
+            cut_off: false,
         }
     }
 
-    /// Whether, once a read gave nothing, the file had ended before the range: it was cut short
-    /// since the range was taken. A range read on to the file's end (`u64::MAX`) never is.
+    /// Whether, once a read gave nothing, the file had ended before the range did: it was cut
+    /// short since the range was taken. A range read on to the file's end (`u64::MAX`) never is.
     pub(crate) fn ended_early(&self) -> bool {
-        self.next < self.end && self.end != u64::MAX
+        self.cut_off || (self.next < self.end && self.end != u64::MAX)
     }
 }
 
@@ -326,6 +351,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A share found empty is read as cut short only where the file now ends before its cut:
+    /// a share inside a long line is empty and whole.
+    #[test]
+    fn an_empty_share_ended_early_only_when_the_file_ends_before_its_cut() {
+        let bytes = b"short\na line long enough to cross the second share's cut\n";
+        let within = 0..bytes.len() as u64;
+        let file = file_of(bytes);
+        let input = |share: Share, file: &File| {
+            let range = share
+                .range(file, within.clone(), Reach::until(&|| false))
+                .unwrap();
+            let mut input = share.input(file, range.clone(), &within).unwrap();
+            let read = read_some(&mut input, &mut [0; 64]).unwrap();
+            (range.is_empty(), read, input.ended_early())
+        };
+        let second = Share::new(1, 3).unwrap();
+        assert_eq!(
+            input(second, &file),
+            (true, 0, false),
+            "inside the long line"
+        );
+        file.set_len(10).unwrap();
+        assert_eq!(input(second, &file), (true, 0, true), "past the file's end");
+        let third = Share::new(2, 3).unwrap();
+        assert_eq!(input(third, &file), (true, 0, true));
     }
 
     #[test]
