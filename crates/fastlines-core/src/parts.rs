@@ -101,10 +101,14 @@ struct Cut {
 }
 
 impl Cut {
-    /// The bytes of part `index`: the lines that start in its share of `within` (or, once
-    /// `stopped` says so, whatever is left: see [`Share::range`]).
-    fn range(&self, index: u64, stopped: &dyn Fn() -> bool) -> Result<Range<u64>, ReadError> {
-        let share = Share::new(index, self.parts).expect("a part's index is below their count");
+    /// Part `index`'s share of `within`.
+    fn share(&self, index: u64) -> Share {
+        Share::new(index, self.parts).expect("a part's index is below their count")
+    }
+
+    /// The bytes of `share`: the lines that start in it (or, once `stopped` says so, whatever
+    /// is left: see [`Share::range`]).
+    fn range(&self, share: &Share, stopped: &dyn Fn() -> bool) -> Result<Range<u64>, ReadError> {
         let range = share
             .range(
                 &self.file,
@@ -141,9 +145,9 @@ impl Cut {
         progress: Progress,
         stopped: &dyn Fn() -> bool,
     ) -> Result<PartReader<F>, ReadError> {
-        let range = self.range(index, stopped)?;
+        let share = self.share(index);
+        let range = self.range(&share, stopped)?;
         let start = range.start;
-        let share = Share::new(index, self.parts).expect("a part's index is below their count");
         let input = share
             .input(self.file.clone(), range, &self.within)
             .map_err(|err| OsError::new(&err, "read"))?;
