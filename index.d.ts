@@ -36,9 +36,9 @@ export interface ReadOptions {
   /**
    * How bytes become characters. `'utf8'` (default; invalid sequences become U+FFFD) or
    * `'latin1'` (each byte is the code point of the same value). `'utf-8'` and `'binary'` are
-   * accepted as aliases.
+   * accepted as aliases; `null` and `''` are the default, as in `fs`.
    */
-  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary' | null | undefined
+  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'binary' | '' | null | undefined
   /** Offset of the first byte to read, as in `fs.createReadStream`. Default 0. Not with `decompress`. */
   start?: number | undefined
   /**
@@ -73,7 +73,19 @@ export interface ReadOptions {
    * Aborting it rejects the pending step with an `AbortError` (`code: 'ABORT_ERR'`, `cause`:
    * the signal's reason), like Node's APIs, and closes the file.
    */
-  signal?: AbortSignal | undefined
+  signal?: AbortSignal | AbortSignalLike | undefined
+}
+
+/**
+ * What a reader uses of an `AbortSignal`, which a polyfill's signal (or another realm's) also
+ * has: it is taken by its shape, as Node's own APIs take one.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  /** The `cause` of the `AbortError`. */
+  readonly reason?: any
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
 }
 
 /**
@@ -132,8 +144,14 @@ export interface ShareOptions {
    * // in worker i of n
    * for await (const batch of readLines('huge.log', { share: [i, n] }).batches()) tally(batch)
    */
-  share?: readonly [index: number, count: number, size?: number] | undefined
+  share?: Share | undefined
 }
+
+/** `[index, count]` or `[index, count, size]` ({@link ShareOptions.share}). */
+export type Share = readonly [index: number, count: number, size?: number | undefined]
+
+/** Options that hold a share ({@link ShareOptions.share}), not `undefined`. */
+type WithShare = { share: Share }
 
 /**
  * Other readers' options, typed absent: a reader refuses them (`ERR_INVALID_ARG_VALUE`), so that
@@ -268,7 +286,7 @@ export interface LineReader<Position extends number | undefined = number> extend
    * The same lines, many per step: each batch is a non-empty array of whole lines. Steps taken
    * here and on the reader itself share one position.
    */
-  batches(options?: BatchOptions & { numbered?: false }): LineBatches
+  batches(options?: BatchOptions & { numbered?: false | undefined }): LineBatches
   /** The same batches, each with its lines' numbers and offsets. */
   batches(options: BatchOptions & { numbered: true }): LineBatches<NumberedBatch>
   batches(options?: BatchOptions): LineBatches<string[] | NumberedBatch>
@@ -338,7 +356,7 @@ export interface LineBatchesSync<Batch = string[]> extends IterableIterator<Batc
  * {@link LineReaderSync.position} can be: `undefined` too for a share, before its first step.
  */
 export interface LineReaderSync<Position extends number | undefined = number> extends IterableIterator<string> {
-  batches(options?: BatchOptions & { numbered?: false }): LineBatchesSync
+  batches(options?: BatchOptions & { numbered?: false | undefined }): LineBatchesSync
   batches(options: BatchOptions & { numbered: true }): LineBatchesSync<NumberedBatch>
   batches(options?: BatchOptions): LineBatchesSync<string[] | NumberedBatch>
   /** As {@link LineReader.entries}. */
@@ -451,7 +469,7 @@ export function readLinesSync(
 ): LineReaderSync<number | undefined>
 
 /** {@link LineReadOptions} with a `share`: a reader of one share of a file. */
-export type SharedLineReadOptions = LineReadOptions & Required<ShareOptions>
+export type SharedLineReadOptions = LineReadOptions & WithShare
 
 /**
  * Options that hold no `share`: a reader of the whole file (or of its `start` to `end`), whose
@@ -571,7 +589,7 @@ export interface JsonLinesReaderSync<T = unknown, Position extends number | unde
  */
 export function readJsonLines<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions<T> & Required<ShareOptions>,
+  options: JsonLinesOptions<T> & WithShare,
 ): JsonLinesReader<T, number | undefined>
 export function readJsonLines<T = unknown>(
   path: PathLike,
@@ -593,7 +611,7 @@ export function readJsonLines<T = unknown>(
 /** Like {@link readJsonLines}, synchronously, of a path. Failures throw from `next()`. */
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
-  options: JsonLinesOptions<T> & Required<ShareOptions>,
+  options: JsonLinesOptions<T> & WithShare,
 ): JsonLinesReaderSync<T, number | undefined>
 export function readJsonLinesSync<T = unknown>(
   path: PathLike,
@@ -606,7 +624,7 @@ export function readJsonLinesSync<T = unknown>(
 
 /** Options of {@link countLines}. */
 export interface CountOptions
-  extends ReadOptions, MatchOptions, ShareOptions, NotTaken<'lastLines' | 'onError' | 'reviver'> {
+  extends ReadOptions, MatchOptions, ShareOptions, NotTaken<'maxLineLength' | 'lastLines' | 'onError' | 'reviver'> {
   /**
    * Into how many line-aligned parts a file is counted, each on a thread of its own while one is
    * free: the counts of a whole process never start more helper threads than the machine has

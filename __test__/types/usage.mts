@@ -28,6 +28,8 @@ import fastlines, {
   type LastLinesOptions,
   type FsError,
   type LineBatches,
+  type LineBatchesSync,
+  type JsonLinesReader,
   type LineReader,
   type LineReaderSync,
   type LineReadOptions,
@@ -144,6 +146,7 @@ export async function typedUsage(): Promise<void> {
   const lineOptions: ReadLinesOptions = { match: 'ERROR' }
   // @ts-expect-error: readChunks makes no lines to match
   readChunks('app.log', lineOptions)
+  // @ts-expect-error: countLines makes no lines, so it takes no maxLineLength (but Infinity at run time)
   await countLines('app.log', lineOptions)
   // @ts-expect-error: position is read-only
   follower.position = 0
@@ -422,6 +425,27 @@ export async function wrappers(
   readJsonLines(path, jsonOptions)
   readJsonLinesSync(path, jsonOptions)
   readLines(path, { signal, match: undefined, share: undefined })
+  // An option given as undefined is absent: the places are numbers, the batches plain arrays.
+  const unshared: LineReader = readLines(path, { share: undefined })
+  const plain: LineBatches = readLines(path).batches({ numbered: undefined })
+  const plainSync: LineBatchesSync = readLinesSync(path).batches({ numbered: undefined })
+  const unsharedJson: JsonLinesReader = readJsonLines(path, { share: undefined })
+  // So is a share's size.
+  const size: number | undefined = undefined
+  await countLines(path, { share: [0, 2, size] })
+  readLines(path, { share: [0, 2, undefined] })
+  // '' and null are the default encoding, as in fs.
+  readLines(path, '')
+  readLinesSync(path, { encoding: '' })
+  // A signal is taken by its shape, a polyfill's too.
+  const polyfilled = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} }
+  readLines(path, { signal: polyfilled })
+  // @ts-expect-error: one without the listener methods is refused
+  readLines(path, { signal: { aborted: false } })
+  // The default export is the exports, with no default of its own.
+  fastlines.readLines(path)
+  // @ts-expect-error: fastlines.default is undefined at run time
+  fastlines.default.readLines(path)
   readJsonLines(path, { share: undefined, onError: undefined })
   await countLines(path, { start: undefined, threads: undefined })
   followLines(path, { start: undefined, lastLines: undefined })
