@@ -167,6 +167,9 @@ test('start is refused; bad options and paths fail as they do for readLines', as
   await t.throwsAsync(async () => readLastLines(file, 1, { signal: {} }), { code: 'ERR_INVALID_ARG_TYPE' })
   await t.throwsAsync(async () => readLastLines(42, 1), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
   await t.throwsAsync(async () => readLastLines('a\0b', 1), { code: 'ERR_INVALID_ARG_VALUE' })
+  // The arguments in order, as Node checks them: with both bad, the path is told of.
+  await t.throwsAsync(async () => readLastLines(42, 'x'), { message: /^The "path" argument/ })
+  await t.throwsAsync(async () => readLastLines(), { message: /^The "path" argument/ })
 })
 
 test('a missing file rejects with the error fs gives', async (t) => {

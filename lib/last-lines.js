@@ -20,6 +20,8 @@ function validateLineCount(name, value) {
 }
 
 async function readLastLines(path, n, options) {
+  // The arguments in order, as Node checks them: a bad path is told of first.
+  const { bytes, display } = normalizePath(path)
   validateLineCount('n', n)
   options = typeof options === 'string' ? { encoding: options } : copyOptions(options)
   refuseDecompress(options, 'readLastLines', 'a compressed file decodes only from its start; read it with readLines')
@@ -28,7 +30,6 @@ async function readLastLines(path, n, options) {
     throw invalidArgValue('options.start', options.start, 'is not supported by readLastLines: use end')
   }
   checkOptionNames(options, 'readLastLines')
-  const { bytes, display } = normalizePath(path)
   const { read, lines, signal } = normalizeOptions(options)
   throwIfAborted(signal)
   const site = captureCallSite()
