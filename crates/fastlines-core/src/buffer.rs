@@ -40,6 +40,14 @@ const BUFFERS_IN_HAND: usize = 2;
 /// take another (zeroed when the pool is empty, as it is while JS still holds the last ones).
 const COPIED_OUT_BYTES: usize = 4 * 1024;
 
+/// Data handed out in a piece smaller than this fraction of its buffer is copied out too: lent,
+/// it would hold the whole buffer, while the channel weighs it by its own bytes. A follower
+/// with a `highWaterMark` of 16 MiB, woken for each 5 KB line while its consumer was busy,
+/// lent a 20 MiB buffer per line, about 210 of them in its read-ahead: 5.5 GB of address space
+/// (70 GB at 256 MiB), which a process under `ulimit -v` died of. So a piece lent holds at most
+/// this many times its bytes.
+const LENT_FRACTION_DIVISOR: usize = 4;
+
 /// Buffers grown far past the chunk size (by a very long line) are freed rather than kept.
 const MAX_POOLED_CHUNKS: usize = 4;
 
@@ -231,11 +239,12 @@ impl ReadBuf {
     }
 
     /// Hands out the first `n` bytes without copying them; the data after them (the partial
-    /// last line, usually short) moves to a buffer from the pool. Up to [`COPIED_OUT_BYTES`]
-    /// are copied out instead, and the buffer is kept.
+    /// last line, usually short) moves to a buffer from the pool. Up to [`COPIED_OUT_BYTES`],
+    /// or less than a [`LENT_FRACTION_DIVISOR`]th of the buffer, are copied out instead, and
+    /// the buffer is kept.
     pub fn split_to(&mut self, n: usize) -> Bytes {
         assert!(n <= self.len(), "split past the data");
-        if n <= COPIED_OUT_BYTES {
+        if n <= COPIED_OUT_BYTES || n < self.buffer.len() / LENT_FRACTION_DIVISOR {
             let handed_out = Bytes::copy_from_slice(&self.buffer[self.start..self.start + n]);
             self.start += n;
             return handed_out;
@@ -350,6 +359,24 @@ mod tests {
         buf.free_spare_buffers();
         let kept = buf.pool.free.lock().unwrap().len();
         assert_eq!(kept, BUFFERS_IN_HAND);
+    }
+
+    #[test]
+    fn small_pieces_of_a_large_buffer_are_copied_out_not_lent_with_it() {
+        let chunk = 16 * 1024 * 1024;
+        let mut buf = ReadBuf::new(chunk);
+        let line = [b'x'; 5000];
+        let held: Vec<Bytes> = (0..20)
+            .map(|_| {
+                // A read as a follower makes it: room for a chunk, filled with one line.
+                buf.spare(chunk)[..line.len()].copy_from_slice(&line);
+                buf.commit(line.len());
+                buf.split_to(line.len())
+            })
+            .collect();
+        assert!(held.iter().all(|piece| piece[..] == line[..]));
+        // One buffer, kept: the pieces hold none of it.
+        assert_eq!(allocated(&buf), 1);
     }
 
     #[test]
