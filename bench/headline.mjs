@@ -7,7 +7,11 @@ import { inRuntimeOrder, runtimeLabel } from './runtimes.mjs'
 /** The hand-written splits a user writes instead of readline (bench/contenders.mjs). */
 const HAND_SPLITS = ['stream-split', 'readFileSync-split']
 
-/** fastlines' three ways of reading, each with the floor it is compared with. */
+/**
+ * fastlines' three ways of reading, each with the floor it is compared with; counting with
+ * `wc -l`, a reference rather than a floor: its time includes starting `wc`, and `countLines`
+ * counts a large file on every core.
+ */
 const READS = [
   { contender: 'fastlines-lines', label: 'per line', floor: 'for-await-floor' },
   { contender: 'fastlines-batches', label: 'batches', floor: 'batches-floor' },
@@ -54,6 +58,8 @@ export function formatHeadline(results) {
     '',
     "Each cell: fastlines' median, then how many times as fast as `readline`, as the faster hand-written " +
       `split (${HAND_SPLITS.map((name) => `\`${name}\``).join(', ')}) and as the floor (per line ` +
-      "`for-await-floor`, batches `batches-floor`, count `wc -l`), each the same runtime's median over fastlines'.",
+      '`for-await-floor`, batches `batches-floor`; for count `wc -l`, a reference, not a floor: its time ' +
+      'includes starting `wc`, and `countLines` counts a large file on every core, `wc` on one), each the ' +
+      "same runtime's median over fastlines'.",
   ].join('\n')
 }

@@ -43,12 +43,14 @@ const from = JSON.parse(fs.readFileSync(file, 'utf8'))
 const failures = failureCount({ rows: [], ...(name === 'headline' ? from : { [name]: from[name] }) })
 if (failures > 0) throw new Error(`${file}: ${failures} contender(s) failed or saw the wrong lines; not merged`)
 const latest = JSON.parse(fs.readFileSync(LATEST, 'utf8'))
+/** The case a row measured: its `case`, the compressed section's `format` or the search's `query`. */
+const caseOf = (row) => row.case ?? row.format ?? row.query
 /**
- * The cases a section's run measured: its rows' cases (the compressed section's formats), or for
+ * The cases a section's run measured: its rows' cases (the compressed section's formats, the search's queries), or for
  * the follow section its parts.
  */
 const casesOf = (section) =>
-  section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map((row) => row.case ?? row.format))]
+  section.rows === undefined ? (section.parts ?? []) : [...new Set(section.rows.map(caseOf))]
 /** What a section records of the run it came from, `results`'s. */
 const runOf = (results, section) => ({
   startedAt: results.startedAt,
@@ -84,6 +86,7 @@ function mergeSection() {
     latest[name] = { ...added, runs: [run] }
     return ''
   }
+  refuseOtherData(earlier, added)
   const replaced = new Set(run.cases)
   latest[name] = {
     ...earlier,
@@ -94,14 +97,34 @@ function mergeSection() {
 }
 
 /**
+ * Refuses a run whose data is not the section's: another corpus, or a JSON Lines log of another
+ * size, whose rows beside the section's would compare two inputs.
+ */
+function refuseOtherData(earlier, added) {
+  for (const [what, before, now] of [
+    ['corpus', earlier.corpus, added.corpus],
+    ['settings.pinoMB', earlier.settings?.pinoMB, added.settings?.pinoMB],
+  ]) {
+    if (before !== now) throw new Error(`${file}: its ${name} ${what} is ${now}, the section's ${before}; not added`)
+  }
+}
+
+/**
  * A section kept as rows: the added run's rows replace those of its cases, and the records the
- * section keeps per case or runtime (`cases`, `idle`) are merged, the added run's winning.
+ * section keeps per case or runtime (`cases`, `idle`) are merged, the added run's winning. The
+ * run must have measured each replaced case on every runtime the section had it on.
  */
 function caseRows(earlier, added, replaced) {
   const records = ['cases', 'idle']
     .filter((key) => earlier[key] !== undefined || added[key] !== undefined)
     .map((key) => [key, { ...earlier[key], ...added[key] }])
-  const rows = [...earlier.rows.filter((row) => !replaced.has(row.case)), ...added.rows]
+  const measuredOn = new Set(added.rows.map((row) => `${caseOf(row)} ${row.runtime}`))
+  for (const row of earlier.rows.filter((each) => replaced.has(caseOf(each)))) {
+    if (!measuredOn.has(`${caseOf(row)} ${row.runtime}`)) {
+      throw new Error(`${file}: ${caseOf(row)} not measured on ${row.runtime}, where the section has it; not added`)
+    }
+  }
+  const rows = [...earlier.rows.filter((row) => !replaced.has(caseOf(row))), ...added.rows]
   return { ...Object.fromEntries(records), rows }
 }
 

@@ -26,12 +26,16 @@ export function measurementMs(median, runs) {
 }
 
 /**
- * What an earlier run's section takes on `runtimes`: its recorded time (`recordedMs`), if this run
- * measures all of it; else summed from the medians of its rows that this run measures again
- * (`measures(row)`); else UNKNOWN_PART_MS a runtime.
+ * What an earlier run's section takes on `runtimes`: its recorded time (`recordedMs`, on
+ * `recordedRuntimes` runtimes, scaled to this run's), if this run measures all of it; else
+ * summed from the medians of its rows that this run measures again (`measures(row)`); else, or
+ * when this run measures other data (`sameData` false: another corpus), UNKNOWN_PART_MS a runtime.
  */
-export function sectionMs(section, recordedMs, runtimes, measures = undefined) {
-  if (recordedMs !== undefined && measures === undefined) return recordedMs
+export function sectionMs(section, recordedMs, runtimes, { measures, recordedRuntimes, sameData = true } = {}) {
+  if (!sameData) return UNKNOWN_PART_MS * runtimes.length
+  if (recordedMs !== undefined && measures === undefined) {
+    return recordedRuntimes > 0 ? (recordedMs * runtimes.length) / recordedRuntimes : recordedMs
+  }
   const rows = (section?.rows ?? []).filter(
     (row) => runtimes.includes(row.runtime) && row.median !== undefined && (measures?.(row) ?? true),
   )

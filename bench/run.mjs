@@ -944,7 +944,8 @@ async function main() {
 /**
  * The sections, in run order: the option that runs each (`--key`, and its results key), what
  * measures it, the flags that repeat its choices for the recorded command (see sectionChoices),
- * and which of an earlier run's rows it measures again (see chosenRows).
+ * which of an earlier run's rows it measures again (see chosenRows), and what data it measures,
+ * of the options or of an earlier run's section (`data`), whose time says nothing of another's.
  */
 const SECTIONS = [
   {
@@ -955,6 +956,7 @@ const SECTIONS = [
   {
     key: 'compressed',
     measure: measureCompressed,
+    data: (o) => o.corpus ?? o.compressedCorpus,
     choices: (o) => [
       ['--compressed-corpus', o.compressedCorpus, COMPRESSED_CORPUS],
       ['--compressed-formats', o.compressedFormats, COMPRESSED_FORMAT_NAMES],
@@ -966,6 +968,7 @@ const SECTIONS = [
   {
     key: 'sources',
     measure: measureSources,
+    data: (o) => o.corpus ?? o.sourcesCorpus,
     choices: (o) => [
       ['--sources-corpus', o.sourcesCorpus, SOURCES_CORPUS],
       ['--sources-cases', o.sourcesCases, SOURCE_CASE_NAMES],
@@ -976,6 +979,7 @@ const SECTIONS = [
   {
     key: 'cores',
     measure: measureCores,
+    data: (o) => o.corpus ?? o.coresCorpus,
     choices: (o) => [
       ['--cores-corpus', o.coresCorpus, CORES_CORPUS],
       ['--cores-cases', o.coresCases, CORE_CASE_NAMES],
@@ -986,6 +990,7 @@ const SECTIONS = [
   {
     key: 'json',
     measure: measureJson,
+    data: (o) => o.settings?.pinoMB ?? o.jsonPinoMB,
     choices: (o) => [
       ['--json-pino-mb', o.jsonPinoMB, JSON_PINO_MB],
       ['--json-cases', o.jsonCases, JSON_CASE_NAMES],
@@ -1045,15 +1050,20 @@ function planParts(options, runtimes, earlier) {
         estimateMs += passRuns(options.runs)
           .filter((runs) => runs > 0)
           .reduce((sum, runs) => sum + measurementMs(median, runs), 0)
-        if (options.coldRuns > 0 && corpus !== NO_COLD_CORPUS) estimateMs += options.coldRuns * measurementMs(0, 0)
+        if (options.coldRuns > 0 && corpus !== NO_COLD_CORPUS) estimateMs += options.coldRuns * measurementMs(median, 0)
         if (options.probe && corpus === PROBE_CORPUS) estimateMs += PROBE_RUNS * measurementMs(median, 0)
       }
       parts.push({ name: corpusPart(corpus, runtime), estimateMs })
     }
   }
-  for (const { key, chosen } of SECTIONS.filter(({ key }) => options[key])) {
-    const measures = chosen?.(options)
-    parts.push({ name: key, estimateMs: sectionMs(earlier[key], earlier.partMs?.[key], runtimeNames, measures) })
+  for (const { key, chosen, data } of SECTIONS.filter(({ key }) => options[key])) {
+    const section = earlier[key]
+    const estimateMs = sectionMs(section, earlier.partMs?.[key], runtimeNames, {
+      measures: chosen?.(options),
+      recordedRuntimes: earlier.runtimes?.length,
+      sameData: data === undefined || section === undefined || data(section) === data(options),
+    })
+    parts.push({ name: key, estimateMs })
   }
   return parts
 }
