@@ -968,3 +968,38 @@ test('no unhandled rejection when a failing reader is abandoned', async (t) => {
   t.is(result.status, 0, result.stderr)
   t.is(result.stdout.trim(), 'rejected')
 })
+
+test("a reader of a child's stdout dropped before its first step gives the stream back once collected: a later listener gets its bytes, and the child closes", async (t) => {
+  // Made, the reader has the stream ignore resume() until its first step (byte-source.js); one
+  // never stepped and collected must not keep that, nor keep the stream from closing.
+  const result = await runScript(
+    'dropped-unstepped',
+    `import { spawn } from 'node:child_process'
+     import { once } from 'node:events'
+     const collect = typeof Bun === 'undefined' ? globalThis.gc : () => Bun.gc(true)
+     const turns = async () => {
+       for (let turn = 0; turn < 5; turn++) (collect(), await new Promise((resolve) => setImmediate(resolve)))
+     }
+     // A child that writes, then waits for its stdin to end: its stdout is read later.
+     const waiting = spawn(process.execPath, ['-e', "process.stdout.write('a\\\\nb\\\\n'); process.stdin.resume()"])
+     ;(() => void fastlines.readLines(waiting.stdout))()
+     await turns()
+     const chunks = []
+     waiting.stdout.on('data', (chunk) => chunks.push(chunk))
+     const closed = once(waiting, 'close')
+     waiting.stdin.end()
+     await closed
+     // A child that exits first, which resumes its unused stdout (the reader ignores that while
+     // it lives): once the reader is collected, the stream is resumed and the child closes.
+     const exiting = spawn(process.execPath, ['-e', "process.stdout.write('c\\\\n')"])
+     ;(() => void fastlines.readLines(exiting.stdout))()
+     const exitingClosed = once(exiting, 'close')
+     await once(exiting, 'exit')
+     await turns()
+     await exitingClosed
+     console.log(JSON.stringify({ read: Buffer.concat(chunks).toString(), ownResume: Object.hasOwn(exiting.stdout, 'resume') }))`,
+    3_000,
+  )
+  t.is(result.status, 0, describeRun(result))
+  t.deepEqual(JSON.parse(result.stdout), { read: 'a\nb\n', ownResume: false })
+})

@@ -219,15 +219,25 @@ function takeBuffered(stream) {
 }
 
 /**
- * Makes `stream` ignore resume() until the returned `release()` (the reader's first step, or its
- * close): from the call, the stream is the reader's. A ChildProcess resumes its stdout and
- * stderr when the child exits if nothing has used them, and their bytes are then dropped (Node,
- * Bun and Deno alike), so a reader made before the exit and stepped after it would find none.
- * Nothing is read meanwhile. A stream with a `resume` of its own is left as it is.
+ * Gives back the streams of readers collected before their first step (see ReadableChunks): the
+ * held value holds the stream, not the reader.
+ */
+const unstepped = new FinalizationRegistry((giveBack) => giveBack())
+
+/**
+ * Makes `stream` ignore resume() until `release()` (the reader's first step, or its close): from
+ * the call, the stream is the reader's. A ChildProcess resumes its stdout and stderr when the
+ * child exits if nothing has used them, and their bytes are then dropped (Node, Bun and Deno
+ * alike), so a reader made before the exit and stepped after it would find none. Nothing is read
+ * meanwhile. A stream with a `resume` of its own is left as it is. `forsake()`, for a reader
+ * collected unstepped, leaves the stream as it would be without it: its own resume(), called if
+ * something asked for it meanwhile (the child's exit).
  */
 function ignoreResume(stream) {
-  if (Object.hasOwn(stream, 'resume')) return () => {}
+  if (Object.hasOwn(stream, 'resume')) return { release: () => {}, forsake: () => {} }
+  let asked = false
   function resumeIgnored() {
+    asked = true
     return this
   }
   Object.defineProperty(stream, 'resume', {
@@ -236,10 +246,13 @@ function ignoreResume(stream) {
     writable: true,
     enumerable: false,
   })
-  // Called at the first step and again at the close: only ever removes its own resume().
-  return () => {
-    if (stream.resume === resumeIgnored) delete stream.resume
+  // Only ever removes its own resume().
+  const release = () => {
+    if (stream.resume !== resumeIgnored) return false
+    delete stream.resume
+    return true
   }
+  return { release, forsake: () => release() && asked && stream.resume() }
 }
 
 /**
@@ -261,7 +274,9 @@ class ReadableChunks {
     this.#ended = true
     this.#woken()
   }
-  #onError = (error) => {
+  /** Listens for errors from the call on, holding this weakly (see the constructor). */
+  #onError
+  #failed(error) {
     this.#error ??= error
     this.#woken()
   }
@@ -272,17 +287,44 @@ class ReadableChunks {
     this.#woken()
   }
 
-  /** Gives the stream its resume() back (see ignoreResume). */
-  #release
+  /** What ignores the stream's resume() until the first step (see ignoreResume). */
+  #resume
 
   /**
    * Listens for errors at once: one before the first step (a failed open) is its error. Until
-   * then, the stream ignores resume() (see ignoreResume).
+   * then, the stream ignores resume() (see ignoreResume). Its error listener holds this weakly,
+   * so that a reader dropped before its first step is collected although the stream lives on (a
+   * child's stdout): the stream then gets back its resume() and loses the listener, as if no
+   * reader had been made. Held by the stream, a reader made and dropped stopped it for good: a
+   * 'data' listener added later got nothing, and the child never closed.
    */
   constructor(stream) {
     this.#stream = stream
+    this.#onError = ReadableChunks.#weakly(new WeakRef(this))
     stream.on('error', this.#onError)
-    this.#release = ignoreResume(stream)
+    this.#resume = ignoreResume(stream)
+    unstepped.register(this, ReadableChunks.#givingBack(stream, this.#onError, this.#resume), this)
+  }
+
+  /**
+   * The error listener, and below what gives the stream back: made by static methods, since a
+   * function made in the constructor would share its scope, and with it this.
+   */
+  static #weakly(self) {
+    return (error) => self.deref()?.#failed(error)
+  }
+
+  static #givingBack(stream, onError, { forsake }) {
+    return () => {
+      stream.off('error', onError)
+      forsake()
+    }
+  }
+
+  /** The stream's resume() is its own again: at the first step, or at the close. */
+  #release() {
+    unstepped.unregister(this)
+    this.#resume.release()
   }
 
   /**
