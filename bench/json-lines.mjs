@@ -1,7 +1,7 @@
 // The JSON Lines section of the benchmark (issue 24): readJsonLines against what users parse JSON
 // Lines with (readline + JSON.parse, split2(JSON.parse), ndjson, stream-json's JSONL parser, the
-// hand split + JSON.parse, Bun.JSONL on Bun) and the floor (JSON.parse of the lines already in
-// memory), on a pino-style log, nested records with non-ASCII strings, the log gzipped, the log
+// hand split + JSON.parse, Bun.JSONL on Bun) and the floor (JSON.parse of each line, timed
+// alone), on a pino-style log, nested records with non-ASCII strings, the log gzipped, the log
 // searched (`match`), and the log with 1% of its lines broken (`onError: 'skip'`): the contenders
 // and cases in json-readers.mjs, the corpora in json-corpora.mjs. Each contender runs in a worker
 // process per runtime × case (json-worker.mjs); every run's value count and sum are checked against
@@ -187,7 +187,7 @@ export function formatJsonSection(section) {
     `Median ms of ${settings.runs} runs after a warm-up († ${settings.slowRuns} run: the warm-up took over ` +
       `${settings.slowMs / 1000} s), in a worker process per runtime × case × contender; (Nx): the case's ` +
       "baseline median / the contender's. Every run's value count and sum (of `level`, or `id` on nested) " +
-      "is checked against the case's first contender's. `floor`: `JSON.parse` of the lines already in memory.",
+      "is checked against the case's first contender's. `floor`: `JSON.parse` of each line, timed alone (the file read, decoded and split with the clock stopped).",
   ]
   for (const caseName of casesOf(section)) {
     parts.push('', `### ${caseLegend(section, caseName)}`, '', caseTable(section, caseName), '')
@@ -231,7 +231,7 @@ export function jsonReadme(section) {
     '### JSON Lines',
     `${measuredApart(section)}Reading JSON Lines with \`readJsonLines\` (per value, and \`batches()\`) and with ` +
       "what they are read with: median ms, and speed relative to the case's baseline (its median / ours, higher " +
-      `is faster; \`floor\` is \`JSON.parse\` of the lines already in memory); ${cellLegend(runtimes)}. ` +
+      `is faster; \`floor\` is \`JSON.parse\` of each line, timed alone); ${cellLegend(runtimes)}. ` +
       `The cases: ${legends.join('; ')}.${agreed}`,
     markdownTable(['case', 'contender', 'ms', 'vs baseline'], body, { left: 2 }),
   ].join('\n\n')
