@@ -294,13 +294,16 @@ function readFileSplit(path, { onFirst }) {
   return tally
 }
 
-/** The same, over the items of a window in turn, `count` times. */
-class WindowAsyncIterator {
+/**
+ * The cheapest possible async iterator: `next()` hands out items of an array already in memory,
+ * `count` of them, in turn (each once, by default).
+ */
+class ArrayAsyncIterator {
   #items
   #count
   #index = 0
 
-  constructor(items, count) {
+  constructor(items, count = items.length) {
     this.#items = items
     this.#count = count
   }
@@ -312,25 +315,6 @@ class WindowAsyncIterator {
   next() {
     if (this.#index >= this.#count) return Promise.resolve({ value: undefined, done: true })
     return Promise.resolve({ value: this.#items[this.#index++ % this.#items.length], done: false })
-  }
-}
-
-/** The cheapest possible async iterator: `next()` hands out items of an array already in memory. */
-class ArrayAsyncIterator {
-  #items
-  #index = 0
-
-  constructor(items) {
-    this.#items = items
-  }
-
-  [Symbol.asyncIterator]() {
-    return this
-  }
-
-  next() {
-    if (this.#index >= this.#items.length) return Promise.resolve({ value: undefined, done: true })
-    return Promise.resolve({ value: this.#items[this.#index++], done: false })
   }
 }
 
@@ -358,8 +342,7 @@ function loadWindow(path, { lib: { readLinesSync } }) {
  * the file's lines, which is all a floor that reads no file can be checked by.
  */
 async function stepOverWindow({ window, lines }, onFirst) {
-  const tally = onFirst === undefined ? new Tally() : new FirstLineTally(onFirst)
-  for await (const line of new WindowAsyncIterator(window, lines)) tally.add(line)
+  const tally = await tallyLines(new ArrayAsyncIterator(window, lines), onFirst)
   return { lines: tally.lines }
 }
 

@@ -944,8 +944,8 @@ async function main() {
 /**
  * The sections, in run order: the option that runs each (`--key`, and its results key), what
  * measures it, the flags that repeat its choices for the recorded command (see sectionChoices),
- * which of an earlier run's rows it measures again (see chosenRows), and what data it measures,
- * of the options or of an earlier run's section (`data`), whose time says nothing of another's.
+ * which of an earlier run's rows it measures again (see chosenRows), and whether an earlier run's
+ * section measured the data these options measure (`sameData`): another's time says nothing.
  */
 const SECTIONS = [
   {
@@ -956,7 +956,7 @@ const SECTIONS = [
   {
     key: 'compressed',
     measure: measureCompressed,
-    data: (o) => o.corpus ?? o.compressedCorpus,
+    sameData: (section, o) => section.corpus === o.compressedCorpus,
     choices: (o) => [
       ['--compressed-corpus', o.compressedCorpus, COMPRESSED_CORPUS],
       ['--compressed-formats', o.compressedFormats, COMPRESSED_FORMAT_NAMES],
@@ -968,7 +968,7 @@ const SECTIONS = [
   {
     key: 'sources',
     measure: measureSources,
-    data: (o) => o.corpus ?? o.sourcesCorpus,
+    sameData: (section, o) => section.corpus === o.sourcesCorpus,
     choices: (o) => [
       ['--sources-corpus', o.sourcesCorpus, SOURCES_CORPUS],
       ['--sources-cases', o.sourcesCases, SOURCE_CASE_NAMES],
@@ -979,7 +979,7 @@ const SECTIONS = [
   {
     key: 'cores',
     measure: measureCores,
-    data: (o) => o.corpus ?? o.coresCorpus,
+    sameData: (section, o) => section.corpus === o.coresCorpus,
     choices: (o) => [
       ['--cores-corpus', o.coresCorpus, CORES_CORPUS],
       ['--cores-cases', o.coresCases, CORE_CASE_NAMES],
@@ -990,7 +990,7 @@ const SECTIONS = [
   {
     key: 'json',
     measure: measureJson,
-    data: (o) => o.settings?.pinoMB ?? o.jsonPinoMB,
+    sameData: (section, o) => section.settings?.pinoMB === o.jsonPinoMB,
     choices: (o) => [
       ['--json-pino-mb', o.jsonPinoMB, JSON_PINO_MB],
       ['--json-cases', o.jsonCases, JSON_CASE_NAMES],
@@ -1056,12 +1056,12 @@ function planParts(options, runtimes, earlier) {
       parts.push({ name: corpusPart(corpus, runtime), estimateMs })
     }
   }
-  for (const { key, chosen, data } of SECTIONS.filter(({ key }) => options[key])) {
+  for (const { key, chosen, sameData } of SECTIONS.filter(({ key }) => options[key])) {
     const section = earlier[key]
     const estimateMs = sectionMs(section, earlier.partMs?.[key], runtimeNames, {
       measures: chosen?.(options),
       recordedRuntimes: earlier.runtimes?.length,
-      sameData: data === undefined || section === undefined || data(section) === data(options),
+      sameData: sameData === undefined || section === undefined || sameData(section, options),
     })
     parts.push({ name: key, estimateMs })
   }

@@ -370,11 +370,16 @@ mod tests {
     /// file is then truncated below the second's cut: counted then, it holds nothing, and the
     /// count ends there, as one pass ends at the cut, rather than add the third part's lines
     /// as if the second's had been there.
+    /// `count` lines of 9 bytes, `ab 00000` on.
+    fn numbered_lines(count: usize) -> Vec<u8> {
+        (0..count)
+            .flat_map(|i| format!("ab {i:05}\n").into_bytes())
+            .collect()
+    }
+
     #[test]
     fn a_part_the_file_was_cut_short_before_ends_the_count() {
-        let bytes: Vec<u8> = (0..3_000)
-            .flat_map(|i| format!("ab {i:05}\n").into_bytes())
-            .collect();
+        let bytes = numbered_lines(3_000);
         let within = 0..bytes.len() as u64;
         let cancelled = AtomicBool::new(false);
         let file = file_of(&bytes);
@@ -392,9 +397,7 @@ mod tests {
     fn a_file_cut_short_while_counted_in_parts_is_counted_to_the_cut() {
         // The second of two parts is counted first, as a helper may count it, and the file is
         // then truncated inside the first: the count was of both, past the lines the cut lost.
-        let bytes: Vec<u8> = (0..2_000)
-            .flat_map(|i| format!("ab {i:05}\n").into_bytes())
-            .collect();
+        let bytes = numbered_lines(2_000);
         let within = 0..bytes.len() as u64;
         let cut = bytes.len() as u64 / 4 + 3; // mid-line
         let what = Match {
