@@ -4,10 +4,11 @@
 // collected here, so it becomes a no-op.
 import v8 from 'node:v8'
 
-import { CHECKED_AGAINST_NODE_24, leaveOut } from './helpers/left-out.mjs'
+import { CHECKED_AGAINST_NODE_24, V8_ONLY, leaveOut } from './helpers/left-out.mjs'
 
 if (typeof Bun === 'undefined') throw new Error('run this file with bun')
 v8.takeCoverage = () => {}
-// The series that compare each case with Node 24's own result run on Node (helpers/left-out.mjs).
-process.argv.push(...leaveOut(CHECKED_AGAINST_NODE_24))
+// The series that compare each case with Node 24's own result run on Node, and what only V8 has
+// (helpers/left-out.mjs).
+process.argv.push(...leaveOut({ ...CHECKED_AGAINST_NODE_24, ...V8_ONLY }))
 await import('../node_modules/ava/entrypoints/cli.mjs')

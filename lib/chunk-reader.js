@@ -3,7 +3,7 @@
 'use strict'
 
 const binding = require('./native')
-const { ClosingAsyncIterator, StepQueue, done } = require('./iterator')
+const { ClosingAsyncIterator, StepQueue, done, yielded } = require('./iterator')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { refuseEncoding, refuseLineOptions } = require('./options')
 const { NativeSource } = require('./source')
@@ -34,7 +34,7 @@ class ChunkReader extends ClosingAsyncIterator {
   next() {
     if (this.#queue.idle) {
       const chunk = this.#source.takeReady()
-      if (chunk !== undefined) return Promise.resolve({ value: chunk, done: false })
+      if (chunk !== undefined) return Promise.resolve(yielded(chunk))
     }
     // The step is the source's own (see NativeSource#nextItem): an async function awaiting it
     // here would hold this reader for as long as the signal holds the step's rejecter.
@@ -47,7 +47,7 @@ class ChunkReader extends ClosingAsyncIterator {
 }
 
 /** The step result of a chunk, or the end; holds no reader. */
-const chunkStep = (chunk) => (chunk === null ? done() : { value: chunk, done: false })
+const chunkStep = (chunk) => (chunk === null ? done() : yielded(chunk))
 
 function readChunks(input, options) {
   return new ChunkReader(input, copyOptions(options))

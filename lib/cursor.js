@@ -3,6 +3,7 @@
 // were in the file and their numbers. readLines, readLinesSync and followLines each keep one.
 'use strict'
 
+const { entry } = require('./iterator')
 const { normalizeBatchOptions } = require('./options')
 
 const NO_LINES = []
@@ -97,7 +98,7 @@ class LineCursor {
   /** The next line as an `entries()` step gives it: `[lineNumber, line]`. */
   nextEntry(placeOf) {
     const line = this.nextLine()
-    return [this.lineNumber(placeOf), line]
+    return entry(this.lineNumber(placeOf), line)
   }
 
   /** What a step of `batches(options)` takes: the rest of the batch, numbered or not. */

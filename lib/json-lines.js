@@ -10,7 +10,7 @@ const { isByteSource } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { currentBatchPlace } = require('./cursor')
 const { codedError, codes, showCode, unshownCodedError } = require('./errors')
-const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, viewOf } = require('./iterator')
+const { ClosingAsyncIterator, ClosingSyncIterator, StepQueue, done, entry, viewOf, yielded } = require('./iterator')
 const { jsonSyntaxFailure } = require('./json-syntax')
 const { LineReader, batchThen, lineStream, readyBatch } = require('./line-reader')
 const { LineReaderSync } = require('./line-reader-sync')
@@ -255,7 +255,7 @@ class JsonCursor {
   /** The next value as `[lineNumber, value]`. */
   nextEntry() {
     const value = this.next()
-    return [this.lineNumber(), value]
+    return entry(this.lineNumber(), value)
   }
 
   /** Hands out nothing more that was parsed already, failure included. */
@@ -477,7 +477,7 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
 
   /** A step that `take()`s from the cursor: at once while it holds values, else in the queue. */
   #step(take) {
-    if (this.#queue.idle && this.#cursor.hasValue) return Promise.resolve({ value: take(), done: false })
+    if (this.#queue.idle && this.#cursor.hasValue) return Promise.resolve(yielded(take()))
     return this.#queue.run(() => this.#fillAndTake(take))
   }
 
@@ -497,7 +497,7 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
       }
       if (!this.#load(batch)) return this.#end()
     }
-    if (this.#cursor.hasValue) return Promise.resolve({ value: take(), done: false })
+    if (this.#cursor.hasValue) return Promise.resolve(yielded(take()))
     const failure = this.#cursor.takeFailure()
     return this.close().then(() => {
       throw failure
@@ -587,7 +587,7 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
       }
       this.#cursor.load(step.value, this.#lines[currentBatchPlace]())
     }
-    if (this.#cursor.hasValue) return { value: take(), done: false }
+    if (this.#cursor.hasValue) return yielded(take())
     const failure = this.#cursor.takeFailure()
     this.close()
     throw failure

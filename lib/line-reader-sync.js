@@ -6,7 +6,7 @@ const binding = require('./native')
 const { abortError, addAbortListenerOf, closeReader } = require('./abort')
 const { LineCursor, currentBatchPlace } = require('./cursor')
 const { isNativeFailure, nativeError } = require('./errors')
-const { ClosingSyncIterator, done, viewOf } = require('./iterator')
+const { ClosingSyncIterator, done, viewOf, yielded } = require('./iterator')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { normalizeOptions, normalizePath } = require('./options')
 
@@ -64,7 +64,7 @@ class LineReaderSync extends ClosingSyncIterator {
 
   next() {
     if (!this.#cursor.hasLine && !this.#fill()) return done()
-    return { value: this.#cursor.nextLine(), done: false }
+    return yielded(this.#cursor.nextLine())
   }
 
   /** The same lines, many per step, as in LineReader#batches(). */
@@ -92,7 +92,7 @@ class LineReaderSync extends ClosingSyncIterator {
   #stepper(take) {
     return () => {
       if (!this.#cursor.hasLine && !this.#fill()) return done()
-      return { value: take(), done: false }
+      return yielded(take())
     }
   }
 

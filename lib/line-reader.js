@@ -5,7 +5,7 @@
 
 const binding = require('./native')
 const { LineCursor, currentBatchPlace } = require('./cursor')
-const { ClosingAsyncIterator, StepQueue, done, viewOf } = require('./iterator')
+const { ClosingAsyncIterator, StepQueue, done, viewOf, yielded } = require('./iterator')
 const { checkOptionNames, copyOptions } = require('./option-names')
 const { NativeSource } = require('./source')
 
@@ -69,7 +69,7 @@ class LineReader extends ClosingAsyncIterator {
    */
   next() {
     if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
-      return Promise.resolve({ value: this.#cursor.nextLine(), done: false })
+      return Promise.resolve(yielded(this.#cursor.nextLine()))
     }
     return this.#queue.run(() => this.#fillAndTake(() => this.#cursor.nextLine()))
   }
@@ -105,7 +105,7 @@ class LineReader extends ClosingAsyncIterator {
   #stepper(take) {
     return () => {
       if (this.#queue.idle && (this.#cursor.hasLine || this.#loadReady())) {
-        return Promise.resolve({ value: take(), done: false })
+        return Promise.resolve(yielded(take()))
       }
       return this.#queue.run(() => this.#fillAndTake(take))
     }
@@ -117,7 +117,7 @@ class LineReader extends ClosingAsyncIterator {
    * reader, which takes batches outside the queue.
    */
   [readyBatch]() {
-    return this.#cursor.hasLine || this.#loadReady() ? { value: this.#cursor.restOfBatch(), done: false } : undefined
+    return this.#cursor.hasLine || this.#loadReady() ? yielded(this.#cursor.restOfBatch()) : undefined
   }
 
   /**
@@ -135,11 +135,11 @@ class LineReader extends ClosingAsyncIterator {
    * step is `then`'s result.
    */
   #fillAndTake(take, then = identity) {
-    if (this.#cursor.hasLine) return Promise.resolve(then({ value: take(), done: false }))
+    if (this.#cursor.hasLine) return Promise.resolve(then(yielded(take())))
     return this.#source.next((batch) => {
       if (batch === null) return then(done())
       this.#cursor.load(batch, this.#source.framedHereBytes)
-      return then({ value: take(), done: false })
+      return then(yielded(take()))
     })
   }
 

@@ -14,6 +14,14 @@ export const CHECKED_AGAINST_NODE_24 = {
   '!*truncated at every byte*': 'a file cut at each of its bytes, each cut checked against Node 24 in a child',
 }
 
+/**
+ * What only V8 (Node, Deno) has: Bun's JavaScriptCore makes no decision per allocation site, and
+ * takes none of the V8 flags that make one show.
+ */
+export const V8_ONLY = {
+  '!*pretenured by V8*': "V8's allocation-site pretenuring, which JavaScriptCore does not have",
+}
+
 export const EXHAUSTIVE_SERIES = {
   ...CHECKED_AGAINST_NODE_24,
   '!*group 2/*': 'exhaustive series: the first group only',
