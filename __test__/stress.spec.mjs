@@ -374,11 +374,12 @@ test('no step object of an async reader is pretenured by V8, even when stepping 
   // V8 marks its heap are all found alive: with marking made constant and the young generation
   // at the size where it decides, a literal `{ value, done }` per step was pretenured within a
   // few thousand steps (on Node 20, 22 and 24), and a process that began a per-line read during
-  // a collection then read 2.5x slower for good (lib/iterator.js).
+  // a collection then read 2.5x slower for good (lib/iterator.js); so was an object made per
+  // line to keep where `position` had measured to (lib/cursor.js).
   const v8Flags = ['--stress-incremental-marking', '--min-semi-space-size=16', '--trace-pretenuring-statistics']
   const lines = Array.from({ length: 200_000 }, (_, i) => `{"line":${i},"msg":"request served","tags":["a","b"]}`)
   const file = temp.file(`${lines.join('\n')}\n`, 'pretenuring.jsonl')
-  for (const kind of ['lines', 'entries', 'batches', 'values', 'value entries']) {
+  for (const kind of ['lines', 'entries', 'batches', 'values', 'value entries', 'lines placed', 'values placed']) {
     const script = [fixture('pretenuring.mjs'), kind, file]
     const args =
       runtime === 'deno'
@@ -389,6 +390,8 @@ test('no step object of an async reader is pretenured by V8, even when stepping 
     const items =
       kind === 'batches' ? Number(/items (\d+)/.exec(run.stdout)?.[1]) > 0 : run.stdout.includes('items 200000')
     t.true(items, `${kind}: ${describe(run)}`)
+    // Each line's bytes and its `\n`, added up: the file's size.
+    if (kind.endsWith(' placed')) t.true(run.stdout.includes(`offsets ${fs.statSync(file).size}`), describe(run))
     const pretenured = run.stdout.split('\n').filter((line) => /=> tenure$/.test(line))
     t.deepEqual(pretenured, [], `${kind}: sites pretenured`)
   }

@@ -190,18 +190,23 @@ class BatchPlace {
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
   #linesBefore
   /**
-   * The offset after the lines before `index`, as far as measured, and where in the joined
-   * batch line `index` starts (`at`): each ask goes on from the last (the index only grows
-   * within a batch), so asking after every line costs one measure per line.
+   * How far the lines were measured: the offset after the lines before `#measuredIndex`, and
+   * where in the joined batch that line starts (`#measuredAt`). Each ask goes on from the last
+   * (the index only grows within a batch), so asking after every line costs one measure per
+   * line. Fields of their own, not an object made at each measure: an object literal made per
+   * line may be pretenured by V8 (see yielded() in iterator.js), and `position` read after
+   * every line was.
    */
-  #measured
+  #measuredIndex = 0
+  #measuredOffset
+  #measuredAt = 0
 
   constructor(place, joined, count, linesBefore) {
     this.#place = place
     this.#joined = joined
     this.#count = count
     this.#linesBefore = linesBefore
-    this.#measured = { index: 0, offset: place.start, at: 0 }
+    this.#measuredOffset = place.start
   }
 
   /**
@@ -245,7 +250,9 @@ class BatchPlace {
     // The bytes of the line from `start` to `end` (text indexes) and its terminator.
     const bytesOf = (start, end) =>
       (measure === 'utf8' ? Buffer.byteLength(joined.slice(start, end), 'utf8') : end - start) + terminatorLength
-    let { index, offset, at } = this.#measured
+    let index = this.#measuredIndex
+    let offset = this.#measuredOffset
+    let at = this.#measuredAt
     for (; index > until; index--) {
       const start = at >= 2 ? joined.lastIndexOf('\n', at - 2) + 1 : 0
       offset -= bytesOf(start, at - 1)
@@ -257,7 +264,9 @@ class BatchPlace {
       offset += bytesOf(at, end)
       at = end + 1
     }
-    this.#measured = { index, offset, at }
+    this.#measuredIndex = index
+    this.#measuredOffset = offset
+    this.#measuredAt = at
     return offset
   }
 }
