@@ -313,6 +313,41 @@ test('each share uses the size it took when it opened: lines appended later are 
   t.true(firstLines.length > 0 && lastLines.length > 0)
 })
 
+test('a line being written where a share was cut is read to its end as the file holds it when read', async (t) => {
+  // The share opens, its size inside a line the writer has not finished; the writer finishes
+  // it, and writes another, long before the reader gets there (20 MiB on, past any
+  // read-ahead). The share holds the line whole, and its position resumes at the next line.
+  // With `match`, the share is read in parts (crates/fastlines-core/src/parts.rs).
+  const body = numberedLines(350_000)
+  const file = temp.path('being-written.log')
+  const readers = {
+    readLines: (size) => readLines(file, { share: [0, 1, size] }),
+    readLinesSync: (size) => readLinesSync(file, { share: [0, 1, size] }),
+    'readLines with match': (size) => readLines(file, { share: [0, 1, size], match: 'x' }),
+    'readLinesSync with match': (size) => readLinesSync(file, { share: [0, 1, size], match: 'x' }),
+  }
+  const writes = [
+    ['\\n', 'partial xx half-writ', 'ten\nnext line\n'],
+    ['\\r\\n, its \\n written later', 'partial xx half-written\r', '\nnext line\n'],
+  ]
+  for (const [name, make] of Object.entries(readers)) {
+    for (const [ending, before, after] of writes) {
+      fs.writeFileSync(file, body + before)
+      const size = fs.statSync(file).size - 4
+      const reader = make(size)
+      const steps = reader[Symbol.asyncIterator]?.() ?? reader[Symbol.iterator]()
+      const lines = [(await steps.next()).value]
+      fs.appendFileSync(file, after)
+      for (let step; !(step = await steps.next()).done;) lines.push(step.value)
+      const at = `${name}, ${ending}`
+      t.is(lines.length, 350_001, at)
+      t.is(lines.at(-1), 'partial xx half-written', at)
+      t.is(reader.position, Buffer.byteLength(body + before + after) - 'next line\n'.length, at)
+      t.deepEqual(await collect(readLines(file, { start: reader.position })), ['next line'], at)
+    }
+  }
+})
+
 test('a share read in a worker thread and in a child process gives the lines it gives here', async (t) => {
   const text = `${numberedLines(500)}é中😀\r\nno terminator`
   const file = temp.file(text)

@@ -118,6 +118,7 @@ fn count_in_parts(
                 file,
                 within.clone(),
                 share,
+                source.finish_line,
                 source.chunk_size,
                 filter,
                 cancelled,
@@ -157,24 +158,41 @@ fn count_in_parts(
 /// What a part counted (`None`: cancelled), and whether its file ended before the part did.
 type PartCount = Result<(Option<u64>, bool), ReadError>;
 
-/// Counts `share` of `within` of `file` (see [`count_in_parts`]).
+/// Counts `share` of `within` of `file` (see [`count_in_parts`]); with `finish_line`, the part
+/// whose lines reach `within.end` counts its last line whole, as the reader of a share reads it
+/// (see [`Source::finishing_line`]): a filter may keep it or not by its rest.
 fn count_part(
     file: &File,
     within: Range<u64>,
     share: Share,
+    finish_line: bool,
     chunk_size: usize,
     filter: Option<&LineFilter>,
     cancelled: &AtomicBool,
 ) -> PartCount {
-    let mut input = share
+    let range = share
         .range(
             file,
             within.clone(),
             Reach::until(&|| cancelled.load(Ordering::Relaxed)),
         )
-        .and_then(|range| share.input(file, range, &within))
         .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
-    let lines = count_blocking(Source::new(&mut input, None, chunk_size), filter, cancelled)?;
+    let finishing = finish_line && !range.is_empty() && range.end == within.end;
+    let (read, remaining) = if finishing {
+        (range.start..u64::MAX, Some(range.end - range.start))
+    } else {
+        (range, None)
+    };
+    let mut input = share
+        .input(file, read, &within)
+        .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
+    let source = Source::new(&mut input, remaining, chunk_size);
+    let source = if finishing {
+        source.finishing_line()
+    } else {
+        source
+    };
+    let lines = count_blocking(source, filter, cancelled)?;
     Ok((lines, input.ended_early()))
 }
 
@@ -377,6 +395,46 @@ mod tests {
             .collect()
     }
 
+    /// A share's range cut where the file ended, inside a line the writer finished later: the
+    /// part that reaches that end counts the line by all of it, as the share's reader reads it.
+    #[test]
+    fn the_last_part_of_a_share_cut_inside_a_line_matches_the_line_by_all_of_it() {
+        let mut bytes = numbered_lines(3_000);
+        let cut = bytes.len() as u64 + "half-writ".len() as u64;
+        bytes.extend_from_slice(b"half-written\nwritten after\n");
+        let within = 0..cut;
+        let what = Match {
+            strings: vec!["written".to_owned()],
+            ignore_case: false,
+            invert: false,
+        };
+        let matching = LineFilter::new(&what, Encoding::Utf8);
+        let cancelled = AtomicBool::new(false);
+        let file = file_of(&bytes);
+        let last = |finish_line| {
+            let share = Share::new(2, 3).unwrap();
+            count_part(
+                &file,
+                within.clone(),
+                share,
+                finish_line,
+                64,
+                Some(&matching),
+                &cancelled,
+            )
+        };
+        assert!(
+            matches!(last(true), Ok((Some(1), false))),
+            "{:?}",
+            last(true)
+        );
+        assert!(
+            matches!(last(false), Ok((Some(0), false))),
+            "{:?}",
+            last(false)
+        );
+    }
+
     #[test]
     fn a_part_the_file_was_cut_short_before_ends_the_count() {
         let bytes = numbered_lines(3_000);
@@ -384,10 +442,10 @@ mod tests {
         let cancelled = AtomicBool::new(false);
         let file = file_of(&bytes);
         let share = |index| Share::new(index, 3).unwrap();
-        let first = count_part(&file, within.clone(), share(0), 64, None, &cancelled);
-        let third = count_part(&file, within.clone(), share(2), 64, None, &cancelled);
+        let first = count_part(&file, within.clone(), share(0), false, 64, None, &cancelled);
+        let third = count_part(&file, within.clone(), share(2), false, 64, None, &cancelled);
         file.set_len(bytes.len() as u64 / 6).unwrap();
-        let second = count_part(&file, within.clone(), share(1), 64, None, &cancelled);
+        let second = count_part(&file, within.clone(), share(1), false, 64, None, &cancelled);
         assert!(matches!(second, Ok((Some(0), true))), "{second:?}");
         assert!(matches!(first, Ok((Some(1_000), false))), "{first:?}");
         assert_eq!(sum_to_the_cut([first, second, third]).unwrap(), Some(1_000));
@@ -410,10 +468,26 @@ mod tests {
         for filter in [None, Some(&matching)] {
             let file = file_of(&bytes);
             let share = |index| Share::new(index, 2).unwrap();
-            let second = count_part(&file, within.clone(), share(1), 64, filter, &cancelled);
+            let second = count_part(
+                &file,
+                within.clone(),
+                share(1),
+                false,
+                64,
+                filter,
+                &cancelled,
+            );
             assert!(matches!(second, Ok((Some(lines), false)) if lines > 0));
             file.set_len(cut).unwrap();
-            let first = count_part(&file, within.clone(), share(0), 64, filter, &cancelled);
+            let first = count_part(
+                &file,
+                within.clone(),
+                share(0),
+                false,
+                64,
+                filter,
+                &cancelled,
+            );
             let one_pass = count_blocking(Source::new(&file, None, 64), filter, &cancelled);
             assert_eq!(
                 sum_to_the_cut([first, second]).unwrap(),

@@ -94,6 +94,9 @@ struct Cut {
     /// The last part reads on to the end of the file, as a reader of a file without `end` does,
     /// rather than stopping where the file ended when it was cut.
     to_end: bool,
+    /// The part whose lines reach `within.end` reads on to the end of its last line: the
+    /// range is a share's, cut where the file ended (see [`Source::finishing_line`]).
+    finish_line: bool,
     /// The longest line the framers take ([`Framer::longest_line`]): a part's end is looked
     /// for no further (see [`Share::range`]).
     longest_line: Option<usize>,
@@ -148,10 +151,21 @@ impl Cut {
         let share = self.share(index);
         let range = self.range(&share, stopped)?;
         let start = range.start;
+        let finishing = self.finish_line && !range.is_empty() && range.end == self.within.end;
+        let (read, remaining) = if finishing {
+            (start..u64::MAX, Some(range.end - start))
+        } else {
+            (range, None)
+        };
         let input = share
-            .input(self.file.clone(), range, &self.within)
+            .input(self.file.clone(), read, &self.within)
             .map_err(|err| OsError::new(&err, "read"))?;
-        let source = Source::new(input, None, self.chunk_size).at(start);
+        let source = Source::new(input, remaining, self.chunk_size).at(start);
+        let source = if finishing {
+            source.finishing_line()
+        } else {
+            source
+        };
         Ok(Reader::with_buffer(source, framer, progress, buf))
     }
 }
@@ -355,6 +369,7 @@ where
             within,
             parts,
             to_end: source.remaining.is_none(),
+            finish_line: source.finish_line,
             longest_line: framer.longest_line(),
             chunk_size: source.chunk_size,
             file: PartFile(Arc::new(SharedFile {

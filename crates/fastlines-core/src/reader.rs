@@ -51,7 +51,21 @@ pub struct Reader<F, I = File> {
     /// Where the input starts, when the byte before it was a `\r` (see
     /// [`Reader::after_carriage_return`]), until the first byte is read.
     lf_skipped_at: Option<u64>,
+    /// How far the range's last line is read, for a source that reads it to its end (see
+    /// [`Source::finishing_line`]); `None` otherwise, and once it is read.
+    line_to_finish: Option<LineToFinish>,
     progress: Progress,
+}
+
+/// Where a reader that reads on to the end of its range's last line is with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineToFinish {
+    /// The range is still being read.
+    InRange,
+    /// The range is read and ended inside a line: read on to its terminator.
+    ToTerminator,
+    /// The line ended in a `\r`: a `\n` right after it is the rest of its terminator.
+    AfterCarriageReturn,
 }
 
 impl<F: Framer, I> Reader<F, I> {
@@ -80,6 +94,8 @@ impl<F: Framer, I> Reader<F, I> {
             eof: false,
             drained: false,
             lf_skipped_at: None,
+            line_to_finish: (source.finish_line && source.remaining.is_some())
+                .then_some(LineToFinish::InRange),
             failed: None,
             progress,
         }
@@ -144,7 +160,8 @@ impl<F: Framer, I> Reader<F, I> {
         if let Some(remaining) = &mut self.remaining {
             *remaining = remaining.saturating_sub(filled.consumed as u64);
         }
-        self.buf.commit(filled.produced?);
+        let produced = filled.produced?;
+        self.buf.commit(produced);
         if let Some(offset) = self.lf_skipped_at.filter(|_| !self.buf.is_empty()) {
             self.lf_skipped_at = None;
             if self.buf.data()[0] == b'\n' {
@@ -153,7 +170,56 @@ impl<F: Framer, I> Reader<F, I> {
             }
         }
         self.eof = at_end || self.remaining == Some(0);
+        if !at_end {
+            self.finish_line(produced);
+        }
         Ok(at_end)
+    }
+
+    /// For a reader that reads its range's last line to its end ([`LineToFinish`]): once the
+    /// range is read, goes on reading if it ended inside a line, and drops what the read that
+    /// finds the line's terminator brought after it. `new` bytes were just read.
+    fn finish_line(&mut self, new: usize) {
+        let Some(state) = self.line_to_finish else {
+            return;
+        };
+        let data = self.buf.data();
+        let new = new.min(data.len());
+        let read = &data[data.len() - new..];
+        let kept = match state {
+            LineToFinish::InRange if self.remaining != Some(0) => return,
+            LineToFinish::InRange => {
+                self.remaining = None;
+                let next = match data.last() {
+                    Some(b'\r') => LineToFinish::AfterCarriageReturn,
+                    Some(b'\n') | None => {
+                        self.line_to_finish = None;
+                        return;
+                    }
+                    Some(_) => LineToFinish::ToTerminator,
+                };
+                self.line_to_finish = Some(next);
+                self.eof = false;
+                return;
+            }
+            LineToFinish::ToTerminator => match memchr::memchr2(b'\n', b'\r', read) {
+                None => return,
+                Some(at) if read[at] == b'\n' => at + 1,
+                Some(at) => match read.get(at + 1) {
+                    Some(b'\n') => at + 2,
+                    Some(_) => at + 1,
+                    None => {
+                        self.line_to_finish = Some(LineToFinish::AfterCarriageReturn);
+                        return;
+                    }
+                },
+            },
+            LineToFinish::AfterCarriageReturn => usize::from(read.first() == Some(&b'\n')),
+        };
+        let len = data.len() - new + kept;
+        self.buf.truncate(len);
+        self.line_to_finish = None;
+        self.eof = true;
     }
 
     /// Records one read; a failure breaks the input off (see [`Reader::break_off`]).
@@ -294,5 +360,63 @@ impl<F: Framer, I: AsyncRead + Unpin> Reader<F, I> {
             let filled = self.input.read_async(spare).await;
             self.record_or_break_off(filled);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::ChunkFramer;
+
+    /// Every byte a reader of `input` hands out, read `chunk_size` bytes at a time, its range the
+    /// first `range` bytes, read on to the end of the line it ends in.
+    fn read_finishing_line(input: &[u8], range: u64, chunk_size: usize) -> Vec<u8> {
+        let source = Source::new(input, Some(range), chunk_size).finishing_line();
+        let mut reader = Reader::new(source, ChunkFramer, Progress::default());
+        let mut read = Vec::new();
+        while let Some(bytes) = reader.next_blocking().expect("a slice reads") {
+            read.extend_from_slice(&bytes);
+        }
+        read
+    }
+
+    /// The input past the range stands for what the file holds by the time the reader gets
+    /// there: a line the range ends in is read to its terminator (a `\r\n` whole, whichever
+    /// read its `\n` comes in), or to the end of the input, and nothing after it.
+    #[test]
+    fn a_range_read_to_the_end_of_its_last_line_stops_at_its_terminator() {
+        let cases: [(&[u8], u64, &[u8]); 10] = [
+            (b"a\nbbbb\ncc\n", 4, b"a\nbbbb\n"),
+            (b"a\nbb\ncc\n", 5, b"a\nbb\n"),
+            (b"a\nbb\ncc\n", 4, b"a\nbb\n"),
+            (b"a\nbb\r\ncc\n", 4, b"a\nbb\r\n"),
+            (b"a\nbb\r\ncc\n", 5, b"a\nbb\r\n"),
+            (b"a\nbb\rcc\n", 5, b"a\nbb\r"),
+            (b"a\nbb\r", 5, b"a\nbb\r"),
+            (b"a\nbbbb", 3, b"a\nbbbb"),
+            (b"abc\n", 0, b""),
+            (b"", 0, b""),
+        ];
+        for (input, range, kept) in cases {
+            for chunk_size in 1..=8 {
+                assert_eq!(
+                    read_finishing_line(input, range, chunk_size),
+                    kept,
+                    "{:?}, range {range}, reads of {chunk_size}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_not_asked_to_finish_its_line_stops_where_it_ends() {
+        let source = Source::new(&b"a\nbbbb\n"[..], Some(4), 3);
+        let mut reader = Reader::new(source, ChunkFramer, Progress::default());
+        let mut read = Vec::new();
+        while let Some(bytes) = reader.next_blocking().expect("a slice reads") {
+            read.extend_from_slice(&bytes);
+        }
+        assert_eq!(read, b"a\nbb");
     }
 }

@@ -141,6 +141,9 @@ pub struct Source<I = File> {
     is_pipe: bool,
     /// How the input's bytes are decompressed as they are read.
     pub(crate) decompress: Decompress,
+    /// Once `remaining` is read, the reader reads on to the end of the line the range ends in
+    /// (see [`Source::finishing_line`]).
+    pub(crate) finish_line: bool,
 }
 
 impl<I> Source<I> {
@@ -154,6 +157,19 @@ impl<I> Source<I> {
             chunk_size,
             is_pipe: false,
             decompress: Decompress::Off,
+            finish_line: false,
+        }
+    }
+
+    /// Reads on past the range to the end of the line it ends in, if it ends inside one: the
+    /// range of a share was cut where the file ended when the share opened, which may be inside
+    /// a line still being written, and the share holds that line whole, as far as the file
+    /// holds it when it is read. The line ends at its terminator (a `\r\n` whole, if its `\n`
+    /// is there by then) or where the file ends.
+    pub(crate) fn finishing_line(self) -> Self {
+        Source {
+            finish_line: true,
+            ..self
         }
     }
 
@@ -200,6 +216,7 @@ impl<I> Source<I> {
             chunk_size: self.chunk_size,
             is_pipe: self.is_pipe,
             decompress: self.decompress,
+            finish_line: self.finish_line,
         })
     }
 }
@@ -341,6 +358,7 @@ fn opened(mut file: File, options: &ReadOptions, reach: Reach) -> Result<Source,
     if is_pipe {
         widen_pipe(&file);
     }
+    let mut finish_line = false;
     let (start, len) = match options.share {
         None => (options.start, options.len()),
         Some(share) => {
@@ -349,7 +367,8 @@ fn opened(mut file: File, options: &ReadOptions, reach: Reach) -> Result<Source,
                     && options.end.is_none()
                     && options.decompress == Decompress::Off
             );
-            let range = shared_range(&file, share, reach)?;
+            let (range, at_file_end) = shared_range(&file, share, reach)?;
+            finish_line = at_file_end;
             (range.start, Some(range.end - range.start))
         }
     };
@@ -365,6 +384,7 @@ fn opened(mut file: File, options: &ReadOptions, reach: Reach) -> Result<Source,
     Ok(Source {
         is_pipe,
         decompress: options.decompress,
+        finish_line,
         ..Source::new(file, len, chunk_size).at(start)
     })
 }
@@ -420,19 +440,25 @@ pub(crate) fn capped_read_size(chunk_size: usize, left: u64) -> usize {
 /// A share's lines are those that start in it, so a share cut inside a line looks through all
 /// of it for its first line whatever `maxLineLength` says (that line fails the share where it
 /// starts), as far as `reach` says otherwise.
-fn shared_range(file: &File, share: Share, reach: Reach) -> Result<Range<u64>, OsError> {
+///
+/// Also whether the range ends where the file ended: inside a line, maybe, which the share
+/// then reads to its end (see [`Source::finishing_line`]).
+fn shared_range(file: &File, share: Share, reach: Reach) -> Result<(Range<u64>, bool), OsError> {
     let size = file
         .metadata()
         .map_err(|err| OsError::new(&err, "fstat"))?
         .len();
     let unsized_file = size == 0 && has_bytes(file).map_err(|err| OsError::new(&err, "read"))?;
     if unsized_file {
-        return Ok(if share.is_first() { 0..u64::MAX } else { 0..0 });
+        let range = if share.is_first() { 0..u64::MAX } else { 0..0 };
+        return Ok((range, false));
     }
-    (&*file)
+    let range = (&*file)
         .stream_position()
         .and_then(|_| share.range(file, 0..size, reach))
-        .map_err(|err| OsError::new(&err, "read"))
+        .map_err(|err| OsError::new(&err, "read"))?;
+    let at_file_end = !range.is_empty() && range.end == size;
+    Ok((range, at_file_end))
 }
 
 /// Whether `file` has a byte at offset 0.
