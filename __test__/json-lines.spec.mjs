@@ -572,6 +572,13 @@ test("a bad line in a share: its number counts from the share's first line, and 
     t.throws(() => [...readJsonLinesSync(path, { share: [1, 2] })], { message }),
     expected,
   )
+  // The share the message names is the one read, whatever becomes of the caller's array.
+  const share = [1, 2]
+  const reader = readJsonLines(path, { share })
+  const syncReader = readJsonLinesSync(path, { share })
+  share.splice(0, 2, 0, 5)
+  await t.throwsAsync(collect(reader), { message })
+  t.throws(() => [...syncReader], { message })
   // Read whole, the same line is line 13, and the message needs no share.
   await t.throwsAsync(collect(readJsonLines(path)), {
     message: `Unexpected token 'b' at line 13, column 2 of '${path}': {bad}`,

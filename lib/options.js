@@ -348,8 +348,9 @@ function normalizeJsonOptions(options) {
   if (reviver !== undefined && typeof reviver !== 'function') {
     throw invalidArgType('options.reviver', 'of type function', reviver)
   }
-  // For the errors' messages only: the line reader checks it.
-  const share = Array.isArray(options.share) ? options.share : undefined
+  // For the errors' messages only: the line reader checks it. A copy, as the line reader keeps
+  // its own: the caller's array may be changed or reused for another share meanwhile.
+  const share = Array.isArray(options.share) ? options.share.slice(0, 2) : undefined
   return { onError, reviver, share }
 }
 
