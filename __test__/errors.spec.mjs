@@ -328,6 +328,22 @@ test('a signal Node takes by its shape, as a polyfill makes one, aborts; one tha
     t.throws(() => readLinesSync(file, { signal: aborted }).next()),
     { name: 'AbortError', cause: reason },
   )
+  // One that keeps its listeners in a list of its own and ignores `once` has none left after
+  // the abort.
+  const listeners = new Set()
+  const listOwn = {
+    aborted: false,
+    reason: undefined,
+    addEventListener: (type, listener) => listeners.add(listener),
+    removeEventListener: (type, listener) => listeners.delete(listener),
+  }
+  const listed = readLines(file, { signal: listOwn, highWaterMark: 1024 })
+  await listed.next()
+  t.is(listeners.size, 1)
+  Object.assign(listOwn, { aborted: true, reason })
+  for (const listener of [...listeners]) listener()
+  t.like(await t.throwsAsync(listed.next()), { name: 'AbortError', cause: reason })
+  t.is(listeners.size, 0)
   // Node's fs takes this one too, and fails with a TypeError as it listens.
   for (const signal of [{ aborted: false }, { aborted: false, addEventListener() {} }]) {
     t.throws(() => readLines(file, { signal }), { code: 'ERR_INVALID_ARG_TYPE', message: /"options.signal"/ })

@@ -21,9 +21,14 @@ function listen(signal, listener) {
   let listening = listenersOf.get(signal)
   if (listening === undefined) {
     const listeners = new Set()
-    listening = { listeners, dispatch: () => dispatch(signal, listeners) }
+    // Removed by hand too: a polyfill's signal may ignore `once`, and would keep it.
+    const onAbort = () => {
+      signal.removeEventListener('abort', onAbort)
+      dispatch(signal, listeners)
+    }
+    listening = { listeners, dispatch: onAbort }
     listenersOf.set(signal, listening)
-    signal.addEventListener('abort', listening.dispatch, { once: true })
+    signal.addEventListener('abort', onAbort, { once: true })
   }
   listening.listeners.add(listener)
 }
