@@ -20,7 +20,11 @@ function yielded(value) {
   return result
 }
 
-/** An `entries()` item, `[key, value]`, made without an allocation site for the reason above. */
+/**
+ * An `entries()` item, `[key, value]`, made by `new Array(2)` for the reason above: pairs made
+ * as an empty literal `[]` and filled were still pretenured (the test in stress.spec.mjs), and
+ * those made this way were not.
+ */
 function entry(key, value) {
   const pair = new Array(2)
   pair[0] = key
