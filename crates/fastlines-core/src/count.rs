@@ -177,23 +177,10 @@ fn count_part(
             Reach::until(&|| cancelled.load(Ordering::Relaxed)),
         )
         .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
-    let finishing = finish_line && !range.is_empty() && range.end == within.end;
-    let (read, remaining) = if finishing {
-        (range.start..u64::MAX, Some(range.end - range.start))
-    } else {
-        (range, None)
-    };
-    let mut input = share
-        .input(file, read, &within)
+    let mut source = Source::of_share(share, file, range, &within, finish_line, chunk_size)
         .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
-    let source = Source::new(&mut input, remaining, chunk_size);
-    let source = if finishing {
-        source.finishing_line()
-    } else {
-        source
-    };
-    let lines = count_blocking(source, filter, cancelled)?;
-    Ok((lines, input.ended_early()))
+    let lines = count_blocking(source.by_ref(), filter, cancelled)?;
+    Ok((lines, source.input.ended_early()))
 }
 
 /// The sum of the parts' counts, in the file's order, up to and with the first part whose file

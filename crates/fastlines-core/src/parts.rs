@@ -150,22 +150,15 @@ impl Cut {
     ) -> Result<PartReader<F>, ReadError> {
         let share = self.share(index);
         let range = self.range(&share, stopped)?;
-        let start = range.start;
-        let finishing = self.finish_line && !range.is_empty() && range.end == self.within.end;
-        let (read, remaining) = if finishing {
-            (start..u64::MAX, Some(range.end - start))
-        } else {
-            (range, None)
-        };
-        let input = share
-            .input(self.file.clone(), read, &self.within)
-            .map_err(|err| OsError::new(&err, "read"))?;
-        let source = Source::new(input, remaining, self.chunk_size).at(start);
-        let source = if finishing {
-            source.finishing_line()
-        } else {
-            source
-        };
+        let source = Source::of_share(
+            share,
+            self.file.clone(),
+            range,
+            &self.within,
+            self.finish_line,
+            self.chunk_size,
+        )
+        .map_err(|err| OsError::new(&err, "read"))?;
         Ok(Reader::with_buffer(source, framer, progress, buf))
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
-use std::ops::Range;
+use std::ops::{Deref, Range};
 use std::path::Path;
 
 use bytes::Bytes;
@@ -100,7 +100,7 @@ impl tokio::io::AsyncRead for ReadyInput {
 
 use crate::decompress::Decompress;
 use crate::error::OsError;
-use crate::share::{Reach, Share};
+use crate::share::{FileRange, Reach, Share};
 
 /// Which bytes to read and how many at a time, with `fs.createReadStream`'s meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +203,20 @@ impl<I> Source<I> {
         self.is_pipe
     }
 
+    /// The same source, reading through a borrow of its input, which stays here to be asked
+    /// what the read found (as [`std::io::Read::by_ref`]).
+    pub(crate) fn by_ref(&mut self) -> Source<&mut I> {
+        Source {
+            input: &mut self.input,
+            remaining: self.remaining,
+            offset: self.offset,
+            chunk_size: self.chunk_size,
+            is_pipe: self.is_pipe,
+            decompress: self.decompress,
+            finish_line: self.finish_line,
+        }
+    }
+
     /// The same source read through another handle to it (say, the runtime's pipe reader).
     pub fn try_map_input<J>(
         self,
@@ -217,6 +231,36 @@ impl<I> Source<I> {
             is_pipe: self.is_pipe,
             decompress: self.decompress,
             finish_line: self.finish_line,
+        })
+    }
+}
+
+impl<H: Deref<Target = File>> Source<FileRange<H>> {
+    /// The source of `share`'s `range` of `within` (see [`Share::range`]), read through `file`,
+    /// `chunk_size` bytes at a time, its offsets counted from the file's start. With
+    /// `finish_line`, the share whose range reaches `within.end` reads its last line on to its
+    /// terminator ([`Source::finishing_line`]): `within` was cut where the file ended, which may
+    /// be inside a line still being written.
+    pub(crate) fn of_share(
+        share: Share,
+        file: H,
+        range: Range<u64>,
+        within: &Range<u64>,
+        finish_line: bool,
+        chunk_size: usize,
+    ) -> io::Result<Self> {
+        let start = range.start;
+        let finishing = finish_line && !range.is_empty() && range.end == within.end;
+        let (read, remaining) = if finishing {
+            (start..u64::MAX, Some(range.end - start))
+        } else {
+            (range, None)
+        };
+        let source = Source::new(share.input(file, read, within)?, remaining, chunk_size).at(start);
+        Ok(if finishing {
+            source.finishing_line()
+        } else {
+            source
         })
     }
 }
