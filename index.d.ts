@@ -493,8 +493,8 @@ export interface JsonLinesOptions<T = unknown> extends LineOptions, NotTaken<'th
    * worth), before the values ahead of the bad line are handed out.
    */
   onError?: 'throw' | 'skip' | ((error: JsonParseError, line: string) => NotInferred<T> | undefined) | undefined
-  /** Passed to `JSON.parse` for every line. */
-  reviver?: ((this: any, key: string, value: any) => any) | undefined
+  /** Passed to `JSON.parse` for every line; `null`, as `JSON.parse` takes it, is none. */
+  reviver?: ((this: any, key: string, value: any) => any) | null | undefined
 }
 
 /**

@@ -285,7 +285,8 @@ test('bad options throw with the codes Node uses', async (t) => {
   for (const options of rangeErrors) {
     t.throws(() => readLines(file, options), { instanceOf: RangeError, code: 'ERR_OUT_OF_RANGE' })
   }
-  const typeErrors = [{ start: '1' }, { end: '2' }, { signal: {} }, 42]
+  // A function too, which fs takes as no options: the readers take no callback.
+  const typeErrors = [{ start: '1' }, { end: '2' }, { signal: {} }, 42, () => {}]
   for (const options of typeErrors) {
     t.throws(() => readLines(file, options), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
   }

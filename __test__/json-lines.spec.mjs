@@ -187,6 +187,14 @@ test('reviver is passed to JSON.parse for every line', async (t) => {
   t.true(expected[0].when instanceof Date)
 })
 
+test('reviver: null is none, as JSON.parse takes it', async (t) => {
+  const path = temp.file('{"n": 1}\n[1.5, "x"]\n')
+  const expected = [JSON.parse('{"n": 1}', null), JSON.parse('[1.5, "x"]', null)]
+  t.deepEqual(await collect(readJsonLines(path, { reviver: null })), expected)
+  t.deepEqual([...readJsonLinesSync(path, { reviver: null })], expected)
+  t.deepEqual(await collect(readJsonLines(path, { reviver: null }).batches()), [expected])
+})
+
 test('position, lineNumber and lineOffset name the line of the last value, across blank lines', async (t) => {
   const bytes = Buffer.from('\n"é"\r\n\n  \n{"k": "ü"}\n\n')
   const path = temp.file(bytes)
@@ -647,6 +655,7 @@ test('bad options are refused at the call with Node-shaped errors', (t) => {
   t.throws(() => readJsonLines(path, { onError: 'ignore' }), { code: 'ERR_INVALID_ARG_VALUE', message: /onError/ })
   t.throws(() => readJsonLines(path, { onError: 1 }), { code: 'ERR_INVALID_ARG_TYPE', message: /onError/ })
   t.throws(() => readJsonLines(path, { reviver: 'no' }), { code: 'ERR_INVALID_ARG_TYPE', message: /reviver/ })
+  t.throws(() => readJsonLinesSync(path, { reviver: 0 }), { code: 'ERR_INVALID_ARG_TYPE', message: /reviver/ })
   t.throws(() => readJsonLines(path, { onerror: 'skip' }), { code: 'ERR_INVALID_ARG_VALUE', message: /onError/ })
   t.throws(() => readJsonLines(path, { threads: 2 }), { code: 'ERR_INVALID_ARG_VALUE', message: /countLines/ })
   t.throws(() => readLines(path, { onError: 'skip' }), { code: 'ERR_INVALID_ARG_VALUE', message: /readJsonLines/ })

@@ -338,20 +338,21 @@ const ON_ERROR = ['throw', 'skip']
  */
 function normalizeJsonOptions(options) {
   if (options === null || typeof options !== 'object') return { onError: 'throw', reviver: undefined, share: undefined }
-  const { onError = 'throw', reviver } = options
+  // `reviver: null` is none, as JSON.parse takes it (and as `encoding: null` is the default).
+  const { onError = 'throw', reviver = undefined } = options
   if (typeof onError === 'string') {
     if (!ON_ERROR.includes(onError))
       throw invalidArgValue('options.onError', onError, "must be 'throw', 'skip' or a function")
   } else if (typeof onError !== 'function') {
     throw invalidArgType('options.onError', "'throw', 'skip' or a function", onError)
   }
-  if (reviver !== undefined && typeof reviver !== 'function') {
+  if (reviver != null && typeof reviver !== 'function') {
     throw invalidArgType('options.reviver', 'of type function', reviver)
   }
   // For the errors' messages only: the line reader checks it. A copy, as the line reader keeps
   // its own: the caller's array may be changed or reused for another share meanwhile.
   const share = Array.isArray(options.share) ? options.share.slice(0, 2) : undefined
-  return { onError, reviver, share }
+  return { onError, reviver: reviver ?? undefined, share }
 }
 
 /** Options about a file's bytes, which a byte source does not have. */

@@ -399,6 +399,7 @@ export async function jsonLines(): Promise<void> {
   // @ts-expect-error: a share's position is undefined until its first step
   const position: number = shared.position
   for (const value of readJsonLinesSync('x.jsonl', { reviver: (key, value) => value })) value?.toString()
+  readJsonLines('x.jsonl', { reviver: null })
   try {
     readJsonLinesSync('x.jsonl').next()
   } catch (error) {
