@@ -469,3 +469,27 @@ test('a platform package whose binary cannot load says so, with the cause', () =
   )
   assert.match(onDeno.stderr, /invalid ELF header|file too short/)
 })
+
+test("a platform package the loader's own settings refuse says which setting and why", () => {
+  const app = makeApp('refused-app')
+  assertSucceeded(run('npm', ['install', '--no-audit', '--no-fund'], app), 'npm install')
+  const manifest = path.join(app, 'node_modules', platformPackage, 'package.json')
+  fs.writeFileSync(manifest, JSON.stringify({ ...JSON.parse(fs.readFileSync(manifest, 'utf8')), version: '0.0.9' }))
+  for (const runtime of runtimes) {
+    const result = run(runtime, ['smoke.mjs'], app, { NAPI_RS_ENFORCE_VERSION_CHECK: '1' })
+    assert.notEqual(result.status, 0)
+    // The generated loader's own error, passed on as it was, blamed an npm bug and had no code.
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `"${platformPackage}" loads, but the addon's loader refused it under NAPI_RS_ENFORCE_VERSION_CHECK=1: ` +
+          `Native binding package version mismatch, expected ${pkg.version} but got 0.0.9`,
+      ),
+    )
+    assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)
+  }
+  const wasi = run(process.execPath, ['smoke.mjs'], app, { NAPI_RS_FORCE_WASI: 'error' })
+  assert.notEqual(wasi.status, 0)
+  assert.match(wasi.stderr, /loader refused it under NAPI_RS_FORCE_WASI=error: WASI binding not found/)
+  assert.match(wasi.stderr, /ERR_FASTLINES_BINDING_FAILED/)
+})

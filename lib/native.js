@@ -82,7 +82,13 @@ function bindingError(loaderError) {
     return codedError(Error, codes.BINDING_MISSING, message, { cause: loaderError })
   }
   const probe = probePlatformPackage(name)
-  if (probe === 'loads') return loaderError
+  if (probe === 'loads') {
+    const settings = loaderSettings()
+    const message =
+      `fastlines: "${name}" loads, but the addon's loader refused it` +
+      `${settings === '' ? '' : ` under ${settings}`}: ${loaderReasons(loaderError)}`
+    return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
+  }
   if (probe === 'missing' && !published) {
     const message =
       `fastlines: this copy was packed from its repository, not published, so no binary for ${platform} ` +
@@ -101,6 +107,29 @@ function bindingError(loaderError) {
   }
   const message = `fastlines: "${name}" is installed but its binary did not load: ${probe.message}`
   return codedError(Error, codes.BINDING_FAILED, message, { cause: probe })
+}
+
+/** The generated loader's settings that are set (NAPI_RS_NATIVE_LIBRARY_PATH is named apart). */
+function loaderSettings() {
+  return ['NAPI_RS_ENFORCE_VERSION_CHECK', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_WASI_FLAVOR']
+    .filter((name) => process.env[name])
+    .map((name) => `${name}=${process.env[name]}`)
+    .join(', ')
+}
+
+/**
+ * Why the generated loader failed, from its error and the chain of causes it keeps: each
+ * place it tried, but the local `.node` files a published package does not have and its
+ * summary blaming npm.
+ */
+function loaderReasons(loaderError) {
+  const reasons = []
+  for (let error = loaderError; error instanceof Error; error = error.cause) {
+    const reason = error.message
+    const generic = reason.startsWith('Cannot find module') || reason.startsWith('Cannot find native binding')
+    if (!generic && !reasons.includes(reason)) reasons.push(reason)
+  }
+  return reasons.join('; ') || loaderError.message
 }
 
 /** The binary `napi build` makes for a platform package: fastlines-linux-x64-gnu's is fastlines.linux-x64-gnu.node. */
