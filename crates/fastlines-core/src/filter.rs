@@ -12,6 +12,9 @@
 //! checked on the decoded text of the lines that are not valid UTF-8.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hash::Hash;
 use std::ops::Range;
 
 use memchr::memmem;
@@ -32,22 +35,25 @@ pub struct Match {
     pub invert: bool,
 }
 
-/// `needles` without repeats (under ASCII case folding with `ignore_case`), first ones kept:
-/// an Aho-Corasick automaton gives each repeat a match of its own at every place the string
-/// occurs, so 100,000 copies of one string took 7 s over a 7 MB log where one took 4 ms.
-fn distinct(needles: Vec<Vec<u8>>, ignore_case: bool) -> Vec<Vec<u8>> {
-    let mut seen = std::collections::HashSet::new();
-    needles
+/// `items` without repeats by `key`, first ones kept: an Aho-Corasick automaton gives each
+/// repeated needle a match of its own at every place the string occurs, so 100,000 copies of one
+/// string took 7 s over a 7 MB log where one took 4 ms; and each repeated U+FFFD string was
+/// looked for again in every line with invalid UTF-8.
+fn distinct<T, K: Eq + Hash>(items: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut seen = HashSet::new();
+    items
         .into_iter()
-        .filter(|needle| {
-            let key = if ignore_case {
-                needle.to_ascii_lowercase()
-            } else {
-                needle.clone()
-            };
-            seen.insert(key)
-        })
+        .filter(|item| seen.insert(key(item)))
         .collect()
+}
+
+/// `bytes` as a search compares them: ASCII letters in lower case with `ignore_case`.
+fn folded(bytes: &[u8], ignore_case: bool) -> Vec<u8> {
+    if ignore_case {
+        bytes.to_ascii_lowercase()
+    } else {
+        bytes.to_vec()
+    }
 }
 
 /// Keeps the lines of a run that match (see the module docs).
@@ -56,7 +62,8 @@ pub struct LineFilter {
     /// `None`: no string can occur in a line (each holds a terminator, or, in Latin-1, a
     /// character above U+00FF), so no line matches.
     searcher: Option<Searcher>,
-    /// The strings holding U+FFFD, checked on the decoded text of lines with invalid UTF-8.
+    /// The strings holding U+FFFD, checked on the decoded text of lines with invalid UTF-8:
+    /// each once, its ASCII letters in lower case with `ignore_case`.
     replacement: Vec<String>,
     ignore_case: bool,
     invert: bool,
@@ -86,7 +93,7 @@ impl LineFilter {
             .filter_map(|string| encode(string, encoding))
             .filter(|bytes| !holds_terminator(bytes))
             .collect();
-        let needles = distinct(needles, what.ignore_case);
+        let needles = distinct(needles, |needle| folded(needle, what.ignore_case));
         let searcher = match needles.as_slice() {
             [] => None,
             [one] if !what.ignore_case => Some(Searcher::One(Box::new(
@@ -101,14 +108,23 @@ impl LineFilter {
             )),
         };
         let replacement = match encoding {
-            Encoding::Utf8 => what
-                .strings
-                .iter()
-                .filter(|string| {
-                    string.contains('\u{fffd}') && !holds_terminator(string.as_bytes())
-                })
-                .cloned()
-                .collect(),
+            Encoding::Utf8 => {
+                let strings = what
+                    .strings
+                    .iter()
+                    .filter(|string| {
+                        string.contains('\u{fffd}') && !holds_terminator(string.as_bytes())
+                    })
+                    .map(|string| {
+                        if what.ignore_case {
+                            string.to_ascii_lowercase()
+                        } else {
+                            string.clone()
+                        }
+                    })
+                    .collect();
+                distinct(strings, String::clone)
+            }
             Encoding::Latin1 => Vec::new(),
         };
         LineFilter {
@@ -165,9 +181,10 @@ impl LineFilter {
             numbering,
             ..LineCounter::default()
         };
+        let mut ahead = MatchAhead::default();
         let mut at = 0;
         while at < run.len() {
-            let (start, end) = match self.next_match(run, at) {
+            let (start, end) = match self.next_match(run, at, &mut ahead) {
                 Some(found) => line_around(run, found),
                 None => (run.len(), run.len()),
             };
@@ -186,15 +203,15 @@ impl LineFilter {
         counter.index_at(run, run.len())
     }
 
-    /// Where the next matching line from `at` (a line start) has a match, if one has.
-    fn next_match(&self, run: &[u8], at: usize) -> Option<usize> {
-        let byte_match = || Some(at + self.searcher.as_ref()?.find(&run[at..])?);
+    /// Where the next matching line from `at` (a line start) has a match, if one has; `ahead`
+    /// keeps the search's last find in this run.
+    fn next_match(&self, run: &[u8], at: usize, ahead: &mut MatchAhead) -> Option<usize> {
+        let by_bytes = ahead.from(at, || Some(at + self.searcher.as_ref()?.find(&run[at..])?));
         if self.replacement.is_empty() {
-            return byte_match();
+            return by_bytes;
         }
         // Strings holding U+FFFD: the first line from `at` that matches either way.
         let mut line_start = at;
-        let by_bytes = byte_match();
         while line_start < run.len() {
             let line_end =
                 memchr(b'\n', &run[line_start..]).map_or(run.len(), |i| line_start + i + 1);
@@ -217,14 +234,39 @@ impl LineFilter {
             return false;
         }
         let text = String::from_utf8_lossy(line);
-        self.replacement.iter().any(|string| {
-            if self.ignore_case {
-                text.to_ascii_lowercase()
-                    .contains(&string.to_ascii_lowercase())
-            } else {
-                text.contains(string.as_str())
+        let text = if self.ignore_case {
+            Cow::Owned(text.to_ascii_lowercase())
+        } else {
+            text
+        };
+        self.replacement
+            .iter()
+            .any(|string| text.contains(string.as_str()))
+    }
+}
+
+/// The first match of a filter's byte search at or after where it last looked in a run, kept
+/// while it lies ahead. The search for U+FFFD strings steps through the lines before it one at a
+/// time, and looking again from each of them made a run's search quadratic: a 4 MiB read of
+/// lines with invalid UTF-8 took 5 s to search for `\u{FFFD}` where one for `a` took 76 ms.
+#[derive(Debug, Default)]
+struct MatchAhead {
+    /// Where the search last looked from, and the first match at or after it.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl MatchAhead {
+    /// The first match at or after `at`, as `search` (from `at`) finds it: the last find when it
+    /// looked from at or before `at` and found nothing before `at`, since nothing lies between.
+    fn from(&mut self, at: usize, search: impl FnOnce() -> Option<usize>) -> Option<usize> {
+        if let Some((from, found)) = self.last {
+            if from <= at && found.is_none_or(|found| found >= at) {
+                return found;
             }
-        })
+        }
+        let found = search();
+        self.last = Some((at, found));
+        found
     }
 }
 
@@ -325,6 +367,43 @@ mod tests {
         assert_eq!(patterns(&["error", "ERROR", "Error"], true), 1);
         assert_eq!(patterns(&["error", "ERROR"], false), 2);
         assert_eq!(patterns(&["é", "É"], true), 2, "ASCII letters only fold");
+    }
+
+    #[test]
+    fn repeated_replacement_strings_are_checked_once() {
+        let replacement = |strings: &[&str], ignore_case| {
+            let what = Match {
+                strings: strings.iter().map(|s| s.to_string()).collect(),
+                ignore_case,
+                invert: false,
+            };
+            LineFilter::new(&what, Encoding::Utf8).replacement
+        };
+        assert_eq!(replacement(&["x\u{fffd}"; 10_000], false), ["x\u{fffd}"]);
+        assert_eq!(replacement(&["X\u{fffd}", "x\u{fffd}"], false).len(), 2);
+        assert_eq!(
+            replacement(&["X\u{fffd}", "x\u{fffd}"], true),
+            ["x\u{fffd}"]
+        );
+    }
+
+    #[test]
+    fn a_match_ahead_is_searched_for_again_only_once_passed() {
+        let matches = [60, 90];
+        let first_from = |at: usize| matches.into_iter().find(|&found| found >= at);
+        let mut ahead = MatchAhead::default();
+        let mut searches = 0;
+        for at in 0..120 {
+            let found = ahead.from(at, || {
+                searches += 1;
+                first_from(at)
+            });
+            assert_eq!(found, first_from(at), "from {at}");
+        }
+        assert_eq!(
+            searches, 3,
+            "from 0 (finds 60), 61 (finds 90) and 91 (finds none)"
+        );
     }
 
     /// The lines of `run` that a filter for `strings` keeps.
