@@ -36,7 +36,7 @@ import {
   randomMatchOptions,
   referenceMatches,
 } from './helpers/match-reference.mjs'
-import { collect, settledLineCount, until } from './helpers/tail.mjs'
+import { collect, settledLineCount, take, until } from './helpers/tail.mjs'
 
 const SEED = Number(process.env.FASTLINES_SEED ?? 0x5ea4c4)
 
@@ -1078,6 +1078,28 @@ test.serial(
     }
   },
 )
+
+test('followLines with lastLines and match: a line being written at the call is judged whole when it ends, and takes no place among the last lines', async (t) => {
+  // Kept by its text so far ('abc' holds no X), the line took the place of 'two', then was
+  // dropped when it ended as 'abcX'; and one not kept so far ('abc' holds no o) came after the
+  // last lines once it ended as 'abco', as an appended line does.
+  const cases = [
+    [{ match: 'X', invert: true }, 'X\n', ['two', 'three'], 'four'],
+    [{ match: 'o' }, 'o\n', ['one', 'two'], 'abco'],
+    [{ match: 'ab' }, 'd\n', [], 'abcd'],
+    [{ match: 'X', invert: true }, '\n', ['two', 'three'], 'abc'],
+  ]
+  for (const [i, [options, rest, before, next]] of cases.entries()) {
+    const file = temp.file('one\ntwo\nthree\nabc', `follow-last-partial-${i}.log`)
+    const reader = followLines(file, { lastLines: 2, ...options })
+    t.deepEqual(await take(reader, before.length), before, JSON.stringify(options))
+    const step = reader.next()
+    await until(() => reader.position !== undefined, 'the follower to open the file')
+    fs.appendFileSync(file, `${rest}four\n`)
+    t.deepEqual(await step, { value: next, done: false }, JSON.stringify(options))
+    await reader.close()
+  }
+})
 
 // ---- argument errors -------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use memchr::memrchr2_iter;
+use memchr::{memrchr2, memrchr2_iter};
 
 use crate::decode::Encoding;
 use crate::decode::Text;
@@ -439,6 +439,10 @@ pub(crate) fn start_of_last_lines(
     stopped: &dyn Fn() -> bool,
 ) -> Result<u64, ReadError> {
     if framer.filters() && n > 0 {
+        // A last line still being written is judged whole when it ends, as an appended line
+        // is: kept by its text so far, it took the place of a line kept before it, and was then
+        // dropped if its whole text is not kept.
+        let len = unterminated_line_start(file, len, chunk_size, stopped)?;
         let batches = last_batches(file, n, len, chunk_size, framer.clone(), Some(stopped))?;
         let starts: Vec<u64> = batches
             .iter()
@@ -471,6 +475,29 @@ pub(crate) fn start_of_last_lines(
         chunk: Vec::new(),
     };
     Ok(scan.run(&mut reads)?.map_or(0, |scanned| scanned.start))
+}
+
+/// Where the last line of the first `len` bytes of `file` starts if no terminator ends it (a
+/// writer caught in the middle of it), read back `chunk_size` bytes at a time; `len` if one
+/// does, or once `stopped` says so.
+fn unterminated_line_start(
+    file: &File,
+    len: u64,
+    chunk_size: usize,
+    stopped: &dyn Fn() -> bool,
+) -> Result<u64, ReadError> {
+    let mut buf = vec![0; usize::try_from(len).map_or(chunk_size, |len| len.min(chunk_size))];
+    let mut end = len;
+    while end > 0 && !stopped() {
+        let from = end.saturating_sub(buf.len() as u64);
+        let piece = &mut buf[..(end - from) as usize];
+        read_at(file, piece, from)?;
+        if let Some(terminator) = memrchr2(b'\n', b'\r', piece) {
+            return Ok(from + terminator as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(if end == 0 { 0 } else { len })
 }
 
 /// The length of `file`: its size, or for a file whose size the OS does not give (it says 0:
