@@ -688,6 +688,8 @@ test('break, close() and an abort end reading and close the file, as for readLin
   controller.abort()
   // Values already parsed are not handed out after the abort.
   await t.throwsAsync(aborted.next(), { name: 'AbortError', code: 'ABORT_ERR' })
+  // The abort rejects at once and the file closes right after, as for readLines: close() waits.
+  await aborted.close()
   t.false(isOpen(path))
 
   const syncController = new AbortController()

@@ -359,6 +359,25 @@ test('aborting the signal rejects the pending step with an AbortError and closes
   await t.throwsAsync(reader.next(), { name: 'AbortError' })
 })
 
+test('an abort rejects the waiting step at once, and the file closes right after: readLines and readJsonLines alike', async (t) => {
+  // readJsonLines held the AbortError back until its file was closed.
+  for (const read of [readLines, readJsonLines]) {
+    const { fifo, writer } = await fifoWithWriter(t)
+    const controller = new AbortController()
+    const reader = read(fifo, { signal: controller.signal })
+    const pending = reader.next()
+    await (await writer).write('1\n')
+    t.deepEqual(await pending, { value: read === readLines ? '1' : 1, done: false })
+    const order = []
+    const waiting = reader.next().catch((error) => order.push(error.code))
+    controller.abort()
+    const closed = reader.close().then(() => order.push('closed'))
+    await Promise.all([waiting, closed])
+    t.deepEqual(order, ['ABORT_ERR', 'closed'], read.name)
+    t.is(openCount(fifo), 1, `${read.name}: only the writer's end`)
+  }
+})
+
 test('aborting countLines of a FIFO whose writer is idle closes it at once, and frees the thread', async (t) => {
   // The count waited in read(2) until the writer wrote or left: the descriptor stayed open, and
   // 32 such counts held every blocking thread, so that every other read of the process waited.

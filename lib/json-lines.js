@@ -457,6 +457,7 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   #cursor
   #queue = new StepQueue()
   #abortListener
+  #signal
 
   constructor(input, options) {
     const json = normalizeJsonOptions(options)
@@ -465,6 +466,7 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
     super(cursor, lines, (take) => this.#step(take))
     this.#lines = lines
     this.#cursor = cursor
+    this.#signal = options?.signal
     // Values already parsed are not handed out once the signal aborts.
     this.#abortListener = addAbortListenerOf(cursor, options?.signal, clearCursor)
   }
@@ -484,16 +486,17 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   /**
    * Parses batches until one has a value or fails, and takes from it; the end or a failure closes
    * the reader. Batches already read are parsed here; one to wait for, in a callback (see
-   * LineReader[batchThen]), which comes back here. A failure of the line reader (an abort, a
-   * read) is thrown once this reader is closed, which only a weak reference leads to from the
-   * step: the signal may hold the step.
+   * LineReader[batchThen]), which comes back here. A failure of the line reader (a read) is
+   * thrown once this reader is closed, which only a weak reference leads to from the step: the
+   * signal may hold the step. An abort is thrown at once, as the line reader's own steps throw
+   * it, the file closing right after.
    */
   #fillAndTake(take) {
     while (!this.#cursor.hasValue && !this.#cursor.failed) {
       const batch = this.#lines[readyBatch]()
       if (batch === undefined) {
         const step = this.#lines[batchThen]((batch) => (this.#load(batch) ? this.#fillAndTake(take) : this.#end()))
-        return closingOnFailure(step, new WeakRef(this))
+        return closingOnFailure(step, new WeakRef(this), this.#signal)
       }
       if (!this.#load(batch)) return this.#end()
     }
@@ -516,10 +519,14 @@ class JsonLinesReader extends jsonReaderOf(ClosingAsyncIterator) {
   }
 }
 
-/** `step`, which closes the reader `ref` leads to, if it is still there, before it fails. */
-function closingOnFailure(step, ref) {
+/**
+ * `step`, which closes the reader `ref` leads to, if it is still there, before it fails; or,
+ * once `signal` aborted, as it fails.
+ */
+function closingOnFailure(step, ref, signal) {
   return step.catch(async (error) => {
-    await ref.deref()?.close()
+    const closing = ref.deref()?.close()
+    if (signal?.aborted !== true) await closing
     throw error
   })
 }
