@@ -1194,6 +1194,25 @@ for (const [kind, make] of Object.entries(FAILING_SOURCES)) {
   })
 }
 
+test('a web stream read to its end, or to its error, is left unlocked, as a for await over it leaves it', async (t) => {
+  const chunks = [bytesOf('one\n'), bytesOf('two\n')]
+  for (const [what, read] of Object.entries({
+    'per line': (source) => collect(readLines(source)),
+    batches: (source) => collect(readLines(source).batches()),
+    readChunks: (source) => collect(readChunks(source)),
+    countLines: (source) => countLines(source),
+  })) {
+    const ended = webStream(chunks)
+    await guard(read(ended), `${what}, to its end`)
+    t.false(ended.locked, `${what}: unlocked at its end`)
+    const error = new Error('failed')
+    const failed = webStream(chunks, (controller) => controller.error(error))
+    const got = await t.throwsAsync(guard(read(failed), `${what}, to its error`))
+    t.true(isSourceError(got, error), `${what}: ${inspect(got)}`)
+    t.false(failed.locked, `${what}: unlocked after its error`)
+  }
+})
+
 test('a source whose iterator method throws fails once with its error, as a source that fails does', async (t) => {
   for (const symbol of [Symbol.iterator, Symbol.asyncIterator]) {
     const error = new Error('no iterator')
@@ -1505,7 +1524,9 @@ function endlessKinds(trickle) {
           : (controller) => controller.enqueue(take()),
         cancel: () => (cancelled = true),
       }
-      return { source: new ReadableStream(underlying, { highWaterMark: 0 }), released: () => cancelled }
+      const source = new ReadableStream(underlying, { highWaterMark: 0 })
+      // Cancelled, and its reader released, as a `for await` left early leaves a web stream.
+      return { source, released: () => cancelled && !source.locked }
     },
     'an async generator': (take) => {
       let finished = false
@@ -1610,7 +1631,7 @@ const QUIET = {
     // The stream is referred to until then, as by a program that goes on with it. One that
     // nobody refers to may be collected with its reader before the abort (Bun does it), and
     // then nothing is left to cancel.
-    return { source, released: () => source !== undefined && cancelled }
+    return { source, released: () => source !== undefined && cancelled && !source.locked }
   },
 }
 

@@ -449,7 +449,10 @@ class ReadableChunks {
   }
 }
 
-/** A web ReadableStream, through the reader taken at the call. Ending early cancels it. */
+/**
+ * A web ReadableStream, through the reader taken at the call. Ending early cancels it; ended
+ * either way, the reader is released, as a `for await` over the stream releases it.
+ */
 class WebStreamChunks {
   #reader
 
@@ -472,11 +475,16 @@ class WebStreamChunks {
   }
 
   unwrap({ value, done }) {
-    return done ? END : value
+    if (!done) return value
+    this.#reader.releaseLock()
+    return END
   }
 
   cancel() {
+    // A read still pending ends with the cancel, so the release finds none to fail. Once
+    // released (at the end), the cancel fails for the reader: the stream is over anyway.
     this.#reader.cancel().catch(() => {})
+    this.#reader.releaseLock()
   }
 }
 
