@@ -488,8 +488,20 @@ test("a platform package the loader's own settings refuse says which setting and
     )
     assert.match(result.stderr, /ERR_FASTLINES_BINDING_FAILED/)
   }
-  const wasi = run(process.execPath, ['smoke.mjs'], app, { NAPI_RS_FORCE_WASI: 'error' })
-  assert.notEqual(wasi.status, 0)
-  assert.match(wasi.stderr, /loader refused it under NAPI_RS_FORCE_WASI=error: WASI binding not found/)
-  assert.match(wasi.stderr, /ERR_FASTLINES_BINDING_FAILED/)
+  // Checks off, the same package loads.
+  assertSucceeded(run(process.execPath, ['smoke.mjs'], app, { NAPI_RS_ENFORCE_VERSION_CHECK: '0' }), 'check off')
+  for (const [name, value] of [
+    ['NAPI_RS_FORCE_WASI', 'error'],
+    ['NAPI_RS_WASI_FLAVOR', 'wasm32-wasi'],
+  ]) {
+    const wasi = run(process.execPath, ['smoke.mjs'], app, { [name]: value })
+    assert.notEqual(wasi.status, 0)
+    assert.match(
+      wasi.stderr,
+      new RegExp(
+        `fastlines: ${name}=${value} asks the addon's loader for a WebAssembly build alone, which fastlines does not have`,
+      ),
+    )
+    assert.match(wasi.stderr, /ERR_FASTLINES_BINDING_FAILED/)
+  }
 })

@@ -482,9 +482,12 @@ class WebStreamChunks {
 
   cancel() {
     // A read still pending ends with the cancel, so the release finds none to fail. Once
-    // released (at the end), the cancel fails for the reader: the stream is over anyway.
-    this.#reader.cancel().catch(() => {})
-    this.#reader.releaseLock()
+    // released (at the end), the cancel fails for the reader: the stream is over anyway. What
+    // a reader not made by the engine throws is not passed on, as for any source (README).
+    try {
+      this.#reader.cancel().catch(() => {})
+      this.#reader.releaseLock()
+    } catch {}
   }
 }
 

@@ -68,6 +68,14 @@ function bindingError(loaderError) {
       `(require() resolves a relative one from fastlines' own directory, not the working one), or unset it.`
     return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
   }
+  // A setting that asks for WebAssembly alone: no native binary was looked for.
+  const wasiOnly = loaderSettings().filter((setting) => !setting.startsWith(`${VERSION_CHECK}=`))
+  if (wasiOnly.length > 0) {
+    const message =
+      `fastlines: ${wasiOnly.join(', ')} asks the addon's loader for a WebAssembly build alone, ` +
+      `which fastlines does not have: unset it. The loader said: ${loaderReasons(loaderError)}`
+    return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
+  }
   const name = platformPackageName()
   const platform = `${process.platform}-${process.arch}`
   // Read only now: loading package.json costs every process that loads fastlines fine.
@@ -84,9 +92,8 @@ function bindingError(loaderError) {
   const probe = probePlatformPackage(name)
   if (probe === 'loads') {
     const settings = loaderSettings()
-    const message =
-      `fastlines: "${name}" loads, but the addon's loader refused it` +
-      `${settings === '' ? '' : ` under ${settings}`}: ${loaderReasons(loaderError)}`
+    const under = settings.length === 0 ? '' : ` under ${settings.join(', ')}`
+    const message = `fastlines: "${name}" loads, but the addon's loader refused it${under}: ${loaderReasons(loaderError)}`
     return codedError(Error, codes.BINDING_FAILED, message, { cause: loaderError })
   }
   if (probe === 'missing' && !published) {
@@ -109,12 +116,28 @@ function bindingError(loaderError) {
   return codedError(Error, codes.BINDING_FAILED, message, { cause: probe })
 }
 
-/** The generated loader's settings that are set (NAPI_RS_NATIVE_LIBRARY_PATH is named apart). */
+const VERSION_CHECK = 'NAPI_RS_ENFORCE_VERSION_CHECK'
+
+/**
+ * The generated loader's settings that take effect, as `NAME=value` (NAPI_RS_NATIVE_LIBRARY_PATH
+ * is named apart): a version check of the platform package, and WebAssembly alone asked for.
+ * One Deno does not let this read is taken as unset: the loader read it, or did not need it.
+ */
 function loaderSettings() {
-  return ['NAPI_RS_ENFORCE_VERSION_CHECK', 'NAPI_RS_FORCE_WASI', 'NAPI_RS_WASI_FLAVOR']
-    .filter((name) => process.env[name])
-    .map((name) => `${name}=${process.env[name]}`)
-    .join(', ')
+  const setting = (name, takesEffect) => {
+    let value
+    try {
+      value = process.env[name]
+    } catch {
+      return []
+    }
+    return value !== undefined && takesEffect(value) ? [`${name}=${value}`] : []
+  }
+  return [
+    ...setting(VERSION_CHECK, (value) => value !== '' && value !== '0'),
+    ...setting('NAPI_RS_FORCE_WASI', (value) => value === 'error'),
+    ...setting('NAPI_RS_WASI_FLAVOR', (value) => value !== ''),
+  ]
 }
 
 /**
