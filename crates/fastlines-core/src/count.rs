@@ -174,7 +174,7 @@ fn count_part(
         .range(
             file,
             within.clone(),
-            Reach::until(&|| cancelled.load(Ordering::Relaxed)),
+            Reach::until(&|| cancelled.load(Ordering::Relaxed)).bounding_start(),
         )
         .map_err(|err| ReadError::from(OsError::new(&err, "read")))?;
     let mut source = Source::of_share(share, file, range, &within, finish_line, chunk_size)

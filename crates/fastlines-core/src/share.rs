@@ -101,7 +101,13 @@ impl Share {
     ) -> io::Result<Range<u64>> {
         let cut = |index| self.cut_in(index, &within);
         let start_reach = if reach.bounds_start {
-            reach
+            // A part that holds no line start reads nothing: its first is looked for before the
+            // next cut only, not through a long line to its end, which each part inside the line
+            // read again (the parts searching a line of 384 MiB read it 49 times over).
+            Reach {
+                bound: Some(cut(self.index + 1)),
+                ..reach
+            }
         } else {
             Reach {
                 longest_line: None,
@@ -136,8 +142,12 @@ pub struct Reach<'a> {
     /// The longest line, in bytes without its terminator, the share's reader frames before it
     /// fails ([`crate::Framer::longest_line`]); `None`: lines have no limit.
     longest_line: Option<u64>,
-    /// Whether the first line start is looked for no further than `longest_line` either.
+    /// Whether the first line start is looked for no further than `longest_line` either, nor
+    /// past the next cut.
     bounds_start: bool,
+    /// Where looking for a line start stops, if not at the range's end: a start found there
+    /// or past it is no start (see [`Share::range`]).
+    bound: Option<u64>,
 }
 
 impl<'a> Reach<'a> {
@@ -147,6 +157,7 @@ impl<'a> Reach<'a> {
             stopped,
             longest_line: None,
             bounds_start: false,
+            bound: None,
         }
     }
 
@@ -159,9 +170,12 @@ impl<'a> Reach<'a> {
         }
     }
 
-    /// Looks for the first line start no further either: a share cut inside a longer line
-    /// reads nothing. For a reader in parts, whose reader fails at that line anyway; not for a
-    /// user's share, whose lines are those that start in it, wherever the line before ends.
+    /// Looks for the first line start no further either, nor past the next cut: a share cut
+    /// inside a longer line reads nothing, and one whose cuts both fall inside a line holds no
+    /// line start. For a reader in parts, whose reader fails at the longer line anyway, and
+    /// whose empty parts have no position to report; not for a user's share, whose lines are
+    /// those that start in it, wherever the line before ends, and whose position, when it holds
+    /// none, is where the next line starts.
     pub(crate) fn bounding_start(self) -> Self {
         Reach {
             bounds_start: true,
@@ -184,6 +198,10 @@ impl<'a> Reach<'a> {
                 within.start..within.end.min(at.saturating_add(longest.saturating_add(3)))
             }
             None => within.clone(),
+        };
+        let looked_in = match self.bound {
+            Some(bound) => looked_in.start..looked_in.end.min(bound),
+            None => looked_in,
         };
         let found = line_start_from(file, at, &looked_in, self.stopped)?;
         let out_of_reach = found == looked_in.end && looked_in.end < within.end;
@@ -483,10 +501,18 @@ mod tests {
                     .unwrap();
                 for longest in [5, 6, 100] {
                     let reach = Reach::until(&|| false).within_longest_line(Some(longest));
-                    for reach in [reach, reach.bounding_start()] {
-                        let bounded = share.range(&file, whole.clone(), reach).unwrap();
-                        assert_eq!(bounded, unbounded, "{index} of {count}, {longest}");
-                    }
+                    let bounded = share.range(&file, whole.clone(), reach).unwrap();
+                    assert_eq!(bounded, unbounded, "{index} of {count}, {longest}");
+                    // A part (bounding its start) that holds no line start is empty wherever
+                    // it is placed: it has no position to report.
+                    let part = share
+                        .range(&file, whole.clone(), reach.bounding_start())
+                        .unwrap();
+                    let same = part == unbounded || (part.is_empty() && unbounded.is_empty());
+                    assert!(
+                        same,
+                        "{index} of {count}, {longest}: {part:?}, {unbounded:?}"
+                    );
                 }
             }
         }
@@ -513,6 +539,47 @@ mod tests {
             [0, 1, 2].map(|index| range(index, share.bounding_start())),
             [to_the_end, nothing.clone(), nothing]
         );
+    }
+
+    #[test]
+    fn a_part_looks_for_its_first_line_start_before_the_next_cut_only() {
+        // Parts 1 to 8 of 10 are cut inside the long line: each holds no line start, and none
+        // reads on through the line to its end to find that out (the look reads SCAN_BYTES at a
+        // time, asking `stopped` before each read).
+        let long = [&b"a\n"[..], &vec![b'x'; 64 * SCAN_BYTES], b"\nb\r\nc"].concat();
+        let file = file_of(&long);
+        let whole = 0..long.len() as u64;
+        let part_bytes = long.len() / 10;
+        for index in 0..10 {
+            let share = Share::new(index, 10).unwrap();
+            let reads = std::cell::Cell::new(0);
+            let counted = || {
+                reads.set(reads.get() + 1);
+                false
+            };
+            let part = share
+                .range(
+                    &file,
+                    whole.clone(),
+                    Reach::until(&counted).bounding_start(),
+                )
+                .unwrap();
+            let unbounded = share
+                .range(&file, whole.clone(), Reach::until(&|| false))
+                .unwrap();
+            assert!(
+                part == unbounded || (part.is_empty() && unbounded.is_empty()),
+                "{index}"
+            );
+            if (1..=8).contains(&index) {
+                assert!(part.is_empty(), "{index}: {part:?}");
+                assert!(
+                    reads.get() <= part_bytes / SCAN_BYTES + 2,
+                    "part {index} read {} times",
+                    reads.get()
+                );
+            }
+        }
     }
 
     /// A share stopped while it looks for its first line start reads nothing: a share's reader
