@@ -248,9 +248,37 @@ test('a file renamed in its directory before the first step, nothing in its plac
   fs.appendFileSync(file, 'between\n')
   fs.renameSync(file, `${file}.1`)
   t.deepEqual(await reader.next(), line('between'))
+  // Its writer goes on writing to it until told to reopen (or for good, with logrotate's
+  // `nocreate`): a running follower reads those lines, and so does this one.
+  const late = reader.next()
+  fs.appendFileSync(`${file}.1`, 'written to the renamed file\n')
+  t.deepEqual(
+    await within(late, LINE_QUIET_MS, 'a line written to the renamed file'),
+    line('written to the renamed file'),
+  )
   const step = reader.next()
   fs.writeFileSync(file, 'new\n')
   t.deepEqual(await within(step, LINE_QUIET_MS, 'the line of the file that came'), line('new'))
+})
+
+test('a symbolic link re-pointed before the first step at a file not made yet: the old target is read on until it comes', async (t) => {
+  const dir = fs.mkdtempSync(path.join(temp.dir, 'targets-'))
+  const [day1, day2] = [path.join(dir, 'day-1.log'), path.join(dir, 'day-2.log')]
+  fs.writeFileSync(day1, 'old\n')
+  const link = temp.path('link-to-come.log')
+  fs.symlinkSync(day1, link)
+  const reader = followLines(link)
+  t.teardown(() => reader.close())
+  fs.appendFileSync(day1, 'between\n')
+  fs.unlinkSync(link)
+  fs.symlinkSync(day2, link)
+  t.deepEqual(await reader.next(), line('between'))
+  const late = reader.next()
+  fs.appendFileSync(day1, 'late on day 1\n')
+  t.deepEqual(await within(late, LINE_QUIET_MS, 'a line written to the old target'), line('late on day 1'))
+  const step = reader.next()
+  fs.writeFileSync(day2, 'day 2\n')
+  t.deepEqual(await within(step, LINE_QUIET_MS, 'the line of the new target'), line('day 2'))
 })
 
 test('a follower whose file went before the first step waits past what a running follower takes as nothing there', async (t) => {

@@ -252,7 +252,11 @@ fn open_and_watch(
         }
         let watch = match watch {
             Some(watch) => watch,
-            None => Watch::new(&news.path, on_change).map_err(|err| OsError::new(&err, "watch"))?,
+            None => {
+                let reading = found.as_ref().map(|(source, ..)| &source.input);
+                Watch::new(&news.path, reading, on_change)
+                    .map_err(|err| OsError::new(&err, "watch"))?
+            }
         };
         Ok(match found {
             Some((source, offset, after_cr)) => {

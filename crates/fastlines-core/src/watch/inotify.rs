@@ -15,7 +15,9 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -62,7 +64,11 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Registration> {
+    pub(crate) fn new(
+        path: &Path,
+        reading: Option<&File>,
+        on_change: OnChange,
+    ) -> io::Result<Registration> {
         let mut state = watcher()?;
         let id = state.listeners.add(Listener {
             path: path.to_owned(),
@@ -71,7 +77,10 @@ impl Registration {
             file: None,
             unwatchable: None,
         });
-        match state.listen(id, path) {
+        match state
+            .listen(id, path)
+            .and_then(|()| reading.map_or(Ok(()), |file| state.watch_reading(id, file)))
+        {
             Ok(()) => Ok(Registration { id }),
             Err(err) => {
                 // Under the lock held here: a `Registration` dropped here would take it again
@@ -389,10 +398,36 @@ impl State {
         let Some(listener) = self.listeners.get(&id) else {
             return Ok(());
         };
-        if std::fs::metadata(&listener.path)?.is_dir() {
+        let path = listener.path.clone();
+        self.watch_file_at(id, &path)
+    }
+
+    /// Watches `file`, which listener `id`'s follower opened, for writes if its path names no
+    /// file now: found renamed away (or at a symbolic link's old target) before the first step,
+    /// it is read on until a file comes at the path, as a running follower keeps the watch of
+    /// the file its path named (see [`Self::repoint_once`]). Through `/proc/self/fd`, which
+    /// names the open file wherever it is now; as in [`Self::listen`], only a refusal fails.
+    fn watch_reading(&mut self, id: u64, file: &File) -> io::Result<()> {
+        if self
+            .listeners
+            .get(&id)
+            .is_none_or(|listener| listener.file.is_some())
+        {
             return Ok(());
         }
-        let wd = self.watches.add(&listener.path, FILE_EVENTS | ADD)?;
+        let open_file = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        match self.watch_file_at(id, &open_file) {
+            Err(err) if refusal(&err).is_some() => Err(err),
+            _ => Ok(()),
+        }
+    }
+
+    /// Watches the file `path` names for writes to it, for listener `id` (see [`Self::watch_file`]).
+    fn watch_file_at(&mut self, id: u64, path: &Path) -> io::Result<()> {
+        if std::fs::metadata(path)?.is_dir() {
+            return Ok(());
+        }
+        let wd = self.watches.add(path, FILE_EVENTS | ADD)?;
         let number = wd.get_watch_descriptor_id();
         if let Some(Watched {
             what: WatchedKind::Dir(..),
@@ -403,7 +438,7 @@ impl State {
             // watched: inotify added writes to their mask, which would call them for every
             // write to a file in it. Take them off (this one replaces the mask: for an instant
             // the directory is watched for nothing, a price only such a race pays).
-            self.watches.add(&listener.path, name_events())?;
+            self.watches.add(path, name_events())?;
             return Ok(());
         }
         let watched = self.watched.entry(number).or_insert(Watched {
@@ -623,7 +658,7 @@ mod tests {
         let on_change: OnChange = Arc::new(move |change| {
             let _ = sender.send(change);
         });
-        let _registration = Registration::new(&path, on_change).expect("watched");
+        let _registration = Registration::new(&path, None, on_change).expect("watched");
         append(&path, "one\n");
         assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
         std::fs::rename(&path, dir.join("app.log.1")).expect("rename");
@@ -639,6 +674,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
+    /// A follower's file renamed away before its watch is made, nothing at the path: the file
+    /// it opened is watched through its descriptor until a file comes at the path.
+    #[test]
+    fn the_file_read_is_watched_while_the_path_names_none() {
+        let dir = scratch_dir("reading");
+        let path = dir.join("app.log");
+        let renamed = dir.join("app.log.1");
+        append(&path, "");
+        let reading = File::open(&path).expect("open");
+        std::fs::rename(&path, &renamed).expect("rename");
+        let (sender, calls) = mpsc::channel();
+        let on_change: OnChange = Arc::new(move |change| {
+            let _ = sender.send(change);
+        });
+        let _registration = Registration::new(&path, Some(&reading), on_change).expect("watched");
+        append(&renamed, "one\n");
+        assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
+        append(&path, "");
+        until_named(&calls);
+        while calls.try_recv().is_ok() {}
+        append(&path, "new\n");
+        assert_eq!(
+            calls.recv_timeout(HANG),
+            Ok(Change::Written),
+            "the file that came is watched"
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
     /// A follower of a directory (a mistake: its first read fails) that starts before a follower
     /// of a file in it: the directory's one watch descriptor was made as a file's, so the second
     /// follower's names were never listened to, and the watch went with the first follower.
@@ -647,12 +711,12 @@ mod tests {
         let dir = scratch_dir("directory");
         let path = dir.join("app.log");
         append(&path, "");
-        let mistaken = Registration::new(&dir, Arc::new(|_| {})).expect("watched");
+        let mistaken = Registration::new(&dir, None, Arc::new(|_| {})).expect("watched");
         let (sender, calls) = mpsc::channel();
         let on_change: OnChange = Arc::new(move |change| {
             let _ = sender.send(change);
         });
-        let _registration = Registration::new(&path, on_change).expect("watched");
+        let _registration = Registration::new(&path, None, on_change).expect("watched");
         std::fs::rename(&path, dir.join("app.log.1")).expect("rename");
         until_named(&calls);
         drop(mistaken);
@@ -674,7 +738,7 @@ mod tests {
         let on_change: OnChange = Arc::new(move |change| {
             let _ = sender.send(change);
         });
-        let _registration = Registration::new(&path, on_change).expect("watched");
+        let _registration = Registration::new(&path, None, on_change).expect("watched");
         let staged = dir.join("current.log.new");
         std::os::unix::fs::symlink(&second, &staged).expect("link");
         std::fs::rename(&staged, &path).expect("re-point");

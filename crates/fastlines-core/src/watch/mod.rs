@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Component, Path, PathBuf};
@@ -92,10 +93,15 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
-    /// Starts calling `on_change` on every change to `path` (with a file name).
-    pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Watch> {
+    /// Starts calling `on_change` on every change to `path` (with a file name), and, while
+    /// the path names no file, to `reading`, the file its follower opened (see the backend).
+    pub(crate) fn new(
+        path: &Path,
+        reading: Option<&File>,
+        on_change: OnChange,
+    ) -> io::Result<Watch> {
         Ok(Watch {
-            _registration: backend::Registration::new(path, on_change)?,
+            _registration: backend::Registration::new(path, reading, on_change)?,
         })
     }
 }

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -21,7 +22,14 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    pub(crate) fn new(path: &Path, on_change: OnChange) -> io::Result<Registration> {
+    /// `_reading`, the file the follower opened, is not watched by itself: these watches are
+    /// of directories, heard by name, so a file renamed away is heard no more, whether before
+    /// the first step or after.
+    pub(crate) fn new(
+        path: &Path,
+        _reading: Option<&File>,
+        on_change: OnChange,
+    ) -> io::Result<Registration> {
         let names = names_of(path)?;
         let watchers = watchers();
         let mut watcher = lock(&watchers.watcher);
