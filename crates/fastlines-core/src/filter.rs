@@ -11,7 +11,7 @@
 //! with them. The one exception, a string holding U+FFFD (which invalid bytes decode to), is
 //! checked on the decoded text of the lines that are not valid UTF-8.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::Hash;
@@ -84,6 +84,23 @@ impl Searcher {
     }
 }
 
+/// Above this many bytes of strings, the search is a contiguous NFA, not a DFA.
+///
+/// aho-corasick builds a DFA for up to 100 strings, and fills in each state's transitions by
+/// walking its chain of failure links: as deep as the state for a repetitive string, so
+/// `'a'.repeat(20_000) + 'b'` took 2.5 s to build, on the JS thread, as the reader was made
+/// (and 100 strings of 5,000 bytes took 244 MB). Up to this size a DFA builds in a millisecond
+/// at worst (`'a'.repeat(256)`: 0.9 ms; 1,024 bytes: 12 ms); past it, the NFA builds in linear
+/// time and space (20,000 bytes: 4.5 ms) and searches a little slower.
+const DFA_STRING_BYTES: usize = 256;
+
+/// The automaton to search for `strings` with: aho-corasick's own choice (a DFA, for a few
+/// strings) unless they are long (see [`DFA_STRING_BYTES`]).
+fn automaton_kind(strings: &[Vec<u8>]) -> Option<AhoCorasickKind> {
+    let bytes: usize = strings.iter().map(Vec::len).sum();
+    (bytes > DFA_STRING_BYTES).then_some(AhoCorasickKind::ContiguousNFA)
+}
+
 impl LineFilter {
     /// A filter for `what` in a file of `encoding`.
     pub fn new(what: &Match, encoding: Encoding) -> LineFilter {
@@ -103,6 +120,7 @@ impl LineFilter {
                 AhoCorasickBuilder::new()
                     .ascii_case_insensitive(what.ignore_case)
                     .match_kind(MatchKind::LeftmostFirst)
+                    .kind(automaton_kind(many))
                     .build(many)
                     .expect("a few literal strings always build"),
             )),
@@ -367,6 +385,37 @@ mod tests {
         assert_eq!(patterns(&["error", "ERROR", "Error"], true), 1);
         assert_eq!(patterns(&["error", "ERROR"], false), 2);
         assert_eq!(patterns(&["é", "É"], true), 2, "ASCII letters only fold");
+    }
+
+    #[test]
+    fn long_strings_are_searched_for_with_an_automaton_built_in_linear_time() {
+        let filter = |strings: &[&str], ignore_case| {
+            let what = Match {
+                strings: strings.iter().map(|s| s.to_string()).collect(),
+                ignore_case,
+                invert: false,
+            };
+            LineFilter::new(&what, Encoding::Utf8)
+        };
+        let kind = |filter: &LineFilter| match &filter.searcher {
+            Some(Searcher::Many(automaton)) => Some(automaton.kind()),
+            _ => None,
+        };
+        let repetitive = format!("{}b", "a".repeat(20_000));
+        for (strings, ignore_case) in [(vec![&*repetitive, "c"], false), (vec![&*repetitive], true)]
+        {
+            let filter = filter(&strings, ignore_case);
+            assert_eq!(kind(&filter), Some(AhoCorasickKind::ContiguousNFA));
+            let upper = repetitive.to_uppercase();
+            let text = format!("{}\nx{repetitive}x\nx{upper}x\n", "a".repeat(30_000));
+            assert_eq!(filter.count(text.as_bytes()), 1 + u64::from(ignore_case));
+        }
+        let short = filter(&["ERROR", "WARN"], false);
+        assert_eq!(
+            kind(&short),
+            Some(AhoCorasickKind::DFA),
+            "aho-corasick's own choice"
+        );
     }
 
     #[test]
