@@ -234,6 +234,25 @@ struct Pieces<'a> {
     stopped: Option<&'a dyn Fn() -> bool>,
 }
 
+/// Which pieces [`Pieces::kept_back_to`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Every piece: the caller wants the lines.
+    Every,
+    /// The earliest piece alone, where the first of the last `n` kept lines is: the caller
+    /// wants only where that line starts (a follower's `lastLines`), so however many lines the
+    /// filter keeps, it holds one piece's.
+    Earliest,
+}
+
+/// The pieces [`Pieces::kept_back_to`] framed, latest first (or the earliest alone, see
+/// [`Held`]), and how many kept lines all of them held: the first of the last `n` is then
+/// the `count - n`th kept line of the earliest piece.
+struct KeptPieces {
+    pieces: Vec<Vec<Batch>>,
+    count: u64,
+}
+
 /// A piece of whole lines and what framing it gave; `None` when stopped.
 type Framed = Option<(Vec<Batch>, u64)>;
 
@@ -251,11 +270,23 @@ impl Pieces<'_> {
     /// that keeps few of a large file's lines scans it all in the memory of a piece, read into
     /// the same buffer each time.
     fn last_kept(&mut self, n: u64) -> Result<Framed, ReadError> {
+        let Some(kept) = self.kept_back_to(n, Held::Every)? else {
+            return Ok(None);
+        };
+        let batches = kept.pieces.into_iter().rev().flatten().collect();
+        Ok(Some((batches, self.len)))
+    }
+
+    /// Frames pieces from the end back until they hold `n` kept lines or the file's start is
+    /// reached, holding those `held` says; `None` when stopped.
+    fn kept_back_to(&mut self, n: u64, held: Held) -> Result<Option<KeptPieces>, ReadError> {
         let mut reads = PieceReads::new(self.file);
-        let mut pieces: Vec<Vec<Batch>> = Vec::new();
-        let mut kept = 0;
+        let mut kept = KeptPieces {
+            pieces: Vec::new(),
+            count: 0,
+        };
         let mut end = self.len;
-        while end > 0 && kept < n {
+        while end > 0 && kept.count < n {
             let len = self.len;
             let bytes = PIECE_BYTES.max(self.chunk_size as u64);
             let Some((batches, scanned)) = self.piece(&mut reads, end, u64::MAX, bytes)? else {
@@ -263,26 +294,28 @@ impl Pieces<'_> {
             };
             if self.len != len {
                 // The file ends before what was taken as its end: every piece starts again.
-                (pieces, kept, end) = (Vec::new(), 0, self.len);
+                (kept.pieces, kept.count, end) = (Vec::new(), 0, self.len);
                 continue;
             }
-            kept += batches
+            kept.count += batches
                 .iter()
                 .flat_map(|batch| &batch.kept)
                 .map(|kept| kept.numbers.len() as u64)
                 .sum::<u64>();
-            pieces.push(batches);
+            if held == Held::Earliest {
+                kept.pieces.clear();
+            }
+            kept.pieces.push(batches);
             // A line over the limit ended the piece: fine if the lines after it hold enough
             // kept lines, and if not, it lies among the lines wanted, which a reader fails at.
             if let Some(err) = scanned.long_line {
-                if kept < n {
+                if kept.count < n {
                     return Err(err);
                 }
             }
             end = scanned.start;
         }
-        let batches = pieces.into_iter().rev().flatten().collect();
-        Ok(Some((batches, self.len)))
+        Ok(Some(kept))
     }
 
     /// The batches of the last `lines` lines before `end`, or of the lines that start in its
@@ -443,21 +476,27 @@ pub(crate) fn start_of_last_lines(
         // is: kept by its text so far, it took the place of a line kept before it, and was then
         // dropped if its whole text is not kept.
         let len = unterminated_line_start(file, len, chunk_size, stopped)?;
-        let batches = last_batches(file, n, len, chunk_size, framer.clone(), Some(stopped))?;
-        let starts: Vec<u64> = batches
-            .iter()
-            .flat_map(|(batches, _)| batches)
-            .flat_map(|batch| {
-                batch
-                    .kept
-                    .iter()
-                    .flat_map(|kept| kept.starts.iter().map(|start| batch.start + start))
-            })
-            .collect();
-        return Ok(starts
-            .len()
-            .checked_sub(n as usize)
-            .map_or(0, |first| starts[first]));
+        let mut pieces = Pieces {
+            file,
+            len,
+            chunk_size,
+            framer: framer.clone(),
+            stopped: Some(stopped),
+        };
+        // Stopped, the follower is closed: where it would have started matters no more.
+        let Some(kept) = pieces.kept_back_to(n, Held::Earliest)? else {
+            return Ok(0);
+        };
+        let Some(first) = kept.count.checked_sub(n) else {
+            return Ok(0);
+        };
+        let mut starts = kept.pieces.iter().flatten().flat_map(|batch| {
+            batch
+                .kept
+                .iter()
+                .flat_map(|kept| kept.starts.iter().map(|start| batch.start + start))
+        });
+        return Ok(starts.nth(first as usize).unwrap_or(0));
     }
     let scan = Scan {
         n,
@@ -926,6 +965,58 @@ mod tests {
                 }
             }
         }
+        std::fs::remove_file(&path).expect("clean up");
+    }
+
+    /// A follower's `lastLines` with a filter starts at the first of the last `n` kept lines,
+    /// found back through pieces while holding one piece's kept lines, however many it keeps.
+    #[test]
+    fn the_last_kept_lines_start_is_found_holding_one_piece() {
+        let path = std::env::temp_dir().join(format!("fastlines-start-{}", std::process::id()));
+        let (mut input, mut kept_starts) = (Vec::new(), Vec::new());
+        for i in 0.. {
+            if input.len() > 3 * PIECE_BYTES as usize + 500_000 {
+                break;
+            }
+            if i % 3 == 0 {
+                kept_starts.push(input.len() as u64);
+                input.extend_from_slice(format!("x line {i}\n").as_bytes());
+            } else {
+                input.extend_from_slice(format!("line {i}\n").as_bytes());
+            }
+        }
+        std::fs::write(&path, &input).expect("write");
+        let file = File::open(&path).expect("open");
+        let what = Match {
+            strings: vec!["x".to_string()],
+            ignore_case: false,
+            invert: false,
+        };
+        let framer = LineFramer::new(crate::decode::Encoding::Utf8).with_match(Some(&what));
+        let (len, all) = (input.len() as u64, kept_starts.len() as u64);
+        for n in [1, 10, all / 3, all - 1, all, all + 5] {
+            let expected = all
+                .checked_sub(n)
+                .map_or(0, |first| kept_starts[first as usize]);
+            let start = start_of_last_lines(&file, n, len, 64 * 1024, &framer, &never);
+            assert_eq!(start.expect("read"), expected, "the last {n} of {all}");
+        }
+        let mut pieces = Pieces {
+            file: &file,
+            len,
+            chunk_size: 64 * 1024,
+            framer,
+            stopped: None,
+        };
+        let held = |pieces: &mut Pieces, held| {
+            let kept = pieces
+                .kept_back_to(all, held)
+                .expect("read")
+                .expect("not stopped");
+            (kept.pieces.len(), kept.count)
+        };
+        assert_eq!(held(&mut pieces, Held::Every), (4, all));
+        assert_eq!(held(&mut pieces, Held::Earliest), (1, all));
         std::fs::remove_file(&path).expect("clean up");
     }
 
