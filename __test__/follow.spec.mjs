@@ -186,14 +186,20 @@ test('a file deleted and recreated before the first step is read from 0, even gi
   t.deepEqual(await take(reader, 20), lines)
 })
 
-test('a symbolic link re-pointed before the first step: the old target is read on, then the new one', async (t) => {
+/** A follower of a symbolic link (named from `name`) to `day1`, holding `old`; `day2` is not made. */
+function followedLink(t, name) {
   const dir = fs.mkdtempSync(path.join(temp.dir, 'targets-'))
   const [day1, day2] = [path.join(dir, 'day-1.log'), path.join(dir, 'day-2.log')]
   fs.writeFileSync(day1, 'old\n')
-  const link = temp.path('current-link.log')
+  const link = temp.path(name)
   fs.symlinkSync(day1, link)
   const reader = followLines(link)
   t.teardown(() => reader.close())
+  return { day1, day2, link, reader }
+}
+
+test('a symbolic link re-pointed before the first step: the old target is read on, then the new one', async (t) => {
+  const { day1, day2, link, reader } = followedLink(t, 'current-link.log')
   fs.appendFileSync(day1, 'late on day 1\n')
   fs.writeFileSync(day2, 'day 2\n')
   fs.unlinkSync(link)
@@ -262,13 +268,7 @@ test('a file renamed in its directory before the first step, nothing in its plac
 })
 
 test('a symbolic link re-pointed before the first step at a file not made yet: the old target is read on until it comes', async (t) => {
-  const dir = fs.mkdtempSync(path.join(temp.dir, 'targets-'))
-  const [day1, day2] = [path.join(dir, 'day-1.log'), path.join(dir, 'day-2.log')]
-  fs.writeFileSync(day1, 'old\n')
-  const link = temp.path('link-to-come.log')
-  fs.symlinkSync(day1, link)
-  const reader = followLines(link)
-  t.teardown(() => reader.close())
+  const { day1, day2, link, reader } = followedLink(t, 'link-to-come.log')
   fs.appendFileSync(day1, 'between\n')
   fs.unlinkSync(link)
   fs.symlinkSync(day2, link)

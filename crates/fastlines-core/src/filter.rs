@@ -365,13 +365,18 @@ impl LineCounter {
 mod tests {
     use super::*;
 
-    fn patterns(strings: &[&str], ignore_case: bool) -> usize {
+    /// A filter for `strings` in UTF-8 text.
+    fn filter(strings: &[&str], ignore_case: bool) -> LineFilter {
         let what = Match {
             strings: strings.iter().map(|s| s.to_string()).collect(),
             ignore_case,
             invert: false,
         };
-        match LineFilter::new(&what, Encoding::Utf8).searcher {
+        LineFilter::new(&what, Encoding::Utf8)
+    }
+
+    fn patterns(strings: &[&str], ignore_case: bool) -> usize {
+        match filter(strings, ignore_case).searcher {
             Some(Searcher::Many(automaton)) => automaton.patterns_len(),
             Some(Searcher::One(_)) => 1,
             None => 0,
@@ -389,14 +394,6 @@ mod tests {
 
     #[test]
     fn long_strings_are_searched_for_with_an_automaton_built_in_linear_time() {
-        let filter = |strings: &[&str], ignore_case| {
-            let what = Match {
-                strings: strings.iter().map(|s| s.to_string()).collect(),
-                ignore_case,
-                invert: false,
-            };
-            LineFilter::new(&what, Encoding::Utf8)
-        };
         let kind = |filter: &LineFilter| match &filter.searcher {
             Some(Searcher::Many(automaton)) => Some(automaton.kind()),
             _ => None,
@@ -404,11 +401,11 @@ mod tests {
         let repetitive = format!("{}b", "a".repeat(20_000));
         for (strings, ignore_case) in [(vec![&*repetitive, "c"], false), (vec![&*repetitive], true)]
         {
-            let filter = filter(&strings, ignore_case);
-            assert_eq!(kind(&filter), Some(AhoCorasickKind::ContiguousNFA));
+            let long = filter(&strings, ignore_case);
+            assert_eq!(kind(&long), Some(AhoCorasickKind::ContiguousNFA));
             let upper = repetitive.to_uppercase();
             let text = format!("{}\nx{repetitive}x\nx{upper}x\n", "a".repeat(30_000));
-            assert_eq!(filter.count(text.as_bytes()), 1 + u64::from(ignore_case));
+            assert_eq!(long.count(text.as_bytes()), 1 + u64::from(ignore_case));
         }
         let short = filter(&["ERROR", "WARN"], false);
         assert_eq!(
@@ -420,14 +417,7 @@ mod tests {
 
     #[test]
     fn repeated_replacement_strings_are_checked_once() {
-        let replacement = |strings: &[&str], ignore_case| {
-            let what = Match {
-                strings: strings.iter().map(|s| s.to_string()).collect(),
-                ignore_case,
-                invert: false,
-            };
-            LineFilter::new(&what, Encoding::Utf8).replacement
-        };
+        let replacement = |strings: &[&str], ignore_case| filter(strings, ignore_case).replacement;
         assert_eq!(replacement(&["x\u{fffd}"; 10_000], false), ["x\u{fffd}"]);
         assert_eq!(replacement(&["X\u{fffd}", "x\u{fffd}"], false).len(), 2);
         assert_eq!(
@@ -457,13 +447,8 @@ mod tests {
 
     /// The lines of `run` that a filter for `strings` keeps.
     fn kept(strings: &[&str], run: &[u8]) -> Vec<u8> {
-        let what = Match {
-            strings: strings.iter().map(|s| s.to_string()).collect(),
-            ignore_case: false,
-            invert: false,
-        };
         let (mut kept, mut lines) = (Vec::new(), Vec::new());
-        LineFilter::new(&what, Encoding::Utf8).keep(run, &mut kept, &mut lines);
+        filter(strings, false).keep(run, &mut kept, &mut lines);
         kept
     }
 

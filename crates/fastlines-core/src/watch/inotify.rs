@@ -644,6 +644,15 @@ mod tests {
         }
     }
 
+    /// A listener's calls, and the changes they were called with, in order.
+    fn recorded() -> (OnChange, mpsc::Receiver<Change>) {
+        let (sender, calls) = mpsc::channel();
+        let on_change: OnChange = Arc::new(move |change| {
+            let _ = sender.send(change);
+        });
+        (on_change, calls)
+    }
+
     /// Waits for a call with a name change, passing over calls for writes before it.
     fn until_named(calls: &mpsc::Receiver<Change>) {
         while calls.recv_timeout(HANG).expect("a call") != Change::Named {}
@@ -654,10 +663,7 @@ mod tests {
         let dir = scratch_dir("kinds");
         let path = dir.join("app.log");
         append(&path, "");
-        let (sender, calls) = mpsc::channel();
-        let on_change: OnChange = Arc::new(move |change| {
-            let _ = sender.send(change);
-        });
+        let (on_change, calls) = recorded();
         let _registration = Registration::new(&path, None, on_change).expect("watched");
         append(&path, "one\n");
         assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
@@ -684,10 +690,7 @@ mod tests {
         append(&path, "");
         let reading = File::open(&path).expect("open");
         std::fs::rename(&path, &renamed).expect("rename");
-        let (sender, calls) = mpsc::channel();
-        let on_change: OnChange = Arc::new(move |change| {
-            let _ = sender.send(change);
-        });
+        let (on_change, calls) = recorded();
         let _registration = Registration::new(&path, Some(&reading), on_change).expect("watched");
         append(&renamed, "one\n");
         assert_eq!(calls.recv_timeout(HANG), Ok(Change::Written));
@@ -712,10 +715,7 @@ mod tests {
         let path = dir.join("app.log");
         append(&path, "");
         let mistaken = Registration::new(&dir, None, Arc::new(|_| {})).expect("watched");
-        let (sender, calls) = mpsc::channel();
-        let on_change: OnChange = Arc::new(move |change| {
-            let _ = sender.send(change);
-        });
+        let (on_change, calls) = recorded();
         let _registration = Registration::new(&path, None, on_change).expect("watched");
         std::fs::rename(&path, dir.join("app.log.1")).expect("rename");
         until_named(&calls);
@@ -734,10 +734,7 @@ mod tests {
         let (first, second) = (dir.join("a.log"), dir.join("b.log"));
         append(&first, "one\n");
         std::os::unix::fs::symlink(&first, &path).expect("link");
-        let (sender, calls) = mpsc::channel();
-        let on_change: OnChange = Arc::new(move |change| {
-            let _ = sender.send(change);
-        });
+        let (on_change, calls) = recorded();
         let _registration = Registration::new(&path, None, on_change).expect("watched");
         let staged = dir.join("current.log.new");
         std::os::unix::fs::symlink(&second, &staged).expect("link");
