@@ -117,14 +117,17 @@ class Scan {
 
   /**
    * A number, failing where V8 does: at the first character that is not the digit a minus
-   * sign, a decimal point or an exponent needs. A leading zero is the whole integer part, and
-   * a digit after it is judged as what follows a value.
+   * sign, a decimal point or an exponent needs, or at a digit after a leading zero, which is
+   * the whole integer part (V8: `Unexpected number`).
    */
   number() {
     if (this.peek() === '-') {
       this.index++
       if (!this.integer()) return this.failHere('No number after minus sign')
     } else this.integer()
+    // Digits are stepped over whole, so one here follows a leading zero.
+    const next = this.text[this.index]
+    if (next >= '0' && next <= '9') return this.failHere('Unexpected number')
     if (this.text[this.index] === '.') {
       this.index++
       if (!this.digits()) return this.failHere('Unterminated fractional number')
