@@ -1686,6 +1686,21 @@ test('an abort rejects the pending step with an AbortError and lets the source g
   }
 })
 
+test('countLines of an endless source that gives chunks from memory lets timers run: an abort from one rejects it', async (t) => {
+  // The count keeps up with such a source, so its pump never waited for room, and pulled it in
+  // microtasks alone: no timer, I/O or abort ran until the source ended, and this one never does.
+  for (const kind of Object.keys(ENDLESS)) {
+    const { source, released, pulled } = endless(kind, LINE)
+    const controller = new AbortController()
+    const reason = new Error('enough')
+    setTimeout(() => controller.abort(reason), 20)
+    const error = await t.throwsAsync(guard(countLines(source, { signal: controller.signal }), kind))
+    t.like(error, { name: 'AbortError', cause: reason }, kind)
+    t.true(pulled() > 0, kind)
+    await until(released, `${kind} to be let go after the abort`)
+  }
+})
+
 test('an abort from the source itself as the first step pulls it rejects that step, for every reader and countLines, and lets it go', async (t) => {
   // A byte source is pulled as the first step opens it (a sync iterable for up to a read-ahead,
   // an async generator up to its first await, a Readable through its _read). An abort then came

@@ -13,6 +13,7 @@ const binding = require('./native')
 const { isUint8Array } = require('./types')
 const { codedError, invalidArgType } = require('./errors')
 const { endsLine, linesCountedHere } = require('./frame-here')
+const { TurnClock } = require('./turn-clock')
 
 /**
  * What a source's `pull()` gives when it has no chunk now: then `unwrap(await wait())` gives
@@ -36,6 +37,13 @@ const FILE_HANDLE_READ_BYTES = 64 * 1024
  * larger inputs to its background thread.
  */
 const HAND_OVER_BYTES = 4 * 1024
+
+/**
+ * How many chunks the pump pushes between looks at the clock (see ByteSource#pump): a source
+ * that gives a chunk per turn never reaches it, and one that gives them from memory pays a
+ * clock read per this many.
+ */
+const PUSHES_PER_LOOK = 32
 /** How many bytes of small chunks are gathered before they are handed over (see above). */
 const GATHER_BYTES = 16 * 1024
 /**
@@ -666,7 +674,17 @@ class ByteSource {
   #burst = null
   #burstOver = () => {
     this.#burst = null
+    this.#turns.turned()
   }
+  /**
+   * When the event loop last turned, as far as the pump saw: a source that gives its chunks
+   * from memory (an async generator, a Readable that pushes in _read) to a reader that keeps
+   * up (a count) is pulled in microtasks alone, and starved timers, I/O and an abort until it
+   * ended, for ever if it never did. The pump lets the loop turn every few ms.
+   */
+  #turns = new TurnClock()
+  /** Chunks pushed, counted for PUSHES_PER_LOOK. */
+  #pushes = 0
   /** What the reader waiting for the next push calls then (see onFed()). */
   #onFed = null
   /** Whether string chunks are taken as their Latin-1 bytes (the reader's encoding), not UTF-8. */
@@ -811,7 +829,10 @@ class ByteSource {
           this.#roomed = resolve
           feed.waitForRoom()
         })
+        this.#turns.turned()
         if (feed.unread) return
+      } else if (++this.#pushes % PUSHES_PER_LOOK === 0 && this.#turns.overdue()) {
+        await new Promise((resolve) => setImmediate(resolve))
       }
     }
   }
@@ -924,6 +945,7 @@ class ByteSource {
   /** The end of a turn in which chunks were fed: see #turnEnd. */
   #endTurn(feed) {
     this.#turnEnd = null
+    this.#turns.turned()
     if (!this.#handOverGathered(feed)) this.#fullAtTurnEnd = true
     if (!this.#stopped) binding.flush(this.#feeder)
   }

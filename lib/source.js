@@ -13,22 +13,7 @@ const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
 const { framedHere, framingHere } = require('./frame-here')
 const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
-
-/**
- * How long a reader may hand out batches that were already read without letting the event loop
- * turn: after this, next() lets it turn once (setImmediate: timers, I/O and immediates run)
- * before it takes the next batch, so a reader that keeps ahead of JS never starves them. That
- * turn is cheap: asking the native side instead (a promise its thread settles) left a consumer
- * that works a millisecond per batch idle for 15% of a JSON Lines read.
- */
-const MAX_MS_WITHOUT_A_TURN = 2
-
-/**
- * What `#lastTurn` holds once the event loop has just turned: the clock is read at the next
- * check (see #overdue) rather than at the turn. A reader fed a line per chunk turns once per
- * line, and so reads the clock once per line rather than twice.
- */
-const JUST_TURNED = null
+const { TurnClock } = require('./turn-clock')
 
 /**
  * One native background stream (batches of lines, or chunks), created on the first step so
@@ -69,7 +54,8 @@ class NativeSource {
    * nothing, and steps give the end, as a Node stream's iterator does once it is done.
    */
   #closedFirst = false
-  #lastTurn = JUST_TURNED
+  /** Lets the event loop turn every few ms while batches already read are handed out. */
+  #turns = new TurnClock()
   /** The end or a failure that takeReady() took from the native side, for next() to report. */
   #final = undefined
   /**
@@ -180,9 +166,9 @@ class NativeSource {
    */
   async #nextItem(use) {
     if (!this.#started()) return this.#endOnceClosed()
-    if (this.#overdue()) {
+    if (this.#turns.overdue()) {
       await setImmediate()
-      this.#lastTurn = JUST_TURNED
+      this.#turns.turned()
       // The turn may have closed or aborted the reader.
       if (!this.#started()) return this.#endOnceClosed()
     }
@@ -211,7 +197,7 @@ class NativeSource {
    * next(), which reports it once the file is closed.
    */
   takeReady() {
-    if (!this.#mayTake() || this.#starved() || this.#overdue()) return undefined
+    if (!this.#mayTake() || this.#starved() || this.#turns.overdue()) return undefined
     const item = this.#native.tryRead()
     if (item === false) {
       this.#starvedAt = this.#source.feeds
@@ -248,29 +234,11 @@ class NativeSource {
   }
 
   /**
-   * The event loop has not turned for longer than MAX_MS_WITHOUT_A_TURN. The clock is
-   * `Date.now()`, the cheapest on every runtime, read once per batch, or once per line for a
-   * source that trickles (per call on a quiet machine: Node 48 ns against `process.uptime()`'s
-   * 125, Deno 55 against `performance.now()`'s 102, Bun 38 against 45); its whole milliseconds
-   * make the bound 1-3 ms. A clock set back counts as overdue: one turn more, never a longer
-   * stretch without one.
-   */
-  #overdue() {
-    const now = Date.now()
-    if (this.#lastTurn === JUST_TURNED) {
-      this.#lastTurn = now
-      return false
-    }
-    const elapsed = now - this.#lastTurn
-    return elapsed >= MAX_MS_WITHOUT_A_TURN || elapsed < 0
-  }
-
-  /**
    * Whether the next item is what the byte source's next feed completes, with nothing to ask
    * the native side before: it framed all it was fed, and the reader is open and on time.
    */
   #waitsForFeed() {
-    return this.#mayTake() && this.#starved() && !this.#overdue()
+    return this.#mayTake() && this.#starved() && !this.#turns.overdue()
   }
 
   /** `use()` of what the byte source's next feed completes (see #onFed), as a promise. */
@@ -295,7 +263,7 @@ class NativeSource {
     this.#source.onFed((chunk, lineStart) => {
       this.#abortListener.release()
       // Paced by the source, not ahead of it: what it waits on had its turn.
-      this.#lastTurn = JUST_TURNED
+      this.#turns.turned()
       const fed = chunk === undefined || this.#closing !== null ? undefined : this.#frameOrFeed(chunk, lineStart)
       if (fed != null && fed !== false && !isNativeFailure(fed)) return settleWith(resolve, reject, use, fed)
       if (fed !== undefined && fed !== false) this.#final = fed
@@ -337,7 +305,7 @@ class NativeSource {
       this.#native
         .read()
         .then((item) => {
-          this.#lastTurn = JUST_TURNED
+          this.#turns.turned()
           // A step that settles after close() yields nothing, whatever was read meanwhile.
           if (this.#closing !== null) return this.#endOnceClosed()
           // Woken with nothing to take (see src/streams.rs, read): wait again.
