@@ -538,6 +538,28 @@ test('lastLines: the last n lines, then every line appended', async (t) => {
   await reader.close()
 })
 
+test('lastLines: 0 reads a last line still being written at the call whole, judged whole by match', async (t) => {
+  // It started where the writer was at the call: the rest of the line came as a line of its own
+  // (from inside a character, with a U+FFFD), and match judged that fragment.
+  const cases = [
+    { text: 'old ERROR\nnew ERR', rest: 'OR done\n', options: {}, first: 'new ERROR done' },
+    { text: 'old ERROR\nnew ERR', rest: 'OR done\n', options: { match: 'ERROR' }, first: 'new ERROR done' },
+    { text: 'old ERROR\nnew ERR', rest: 'OR done\n', options: { match: 'OR d' }, first: 'new ERROR done' },
+    { text: Buffer.from('old\ncaf\xc3', 'latin1'), rest: Buffer.from('\xa9\n', 'latin1'), options: {}, first: 'café' },
+  ]
+  for (const { text, rest, options, first } of cases) {
+    const file = temp.file(text, 'being-written.log')
+    const reader = followLines(file, { lastLines: 0, ...options })
+    const step = reader.next()
+    fs.appendFileSync(file, rest)
+    t.deepEqual(await within(step, LINE_QUIET_MS, 'the line ended'), line(first), JSON.stringify(options))
+    const next = reader.next()
+    fs.appendFileSync(file, 'later ERROR done\n')
+    t.deepEqual(await within(next, LINE_QUIET_MS, 'a line appended'), line('later ERROR done'))
+    await reader.close()
+  }
+})
+
 test('lastLines on a large file reads only its end', async (t) => {
   const file = temp.file(numberedLines(200_000), 'large-last.log')
   const reader = followLines(file, { lastLines: 3 })

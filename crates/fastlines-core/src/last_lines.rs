@@ -471,7 +471,13 @@ pub(crate) fn start_of_last_lines(
     framer: &LineFramer,
     stopped: &dyn Fn() -> bool,
 ) -> Result<u64, ReadError> {
-    if framer.filters() && n > 0 {
+    if n == 0 {
+        // None of the lines there: from the end, but a line still being written is read whole
+        // once it ends, as an appended line is (and judged by its whole text, with a filter),
+        // not from where the writer was then, as a fragment of its own.
+        return unterminated_line_start(file, len, chunk_size, stopped);
+    }
+    if framer.filters() {
         // A last line still being written is judged whole when it ends, as an appended line
         // is: kept by its text so far, it took the place of a line kept before it, and was then
         // dropped if its whole text is not kept.
