@@ -1442,6 +1442,33 @@ test('a web stream that is already locked: ERR_INVALID_STATE at the call', async
   await t.throwsAsync(countLines(locked()), { code: 'ERR_INVALID_STATE' })
 })
 
+test('a web stream whose reader cannot be taken fails at the first step, with that error, as for await over it does', async (t) => {
+  // Bun's file streams open their file as their reader is taken: of a missing file, getReader()
+  // throws ENOENT, which came out of the call itself, past a try around the loop only.
+  const failing = () => {
+    if (globalThis.Bun !== undefined) return globalThis.Bun.file(temp.path('missing.log')).stream()
+    const error = Object.assign(new Error('no reader'), { code: 'ENOENT' })
+    return {
+      locked: false,
+      getReader() {
+        throw error
+      },
+    }
+  }
+  const readers = {
+    readLines: (source) => readLines(source).next(),
+    readChunks: (source) => readChunks(source).next(),
+    readJsonLines: (source) => readJsonLines(source).next(),
+    readLinesBatches: (source) => readLines(source).batches().next(),
+    countLines: (source) => countLines(source),
+  }
+  for (const [name, read] of Object.entries(readers)) {
+    let step
+    t.notThrows(() => (step = read(failing())), `${name}: the call`)
+    await t.throwsAsync(guard(step, name), { code: 'ENOENT' }, name)
+  }
+})
+
 test('start, end and highWaterMark mean nothing for a source: refused at the call, by name', async (t) => {
   const REFUSED = ['ERR_INVALID_ARG_VALUE', 'ERR_INCOMPATIBLE_OPTION_PAIR']
   const assertRefused = (error, option, what) => {

@@ -96,7 +96,7 @@ function chunksOf(value) {
   if (typeof value.getReader === 'function') {
     return () => {
       if (value.locked) throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
-      return new WebStreamChunks(value.getReader())
+      return new WebStreamChunks(value)
     }
   }
   if (typeof value[Symbol.asyncIterator] === 'function') return () => new IteratorChunks(value, Symbol.asyncIterator)
@@ -462,10 +462,20 @@ class ReadableChunks {
  * either way, the reader is released, as a `for await` over the stream releases it.
  */
 class WebStreamChunks {
-  #reader
+  #reader = null
+  /**
+   * What taking the stream's reader threw, if it did: its first read fails with it, as a source
+   * that fails does, rather than the call (Bun's file streams open their file then, and throw
+   * ENOENT); `for await` over the stream throws it at its first step too.
+   */
+  #failure = undefined
 
-  constructor(reader) {
-    this.#reader = reader
+  constructor(stream) {
+    try {
+      this.#reader = stream.getReader()
+    } catch (error) {
+      this.#failure = { error }
+    }
   }
 
   get display() {
@@ -479,6 +489,7 @@ class WebStreamChunks {
   }
 
   wait() {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure.error)
     return this.#reader.read()
   }
 
@@ -492,6 +503,7 @@ class WebStreamChunks {
     // A read still pending ends with the cancel, so the release finds none to fail. Once
     // released (at the end), the cancel fails for the reader: the stream is over anyway. What
     // a reader not made by the engine throws is not passed on, as for any source (README).
+    if (this.#reader === null) return
     try {
       this.#reader.cancel().catch(() => {})
       this.#reader.releaseLock()
