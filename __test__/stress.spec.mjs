@@ -333,13 +333,21 @@ test('readers left open in workers that end free what they read ahead: memory st
   // 40 workers with four readers each holding 512 KiB or more: 80 MiB or more if it were kept
   // (on Deno, which runs no finalizer as a worker ends, it was, until the process exited).
   const file = temp.file(numberedLines(100_000, 60), 'read-ahead.txt')
-  const args = ['stress-read-ahead-worker.mjs', file, '5', '40']
-  const run = await runFixture('stress-read-ahead-workers.mjs', args, { quietMs: 10_000 })
+  await assertWorkersFreeWhatTheyRead(t, 'stress-read-ahead-worker.mjs', file, { workers: 40, maxMiB: 40 })
+})
+
+/**
+ * Runs `workers` workers of `script` (a fixture) on `file` one after another, after 5 to warm up,
+ * and asserts that the process's RSS grew by less than `maxMiB` over them.
+ */
+async function assertWorkersFreeWhatTheyRead(t, script, file, { workers, maxMiB }) {
+  const args = [script, file, '5', String(workers)]
+  const run = await runFixture('stress-read-ahead-workers.mjs', args, { quietMs: 15_000 })
   t.true(run.status === 0 && !run.timedOut, describe(run))
   const { before, after } = JSON.parse(run.stdout)
   const grownMiB = (after - before) / 2 ** 20
-  t.true(grownMiB < 40, `RSS grew by ${grownMiB.toFixed(1)} MiB over 40 workers`)
-})
+  t.true(grownMiB < maxMiB, `RSS grew by ${grownMiB.toFixed(1)} MiB over ${workers} workers`)
+}
 
 test('long lines a worker still holds when it ends are freed: memory stays flat', async (t) => {
   // Lines of 200 KB come in batches the engine may be lent rather than copied: 40 of them, 8 MB,
@@ -347,12 +355,7 @@ test('long lines a worker still holds when it ends are freed: memory stays flat'
   // worker held as it ended, and lost about 20 MB a worker.
   const line = (i) => `${i} ${'y'.repeat(200_000)}\n`
   const file = temp.file(Array.from({ length: 20 }, (_, i) => line(i)).join(''), 'long-lines.txt')
-  const args = ['stress-long-lines-worker.mjs', file, '5', '30']
-  const run = await runFixture('stress-read-ahead-workers.mjs', args, { quietMs: 15_000 })
-  t.true(run.status === 0 && !run.timedOut, describe(run))
-  const { before, after } = JSON.parse(run.stdout)
-  const grownMiB = (after - before) / 2 ** 20
-  t.true(grownMiB < 80, `RSS grew by ${grownMiB.toFixed(1)} MiB over 30 workers`)
+  await assertWorkersFreeWhatTheyRead(t, 'stress-long-lines-worker.mjs', file, { workers: 30, maxMiB: 80 })
 })
 
 test('recycled workers that alone load fastlines keep its threads bounded', async (t) => {
