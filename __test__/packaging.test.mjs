@@ -220,6 +220,7 @@ test('the root tarball holds the loader, the JS API and the types, and nothing e
     'lib/option-names.js',
     'lib/options.js',
     'lib/source.js',
+    'lib/turn-clock.js',
     'lib/types.js',
     'package.json',
   ])
