@@ -38,14 +38,15 @@ const FILE_HANDLE_READ_BYTES = 64 * 1024
  */
 const HAND_OVER_BYTES = 4 * 1024
 
+/** How many bytes of small chunks are gathered before they are handed over (see above). */
+const GATHER_BYTES = 16 * 1024
+
 /**
  * How many chunks the pump pushes between looks at the clock (see ByteSource#pump): a source
  * that gives a chunk per turn never reaches it, and one that gives them from memory pays a
  * clock read per this many.
  */
 const PUSHES_PER_LOOK = 32
-/** How many bytes of small chunks are gathered before they are handed over (see above). */
-const GATHER_BYTES = 16 * 1024
 /**
  * String chunks shorter than this are encoded to UTF-8 here and then go the way of byte chunks
  * (gathered, or straight to a reader that waits for one); longer ones are pushed as strings,
