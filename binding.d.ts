@@ -279,10 +279,10 @@ export interface NativeLineOptions {
   /** Only the lines that match; absent: every line. */
   match?: NativeMatch
   /**
-   * Whether each batch's place says if its lines are shaped like one JSON text each
-   * (`readJsonLines`); absent: not checked.
+   * Whether each batch comes as one JSON array's text, its place listing the lines not shaped
+   * like one JSON text (`readJsonLines` on V8); absent: lines joined by `\n`, not checked.
    */
-  checkJson?: boolean
+  jsonArrays?: boolean
 }
 
 /**

@@ -218,6 +218,31 @@ test('position, lineNumber and lineOffset name the line of the last value, acros
   )
 })
 
+test('position and lineOffset after every value of a batch of many lines measure each line of it', async (t) => {
+  // Lines that all end in \n and decode exactly: the native side lists no line ends, and JS
+  // measures each line in the batch's text (on V8, a JSON array's, see LineCursor), forward for
+  // the position and back a line for the offset. With blank lines, it is parsed in stretches.
+  const texts = ['{"k":"é"}\n[1,2]\n"x"\n 3 \n', '{"k":"é"}\n\n"ü"\n  \n7\n', ',\n1\n']
+  for (const text of texts) {
+    const bytes = Buffer.from(text.repeat(50))
+    const path = temp.file(bytes)
+    const reference = referenceValues(bytes).map(({ value, error, lineNumber, lineOffset, end }) => [
+      error === undefined ? value : null,
+      lineNumber,
+      lineOffset,
+      end,
+    ])
+    const seen = []
+    const reader = readJsonLines(path, { onError: () => null })
+    for await (const value of reader) seen.push([value, reader.lineNumber, reader.lineOffset, reader.position])
+    t.deepEqual(seen, reference, JSON.stringify(text))
+    const seenSync = []
+    const sync = readJsonLinesSync(path, { onError: () => null })
+    for (const value of sync) seenSync.push([value, sync.lineNumber, sync.lineOffset, sync.position])
+    t.deepEqual(seenSync, reference, JSON.stringify(text))
+  }
+})
+
 // ---- errors ------------------------------------------------------------------------------------
 
 test('a line that does not parse rejects after every value before it, with where it is', async (t) => {

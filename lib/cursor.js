@@ -1,6 +1,7 @@
-// The JS end of a line batch: a native batch (its lines joined by `\n`) split once, then handed
-// out a line at a time or as the rest of the batch; and, when asked, where the lines handed out
-// were in the file and their numbers. readLines, readLinesSync and followLines each keep one.
+// The JS end of a line batch: a native batch (its lines joined by `\n`, or for readJsonLines on
+// V8 one JSON array's text) split once, then handed out a line at a time or as the rest of the
+// batch; and, when asked, where the lines handed out were in the file and their numbers.
+// readLines, readLinesSync and followLines each keep one, and so do readJsonLines' line readers.
 'use strict'
 
 const { entry } = require('./iterator')
@@ -16,6 +17,13 @@ const currentBatchPlace = Symbol('fastlines.currentBatchPlace')
 
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
+  /**
+   * Whether native batches come as JSON arrays' texts (the native option `jsonArrays`, see
+   * crates/fastlines-core/src/json.rs): `[`, the lines joined by `\n,`, then `\n]`.
+   */
+  #jsonArrays
+  /** Whether the batch loaded is such a text (a batch framed in JS never is). */
+  #isArrayText = false
   /**
    * The batch as it came, and its lines. The lines array is handed out as the batch itself
    * (restOfBatch), so it is the caller's then: nothing read later is taken from it.
@@ -52,13 +60,17 @@ class LineCursor {
   #place = null
   linesRead = 0
 
+  constructor(jsonArrays = false) {
+    this.#jsonArrays = jsonArrays
+  }
+
   get hasLine() {
     return this.#index < this.#end
   }
 
   /**
-   * Takes a batch: a native one (its lines joined by `\n`), after `shift` bytes framed in JS
-   * that the native side did not see, or a FramedBatch framed in JS.
+   * Takes a batch: a native one (its lines joined by `\n`, or a JSON array's text), after
+   * `shift` bytes framed in JS that the native side did not see, or a FramedBatch framed in JS.
    */
   load(batch, shift = 0) {
     this.#linesBefore += this.#count
@@ -72,10 +84,8 @@ class LineCursor {
       this.#framedPlace = batch
     }
     this.#joined = joined
-    // A batch of one line (a follower's or a trickling source's, one per write or chunk) is
-    // its own array: split() costs 0.2-0.3 us more there on V8 (a runtime call and a cache
-    // probe), per line for those readers.
-    this.#lines = joined.indexOf('\n') === -1 ? [joined] : joined.split('\n')
+    this.#isArrayText = this.#jsonArrays && typeof batch === 'string'
+    this.#lines = this.#isArrayText ? linesOfArrayText(joined) : linesOf(joined)
     this.#index = 0
     this.#count = this.#lines.length
     this.#end = this.#count
@@ -166,10 +176,27 @@ class LineCursor {
   #fetch(placeOf) {
     if (this.#place === null) {
       const place = this.#framedPlace ?? shifted(placeOf(this.#serial), this.#shift)
-      if (place != null) this.#place = new BatchPlace(place, this.#joined, this.#count, this.#linesBefore)
+      if (place != null) {
+        this.#place = new BatchPlace(place, this.#joined, this.#isArrayText, this.#count, this.#linesBefore)
+      }
     }
     return this.#place
   }
+}
+
+/**
+ * The lines of a batch joined by `\n`. A batch of one line (a follower's or a trickling
+ * source's, one per write or chunk) is its own array: split() costs 0.2-0.3 us more there on V8
+ * (a runtime call and a cache probe), per line for those readers.
+ */
+function linesOf(joined) {
+  return joined.indexOf('\n') === -1 ? [joined] : joined.split('\n')
+}
+
+/** The lines of a JSON array's text as the native side frames it: `[` + lines joined by `\n,` + `\n]`. */
+function linesOfArrayText(text) {
+  const inner = text.slice(1, -2)
+  return inner.indexOf('\n') === -1 ? [inner] : inner.split('\n,')
 }
 
 /** A native batch's `place` moved `shift` bytes on (its line offsets are from its start). */
@@ -179,12 +206,19 @@ function shifted(place, shift) {
 
 /**
  * Where the lines of one batch are in the file: its native place (src/position.rs) and its
- * lines, measured as asked in the batch as it came (its lines joined by `\n`), not in the
- * lines handed out, which are the caller's to change.
+ * lines, measured as asked in the batch as it came (its lines joined by `\n`, or a JSON array's
+ * text), not in the lines handed out, which are the caller's to change.
  */
 class BatchPlace {
   #place
   #joined
+  /** Whether `#joined` is a JSON array's text. */
+  #isArrayText
+  /**
+   * What lies between two lines in `#joined`: `\n`, or `\n,` in a JSON array's text. Its
+   * first line starts one unit earlier (at 0, or after the `[`).
+   */
+  #gap
   /** How many lines the batch has. */
   #count
   /** Lines in the batches loaded before this one: the numbers of unfiltered lines follow on. */
@@ -199,11 +233,14 @@ class BatchPlace {
    */
   #measuredIndex = 0
   #measuredOffset
-  #measuredAt = 0
+  #measuredAt
 
-  constructor(place, joined, count, linesBefore) {
+  constructor(place, joined, isArrayText, count, linesBefore) {
     this.#place = place
     this.#joined = joined
+    this.#isArrayText = isArrayText
+    this.#gap = isArrayText ? 2 : 1
+    this.#measuredAt = this.#gap - 1
     this.#count = count
     this.#linesBefore = linesBefore
     this.#measuredOffset = place.start
@@ -215,6 +252,14 @@ class BatchPlace {
    */
   get notOneText() {
     return this.#place.notOneText ?? null
+  }
+
+  /**
+   * The batch's lines as one JSON array's text, as the native side framed them, which parses
+   * as it is where no line is listed in `notOneText`; null for a batch joined by `\n`.
+   */
+  get arrayText() {
+    return this.#isArrayText ? this.#joined : null
   }
 
   /** The number of the batch's line at `index`: listed for a filtered batch, else consecutive. */
@@ -247,22 +292,25 @@ class BatchPlace {
   #measure(until) {
     const { measure, terminatorLength } = this.#place
     const joined = this.#joined
+    const gap = this.#gap
     // The bytes of the line from `start` to `end` (text indexes) and its terminator.
     const bytesOf = (start, end) =>
       (measure === 'utf8' ? Buffer.byteLength(joined.slice(start, end), 'utf8') : end - start) + terminatorLength
     let index = this.#measuredIndex
     let offset = this.#measuredOffset
     let at = this.#measuredAt
+    // A line starts `gap` past the `\n` before it, the first one `gap` past where none is
+    // (-1); the `\n` after a line is `gap` before the next one starts.
     for (; index > until; index--) {
-      const start = at >= 2 ? joined.lastIndexOf('\n', at - 2) + 1 : 0
-      offset -= bytesOf(start, at - 1)
+      const start = at > gap ? joined.lastIndexOf('\n', at - gap - 1) + gap : gap - 1
+      offset -= bytesOf(start, at - gap)
       at = start
     }
     for (; index < until; index++) {
       const newline = joined.indexOf('\n', at)
       const end = newline === -1 ? joined.length : newline
       offset += bytesOf(at, end)
-      at = end + 1
+      at = end + gap
     }
     this.#measuredIndex = index
     this.#measuredOffset = offset

@@ -21,7 +21,8 @@ const { isUint8Array } = require('./types')
 /**
  * Whether lines the native side found shaped like one JSON text each are parsed with one
  * JSON.parse, as an array: on V8 (Node, Deno) that took 0.64-0.73x the time of a JSON.parse per
- * line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory).
+ * line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory). Then the native
+ * batches come as that array's text (crates/fastlines-core/src/json.rs).
  */
 const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
 
@@ -34,18 +35,22 @@ const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
  */
 const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 
-/** The native line options of a JSON reader: with the check that lets a batch be parsed whole. */
-const withJsonCheck = (lines) => ({ ...lines, checkJson: PARSE_BATCHES_WHOLE })
+/**
+ * The native line options of a JSON reader: batches as JSON arrays' texts, with the check that
+ * says whether one may be parsed whole, where batches are.
+ */
+const withJsonArrays = (lines) => ({ ...lines, jsonArrays: PARSE_BATCHES_WHOLE })
 
 /**
- * A native line stream as readLines makes it, with the JSON check. A batch framed in JS (a small
- * chunk of whole lines from a byte source, see frame-here.js) comes unchecked, and its lines are
- * parsed one at a time, as a batch of one line is anyway.
+ * A native line stream as readLines makes it, of JSON arrays' texts. A batch framed in JS (a
+ * small chunk of whole lines from a byte source, see frame-here.js) comes unchecked, and its lines
+ * are parsed one at a time, as a batch of one line is anyway.
  */
 const jsonLineStream = {
-  path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonCheck(lines) }),
-  source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonCheck(lines) }),
+  path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonArrays(lines) }),
+  source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonArrays(lines) }),
   framesHere: lineStream.framesHere,
+  jsonArrays: PARSE_BATCHES_WHOLE,
 }
 
 /** A line of nothing but these is blank: skipped, and still counted. */
@@ -174,14 +179,15 @@ class JsonCursor {
    * Parses lines `from` to `to`, each shaped like one JSON text, as one JSON array, `\n,`
    * between them (a `\n` so that no string runs from one line into the next): the array parses
    * exactly when each line does, into their values in order (crates/fastlines-core/src/json.rs
-   * says why). Where it does not, line by line. False when reading stops at a failure.
+   * says why). The whole batch's array is the text the native side framed it as: only batches it
+   * checked are parsed whole (see #load), and those come as that text. Where it does not parse,
+   * line by line. False when reading stops at a failure.
    */
   #parseWhole(lines, from, to) {
     if (to - from < 2) return this.#parseLines(lines, from, to)
     let values
     try {
-      const stretch = from === 0 && to === lines.length ? lines : lines.slice(from, to)
-      values = JSON.parse(`[${stretch.join('\n,')}\n]`)
+      values = JSON.parse(from === 0 && to === lines.length ? this.#place.arrayText : arrayText(lines.slice(from, to)))
     } catch {
       return this.#parseLines(lines, from, to)
     }
@@ -340,6 +346,11 @@ class JsonCursor {
 const NO_FAILURE = Symbol('noFailure')
 const STOP = Symbol('stop')
 const SKIP = Symbol('skip')
+
+/** `lines` as one JSON array's text, as the native side frames it (see #parseWhole). */
+function arrayText(lines) {
+  return `[${lines.join('\n,')}\n]`
+}
 
 /** The average length of `lines`, in UTF-16 code units; 0 for none. */
 function averageLength(lines) {
@@ -542,7 +553,7 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
 
   constructor(path, options) {
     const json = normalizeJsonOptions(options)
-    const lines = new LineReaderSync(path, options, withJsonCheck)
+    const lines = new LineReaderSync(path, options, withJsonArrays)
     const cursor = new JsonCursor(json, normalizePath(path).display)
     super(cursor, lines, (take) => this.#step(take))
     this.#lines = lines

@@ -16,19 +16,24 @@ class LineReaderSync extends ClosingSyncIterator {
   #display
   #signal
   #abortListener
-  #cursor = new LineCursor()
+  #cursor
   #closed = false
   /** Closed (or ended, or failed) before any abort, which then changes nothing (see source.js). */
   #closedFirst = false
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#native.batchPlace(serial)
 
-  /** `withLines` adds to the native line options (readJsonLinesSync asks for its check). */
+  /**
+   * `withLines` adds to the native line options (readJsonLinesSync asks for JSON arrays' texts,
+   * see LineCursor).
+   */
   constructor(path, options, withLines = (lines) => lines) {
     super()
     const { bytes, display } = normalizePath(path)
     const { read, lines, signal } = normalizeOptions(options)
-    this.#native = new binding.NativeLineReaderSync(bytes, read, withLines(lines))
+    const nativeLines = withLines(lines)
+    this.#native = new binding.NativeLineReaderSync(bytes, read, nativeLines)
+    this.#cursor = new LineCursor(nativeLines.jsonArrays === true)
     this.#display = display
     this.#signal = signal
     this.#abortListener = addAbortListenerOf(this, signal, closeReader)

@@ -25,13 +25,17 @@ const lineStream = {
 class LineReader extends ClosingAsyncIterator {
   #source
   #queue = new StepQueue()
-  #cursor = new LineCursor()
+  #cursor
   /** The place of a batch by its serial number, for the cursor to ask once per batch. */
   #placeOf = (serial) => this.#source.batchPlace(serial)
 
-  /** `kind` as NativeSource takes it: followLines passes its own. */
+  /**
+   * `kind` as NativeSource takes it: followLines and readJsonLines pass their own, the latter with
+   * `jsonArrays` where its native batches come as JSON arrays' texts (see LineCursor).
+   */
   constructor(input, options, kind = lineStream) {
     super()
+    this.#cursor = new LineCursor(kind.jsonArrays === true)
     this.#source = new NativeSource(kind, input, options, () => this.#stop())
   }
 

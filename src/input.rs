@@ -106,9 +106,9 @@ pub struct NativeLineOptions {
     pub lend_strings: Option<NativeLending>,
     /// Only the lines that match; absent: every line.
     pub r#match: Option<NativeMatch>,
-    /// Whether each batch's place says if its lines are shaped like one JSON text each
-    /// (`readJsonLines`); absent: not checked.
-    pub check_json: Option<bool>,
+    /// Whether each batch comes as one JSON array's text, its place listing the lines not shaped
+    /// like one JSON text (`readJsonLines` on V8); absent: lines joined by `\n`, not checked.
+    pub json_arrays: Option<bool>,
 }
 
 /// Which lines to keep: those that include any of `strings` (none with `invert`), ASCII
@@ -161,7 +161,7 @@ impl From<&NativeLineOptions> for LineFramer {
             .with_max_line_length(options.max_line_length.map(|max| max as usize))
             .with_max_string_length(options.max_string_length as usize)
             .with_match(options.r#match.as_ref().map(Match::from).as_ref())
-            .with_json_check(options.check_json == Some(true))
+            .with_json_arrays(options.json_arrays == Some(true))
     }
 }
 

@@ -8,7 +8,7 @@ use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
-use crate::json::lines_not_one_text;
+use crate::json::{array_text, lines_not_one_text, ARRAY_TEXT_FRAMING};
 use crate::split::{
     count_newlines, first_line_longer_than, without_final_terminator, LineSplitter, Run,
 };
@@ -65,7 +65,8 @@ pub trait Framer {
 }
 
 /// A batch of complete lines, decoded and joined by `\n` (see `without_final_terminator`),
-/// so that JS makes all of them with one `split('\n')`; and where they were in the input.
+/// so that JS makes all of them with one `split('\n')`, or for a JSON reader as one JSON
+/// array's text (see [`LineFramer::with_json_arrays`]); and where they were in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
     pub text: Text,
@@ -79,9 +80,9 @@ pub struct Batch {
     /// With a filter, which lines of the input the batch holds: they are not consecutive, so
     /// their numbers and starts are listed.
     pub kept: Option<KeptLines>,
-    /// For a framer that checks ([`LineFramer::with_json_check`]): the indexes of the batch's
-    /// lines that are not shaped like one JSON text (see `json.rs`); the lines between them may
-    /// be parsed as one JSON array.
+    /// For a framer of JSON arrays ([`LineFramer::with_json_arrays`]): the indexes of the
+    /// batch's lines that are not shaped like one JSON text (see `json.rs`); when there are
+    /// none, the batch's text may be parsed as it is.
     pub not_one_text: Option<Vec<u32>>,
 }
 
@@ -149,8 +150,9 @@ pub struct LineFramer {
     /// with a filter: the numbers of unfiltered lines follow from their order). A followed
     /// file's replacement goes on counting, as JS does for unfiltered lines.
     lines_before: u64,
-    /// Whether each batch says if its lines are shaped like one JSON text each.
-    check_json: bool,
+    /// Whether each batch comes as one JSON array's text and lists its lines not shaped like
+    /// one JSON text.
+    json_arrays: bool,
     /// The line being collected, as far as it is measured against `max_string_length`.
     pending: PendingLine,
 }
@@ -165,7 +167,7 @@ impl LineFramer {
             max_string_length: usize::MAX,
             filter: None,
             lines_before: 0,
-            check_json: false,
+            json_arrays: false,
             pending: PendingLine::default(),
         }
     }
@@ -196,17 +198,51 @@ impl LineFramer {
         self
     }
 
-    /// Has each batch list its lines that are not shaped like one JSON text (see
-    /// [`Batch::not_one_text`]), for readers that parse them.
-    pub fn with_json_check(mut self, check: bool) -> Self {
-        self.check_json = check;
+    /// Frames each batch as one JSON array's text ([`array_text`]) and has it list its lines
+    /// that are not shaped like one JSON text ([`Batch::not_one_text`]), for readers that parse
+    /// them on V8. A line may then be [`ARRAY_TEXT_FRAMING`] units shorter than the engine's
+    /// longest string.
+    pub fn with_json_arrays(mut self, arrays: bool) -> Self {
+        self.json_arrays = arrays;
         self
     }
 
-    /// The lines of `lines` (as the splitter joins them) not shaped like one JSON text, if this
-    /// framer checks.
+    /// The lines of `lines` (as the splitter joins them) not shaped like one JSON text, for a
+    /// framer of JSON arrays.
     fn json_check(&self, lines: &[u8]) -> Option<Vec<u32>> {
-        self.check_json.then(|| lines_not_one_text(lines))
+        self.json_arrays.then(|| lines_not_one_text(lines))
+    }
+
+    /// The text of a batch of `lines` (as the splitter joins them), before it is decoded.
+    fn batch_bytes(&self, lines: Bytes) -> Bytes {
+        if self.json_arrays {
+            Bytes::from(array_text(&lines))
+        } else {
+            without_final_terminator(lines)
+        }
+    }
+
+    /// The most UTF-16 units a line may take: the engine's longest string, less what a JSON
+    /// array's text adds to a batch of one line.
+    fn longest_line_units(&self) -> usize {
+        let framing = if self.json_arrays {
+            ARRAY_TEXT_FRAMING
+        } else {
+            0
+        };
+        self.max_string_length.saturating_sub(framing)
+    }
+
+    /// The most bytes of lines a batch of more than one line takes: its text is then never
+    /// longer than the engine's longest string. A JSON array's text adds a byte per line, and a
+    /// line takes at least its terminator, so it is at most twice the lines' bytes, and 1.
+    fn max_run(&self) -> usize {
+        let most = if self.json_arrays {
+            self.max_string_length.saturating_sub(1) / 2
+        } else {
+            self.max_string_length
+        };
+        most.min(MAX_BATCH_BYTES)
     }
 
     /// The longest string the consumer's engine makes, in UTF-16 code units, and the encoding
@@ -235,7 +271,7 @@ impl LineFramer {
     /// The error of a line too long for the engine's strings.
     fn string_too_long(&self) -> ReadError {
         ReadError::StringTooLong {
-            max_string_length: self.max_string_length,
+            max_string_length: self.longest_line_units(),
         }
     }
 
@@ -245,12 +281,12 @@ impl LineFramer {
     /// filter keeps it or not: so a line fails by the same measure whether it came whole in one
     /// read (as a search's parts are read) or was collected over many.
     fn check_whole_line(&self, run: &Run) -> Result<(), ReadError> {
-        if run.raw_len <= self.max_string_length {
+        if run.raw_len <= self.longest_line_units() {
             return Ok(());
         }
         let line = run.lines.strip_suffix(b"\n").unwrap_or(&run.lines);
         let units = PendingLine::default().units_at_least(line, self.encoding);
-        if units > self.max_string_length {
+        if units > self.longest_line_units() {
             return Err(self.string_too_long());
         }
         Ok(())
@@ -267,13 +303,13 @@ impl LineFramer {
     /// both fails as over the line limit, and it is not known yet whether it will be.
     fn check_pending_line(&mut self, buf: &ReadBuf) -> Result<(), ReadError> {
         let len = LineSplitter::pending_line_len(buf);
-        if self.limit != LineLimit::None || len <= self.max_string_length {
+        if self.limit != LineLimit::None || len <= self.longest_line_units() {
             return Ok(());
         }
         if self
             .pending
             .units_at_least(&buf.data()[..len], self.encoding)
-            > self.max_string_length
+            > self.longest_line_units()
         {
             return Err(self.string_too_long());
         }
@@ -307,7 +343,7 @@ impl LineFramer {
             return Ok(None);
         };
         let not_one_text = self.json_check(&kept);
-        let decoded = decode(without_final_terminator(Bytes::from(kept)), self.encoding);
+        let decoded = decode(self.batch_bytes(Bytes::from(kept)), self.encoding);
         if decoded.text.len() > self.max_string_length {
             return Err(self.string_too_long());
         }
@@ -335,7 +371,7 @@ impl LineFramer {
 
     /// Decodes `run` into the next batch.
     fn batch(&mut self, run: Run) -> Result<Batch, ReadError> {
-        let decoded = decode(without_final_terminator(run.lines.clone()), self.encoding);
+        let decoded = decode(self.batch_bytes(run.lines.clone()), self.encoding);
         if decoded.text.len() > self.max_string_length {
             return Err(self.string_too_long());
         }
@@ -398,8 +434,7 @@ impl Framer for LineFramer {
     fn take(&mut self, buf: &mut ReadBuf) -> Result<Option<Batch>, ReadError> {
         loop {
             self.limit.check()?;
-            let max_run = self.max_string_length.min(MAX_BATCH_BYTES);
-            let Some(mut run) = self.splitter.take_complete(buf, max_run) else {
+            let Some(mut run) = self.splitter.take_complete(buf, self.max_run()) else {
                 // No terminator yet: the line being collected may already be over the limit.
                 self.limit.collect(LineSplitter::pending_line_len(buf));
                 self.limit.check()?;
@@ -614,7 +649,7 @@ mod tests {
     #[test]
     fn the_json_check_covers_each_batch_of_kept_lines_and_only_when_asked() {
         let input = b"{\"a\": 1}\r\n[2]\n\"x\"";
-        let framer = || LineFramer::new(Encoding::Utf8).with_json_check(true);
+        let framer = || LineFramer::new(Encoding::Utf8).with_json_arrays(true);
         assert_eq!(
             json_checks(input, 1 << 10, framer()),
             [Some(vec![]), Some(vec![])]
