@@ -249,6 +249,16 @@ export interface NativeFollowOptions {
   lastLines?: number
 }
 
+/**
+ * How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
+ * text, and the batch is either its lines joined by line feeds (for a reader that parses line
+ * by line, on JavaScriptCore) or one JSON array's text (on V8; see fastlines-core's `json.rs`).
+ */
+export declare const enum NativeJsonBatches {
+  Checked = 'checked',
+  Arrays = 'arrays',
+}
+
 /** The last lines read: their batches, and the offset where the file was taken to end. */
 export interface NativeLastLinesRead {
   batches: string[]
@@ -279,10 +289,10 @@ export interface NativeLineOptions {
   /** Only the lines that match; absent: every line. */
   match?: NativeMatch
   /**
-   * Whether each batch comes as one JSON array's text, its place listing the lines not shaped
-   * like one JSON text (`readJsonLines` on V8); absent: lines joined by `\n`, not checked.
+   * How a JSON reader's batches come (`readJsonLines`); absent: lines joined by `\n`, not
+   * checked.
    */
-  jsonArrays?: boolean
+  jsonBatches?: NativeJsonBatches
 }
 
 /**

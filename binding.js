@@ -847,6 +847,7 @@ module.exports.flush = nativeBinding.flush
 module.exports.NativeDecompress = nativeBinding.NativeDecompress
 module.exports.NativeEncoding = nativeBinding.NativeEncoding
 module.exports.NativeErrorKind = nativeBinding.NativeErrorKind
+module.exports.NativeJsonBatches = nativeBinding.NativeJsonBatches
 module.exports.NativeMeasure = nativeBinding.NativeMeasure
 module.exports.push = nativeBinding.push
 module.exports.pushText = nativeBinding.pushText

@@ -36,19 +36,20 @@ const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
 const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 
 /**
- * The native line options of a JSON reader: batches as JSON arrays' texts, with the check that
- * says whether one may be parsed whole, where batches are.
+ * The native line options of a JSON reader: batches that list their lines not shaped like one
+ * JSON text, which are skipped or parsed alone, and that come as JSON arrays' texts where batches
+ * are parsed whole (src/input.rs, NativeJsonBatches).
  */
-const withJsonArrays = (lines) => ({ ...lines, jsonArrays: PARSE_BATCHES_WHOLE })
+const withJsonBatches = (lines) => ({ ...lines, jsonBatches: PARSE_BATCHES_WHOLE ? 'arrays' : 'checked' })
 
 /**
- * A native line stream as readLines makes it, of JSON arrays' texts. A batch framed in JS (a
- * small chunk of whole lines from a byte source, see frame-here.js) comes unchecked, and its lines
- * are parsed one at a time, as a batch of one line is anyway.
+ * A native line stream as readLines makes it, of JSON batches. A batch framed in JS (a small
+ * chunk of whole lines from a byte source, see frame-here.js) comes unchecked, and its lines are
+ * parsed one at a time, as a batch of one line is anyway.
  */
 const jsonLineStream = {
-  path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonArrays(lines) }),
-  source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonArrays(lines) }),
+  path: (bytes, { read, lines }) => lineStream.path(bytes, { read, lines: withJsonBatches(lines) }),
+  source: (source, { read, lines }) => lineStream.source(source, { read, lines: withJsonBatches(lines) }),
   framesHere: lineStream.framesHere,
   jsonArrays: PARSE_BATCHES_WHOLE,
 }
@@ -131,9 +132,10 @@ class JsonCursor {
 
   /**
    * Parses the lines of a batch, which `place` (a BatchPlace) locates. Where the native side
-   * checked them (on V8, without a reviver), each stretch between the lines it found not shaped
-   * like one JSON text is parsed with one JSON.parse (#parseWhole), and those lines one by one;
-   * otherwise every line one by one (#parseLines). Stops at a failure, which is kept.
+   * checked them (a native batch, without a reviver), the lines it found not shaped like one JSON
+   * text are skipped or parsed alone (#notOneText), and each stretch between them is parsed on V8
+   * with one JSON.parse where its lines are short (#parseWhole), else line by line
+   * (#parseLines); otherwise every line one by one. Stops at a failure, which is kept.
    */
   load(lines, place) {
     this.#cleared = false
@@ -149,16 +151,22 @@ class JsonCursor {
     this.#values = []
     this.#lineIndexes = null
     const notOneText = this.#reviver === undefined ? place.notOneText : null
-    if (notOneText === null || averageLength(lines) > WHOLE_PARSE_MAX_AVERAGE_LINE) {
+    if (notOneText === null) {
       this.#parseLines(lines, 0, lines.length)
       return
     }
+    const whole = PARSE_BATCHES_WHOLE && averageLength(lines) <= WHOLE_PARSE_MAX_AVERAGE_LINE
     let from = 0
     for (const line of notOneText) {
-      if (!this.#parseWhole(lines, from, line) || !this.#notOneText(lines, line)) return
+      if (!this.#parseStretch(whole, lines, from, line) || !this.#notOneText(lines, line)) return
       from = line + 1
     }
-    this.#parseWhole(lines, from, lines.length)
+    this.#parseStretch(whole, lines, from, lines.length)
+  }
+
+  /** Parses lines `from` to `to`, each shaped like one JSON text: `whole`, or line by line. */
+  #parseStretch(whole, lines, from, to) {
+    return whole ? this.#parseWhole(lines, from, to) : this.#parseLines(lines, from, to)
   }
 
   /**
@@ -197,52 +205,81 @@ class JsonCursor {
   }
 
   /**
-   * Parses lines `from` to `to` one by one: in a bare loop while each parses and values go with
-   * lines, then with blank lines skipped, a BOM at the file's start dropped and failures handled.
+   * Parses lines `from` to `to` one by one: without a reviver in a bare loop while each parses,
+   * and a line that does not (or every line, with a reviver) with care (#parseLine), then bare
+   * again: a log with a bad line every 100 would otherwise parse most of each batch with care.
    * False when reading stops at a failure.
    */
   #parseLines(lines, from, to) {
-    const reviver = this.#reviver
-    const place = this.#place
-    let i = from
-    if (reviver === undefined && this.#lineIndexes === null && this.#values.length === from) {
-      const values = this.#values
-      try {
-        for (; i < to; i++) values.push(JSON.parse(lines[i]))
-      } catch {
-        // From line i on, with the care below.
-      }
-    }
-    for (; i < to; i++) {
-      let line = lines[i]
-      // A UTF-8 BOM, only at the very start of the file.
-      if (line.charCodeAt(0) === 0xfeff && place.startOf(i) === 0) line = line.slice(1)
-      if (isBlank(line)) continue
-      let value
-      try {
-        value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
-      } catch (cause) {
-        if (this.#cleared) {
-          // A reviver that closed the reader (or aborted it), then threw: what it threw is not lost.
-          if (reviver !== undefined && jsonSyntaxFailure(line) === null) this.#failure = cause
-          return false
-        }
-        const handled = this.#handleFailure(cause, line, place, i)
-        if (handled === STOP) return false
-        if (handled === SKIP) continue
-        value = handled.value
-      }
-      if (this.#cleared) return false
-      this.#push(value, i)
+    for (let i = from; i < to; i++) {
+      if (this.#reviver === undefined) i = this.#parseBare(lines, i, to)
+      if (i < to && !this.#parseLine(lines, i)) return false
     }
     return true
   }
 
+  /**
+   * Parses lines from `from` on while each parses, with no care for blank lines, a BOM or
+   * failures; the index of the first line that did not parse, or `to`.
+   */
+  #parseBare(lines, from, to) {
+    const values = this.#values
+    let i = from
+    try {
+      if (this.#lineIndexes === null && values.length === from) {
+        for (; i < to; i++) values.push(JSON.parse(lines[i]))
+      } else {
+        const indexes = this.#listedLines()
+        for (; i < to; i++) {
+          values.push(JSON.parse(lines[i]))
+          indexes.push(i)
+        }
+      }
+    } catch {
+      // Line i, with care.
+    }
+    return i
+  }
+
+  /**
+   * Parses line `index` with care: skipped if blank, a BOM at the file's start dropped, a
+   * failure handled. False when reading stops at a failure.
+   */
+  #parseLine(lines, index) {
+    const reviver = this.#reviver
+    const place = this.#place
+    let line = lines[index]
+    // A UTF-8 BOM, only at the very start of the file.
+    if (line.charCodeAt(0) === 0xfeff && place.startOf(index) === 0) line = line.slice(1)
+    if (isBlank(line)) return true
+    let value
+    try {
+      value = reviver === undefined ? JSON.parse(line) : JSON.parse(line, reviver)
+    } catch (cause) {
+      if (this.#cleared) {
+        // A reviver that closed the reader (or aborted it), then threw: what it threw is not lost.
+        if (reviver !== undefined && jsonSyntaxFailure(line) === null) this.#failure = cause
+        return false
+      }
+      const handled = this.#handleFailure(cause, line, place, index)
+      if (handled === STOP) return false
+      if (handled === SKIP) return true
+      value = handled.value
+    }
+    if (this.#cleared) return false
+    this.#push(value, index)
+    return true
+  }
+
+  /** The index of each value's line, listed from now on (values and lines no longer go together). */
+  #listedLines() {
+    this.#lineIndexes ??= Array.from({ length: this.#values.length }, (_, i) => i)
+    return this.#lineIndexes
+  }
+
   /** Adds the value of line `line`, listing lines once values and lines no longer go together. */
   #push(value, line) {
-    if (this.#lineIndexes === null && this.#values.length !== line) {
-      this.#lineIndexes = Array.from({ length: this.#values.length }, (_, i) => i)
-    }
+    if (this.#lineIndexes === null && this.#values.length !== line) this.#listedLines()
     this.#values.push(value)
     if (this.#lineIndexes !== null) this.#lineIndexes.push(line)
   }
@@ -553,7 +590,7 @@ class JsonLinesReaderSync extends jsonReaderOf(ClosingSyncIterator) {
 
   constructor(path, options) {
     const json = normalizeJsonOptions(options)
-    const lines = new LineReaderSync(path, options, withJsonArrays)
+    const lines = new LineReaderSync(path, options, withJsonBatches)
     const cursor = new JsonCursor(json, normalizePath(path).display)
     super(cursor, lines, (take) => this.#step(take))
     this.#lines = lines

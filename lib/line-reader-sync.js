@@ -24,8 +24,8 @@ class LineReaderSync extends ClosingSyncIterator {
   #placeOf = (serial) => this.#native.batchPlace(serial)
 
   /**
-   * `withLines` adds to the native line options (readJsonLinesSync asks for JSON arrays' texts,
-   * see LineCursor).
+   * `withLines` adds to the native line options (readJsonLinesSync asks for its JSON batches,
+   * JSON arrays' texts on V8: see LineCursor).
    */
   constructor(path, options, withLines = (lines) => lines) {
     super()
@@ -33,7 +33,7 @@ class LineReaderSync extends ClosingSyncIterator {
     const { read, lines, signal } = normalizeOptions(options)
     const nativeLines = withLines(lines)
     this.#native = new binding.NativeLineReaderSync(bytes, read, nativeLines)
-    this.#cursor = new LineCursor(nativeLines.jsonArrays === true)
+    this.#cursor = new LineCursor(nativeLines.jsonBatches === 'arrays')
     this.#display = display
     this.#signal = signal
     this.#abortListener = addAbortListenerOf(this, signal, closeReader)

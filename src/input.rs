@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use fastlines_core::{Decompress, Encoding, FollowFrom, LineFramer, Match, ReadOptions, Share};
+use fastlines_core::{
+    Decompress, Encoding, FollowFrom, JsonBatches, LineFramer, Match, ReadOptions, Share,
+};
 use napi::bindgen_prelude::Uint8Array;
 
 use crate::text::Lending;
@@ -92,6 +94,24 @@ pub enum NativeEncoding {
     Latin1,
 }
 
+/// How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
+/// text, and the batch is either its lines joined by line feeds (for a reader that parses line
+/// by line, on JavaScriptCore) or one JSON array's text (on V8; see fastlines-core's `json.rs`).
+#[napi(string_enum = "lowercase")]
+pub enum NativeJsonBatches {
+    Checked,
+    Arrays,
+}
+
+impl From<&NativeJsonBatches> for JsonBatches {
+    fn from(batches: &NativeJsonBatches) -> Self {
+        match batches {
+            NativeJsonBatches::Checked => JsonBatches::Checked,
+            NativeJsonBatches::Arrays => JsonBatches::Arrays,
+        }
+    }
+}
+
 /// How the line readers make lines.
 #[napi(object)]
 pub struct NativeLineOptions {
@@ -106,9 +126,9 @@ pub struct NativeLineOptions {
     pub lend_strings: Option<NativeLending>,
     /// Only the lines that match; absent: every line.
     pub r#match: Option<NativeMatch>,
-    /// Whether each batch comes as one JSON array's text, its place listing the lines not shaped
-    /// like one JSON text (`readJsonLines` on V8); absent: lines joined by `\n`, not checked.
-    pub json_arrays: Option<bool>,
+    /// How a JSON reader's batches come (`readJsonLines`); absent: lines joined by `\n`, not
+    /// checked.
+    pub json_batches: Option<NativeJsonBatches>,
 }
 
 /// Which lines to keep: those that include any of `strings` (none with `invert`), ASCII
@@ -161,7 +181,12 @@ impl From<&NativeLineOptions> for LineFramer {
             .with_max_line_length(options.max_line_length.map(|max| max as usize))
             .with_max_string_length(options.max_string_length as usize)
             .with_match(options.r#match.as_ref().map(Match::from).as_ref())
-            .with_json_arrays(options.json_arrays == Some(true))
+            .with_json(
+                options
+                    .json_batches
+                    .as_ref()
+                    .map_or(JsonBatches::Plain, JsonBatches::from),
+            )
     }
 }
 

@@ -8,7 +8,7 @@ use crate::buffer::ReadBuf;
 use crate::decode::{decode, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
-use crate::json::{array_text, lines_not_one_text, ARRAY_TEXT_FRAMING};
+use crate::json::{array_text, lines_not_one_text, JsonBatches, ARRAY_TEXT_FRAMING};
 use crate::split::{
     count_newlines, first_line_longer_than, without_final_terminator, LineSplitter, Run,
 };
@@ -65,8 +65,8 @@ pub trait Framer {
 }
 
 /// A batch of complete lines, decoded and joined by `\n` (see `without_final_terminator`),
-/// so that JS makes all of them with one `split('\n')`, or for a JSON reader as one JSON
-/// array's text (see [`LineFramer::with_json_arrays`]); and where they were in the input.
+/// so that JS makes all of them with one `split('\n')`, or for a JSON reader on V8 as one JSON
+/// array's text (see [`LineFramer::with_json`]); and where they were in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
     pub text: Text,
@@ -80,9 +80,9 @@ pub struct Batch {
     /// With a filter, which lines of the input the batch holds: they are not consecutive, so
     /// their numbers and starts are listed.
     pub kept: Option<KeptLines>,
-    /// For a framer of JSON arrays ([`LineFramer::with_json_arrays`]): the indexes of the
-    /// batch's lines that are not shaped like one JSON text (see `json.rs`); when there are
-    /// none, the batch's text may be parsed as it is.
+    /// For a framer for a JSON reader ([`LineFramer::with_json`]): the indexes of the batch's
+    /// lines that are not shaped like one JSON text (see `json.rs`); when there are none, a
+    /// JSON array's text may be parsed as it is.
     pub not_one_text: Option<Vec<u32>>,
 }
 
@@ -150,9 +150,8 @@ pub struct LineFramer {
     /// with a filter: the numbers of unfiltered lines follow from their order). A followed
     /// file's replacement goes on counting, as JS does for unfiltered lines.
     lines_before: u64,
-    /// Whether each batch comes as one JSON array's text and lists its lines not shaped like
-    /// one JSON text.
-    json_arrays: bool,
+    /// What a JSON reader's batches list and how their text comes.
+    json: JsonBatches,
     /// The line being collected, as far as it is measured against `max_string_length`.
     pending: PendingLine,
 }
@@ -167,7 +166,7 @@ impl LineFramer {
             max_string_length: usize::MAX,
             filter: None,
             lines_before: 0,
-            json_arrays: false,
+            json: JsonBatches::Plain,
             pending: PendingLine::default(),
         }
     }
@@ -198,24 +197,24 @@ impl LineFramer {
         self
     }
 
-    /// Frames each batch as one JSON array's text ([`array_text`]) and has it list its lines
-    /// that are not shaped like one JSON text ([`Batch::not_one_text`]), for readers that parse
-    /// them on V8. A line may then be [`ARRAY_TEXT_FRAMING`] units shorter than the engine's
-    /// longest string.
-    pub fn with_json_arrays(mut self, arrays: bool) -> Self {
-        self.json_arrays = arrays;
+    /// Has each batch list its lines that are not shaped like one JSON text
+    /// ([`Batch::not_one_text`]), and with [`JsonBatches::Arrays`] come as one JSON array's
+    /// text ([`array_text`]), for readers that parse them. A line may then be
+    /// [`ARRAY_TEXT_FRAMING`] units shorter than the engine's longest string.
+    pub fn with_json(mut self, json: JsonBatches) -> Self {
+        self.json = json;
         self
     }
 
     /// The lines of `lines` (as the splitter joins them) not shaped like one JSON text, for a
-    /// framer of JSON arrays.
+    /// framer for a JSON reader.
     fn json_check(&self, lines: &[u8]) -> Option<Vec<u32>> {
-        self.json_arrays.then(|| lines_not_one_text(lines))
+        (self.json != JsonBatches::Plain).then(|| lines_not_one_text(lines))
     }
 
     /// The text of a batch of `lines` (as the splitter joins them), before it is decoded.
     fn batch_bytes(&self, lines: Bytes) -> Bytes {
-        if self.json_arrays {
+        if self.json == JsonBatches::Arrays {
             Bytes::from(array_text(&lines))
         } else {
             without_final_terminator(lines)
@@ -225,10 +224,9 @@ impl LineFramer {
     /// The most UTF-16 units a line may take: the engine's longest string, less what a JSON
     /// array's text adds to a batch of one line.
     fn longest_line_units(&self) -> usize {
-        let framing = if self.json_arrays {
-            ARRAY_TEXT_FRAMING
-        } else {
-            0
+        let framing = match self.json {
+            JsonBatches::Arrays => ARRAY_TEXT_FRAMING,
+            JsonBatches::Plain | JsonBatches::Checked => 0,
         };
         self.max_string_length.saturating_sub(framing)
     }
@@ -237,7 +235,7 @@ impl LineFramer {
     /// longer than the engine's longest string. A JSON array's text adds a byte per line, and a
     /// line takes at least its terminator, so it is at most twice the lines' bytes, and 1.
     fn max_run(&self) -> usize {
-        let most = if self.json_arrays {
+        let most = if self.json == JsonBatches::Arrays {
             self.max_string_length.saturating_sub(1) / 2
         } else {
             self.max_string_length
@@ -649,7 +647,7 @@ mod tests {
     #[test]
     fn the_json_check_covers_each_batch_of_kept_lines_and_only_when_asked() {
         let input = b"{\"a\": 1}\r\n[2]\n\"x\"";
-        let framer = || LineFramer::new(Encoding::Utf8).with_json_arrays(true);
+        let framer = || LineFramer::new(Encoding::Utf8).with_json(JsonBatches::Arrays);
         assert_eq!(
             json_checks(input, 1 << 10, framer()),
             [Some(vec![]), Some(vec![])]
@@ -672,6 +670,52 @@ mod tests {
         assert_eq!(
             json_checks(b"0\n[[1\n2]]\n3],[4\n", 1 << 10, framer()),
             [Some(vec![1, 2, 3])]
+        );
+    }
+
+    #[test]
+    fn a_json_readers_batches_come_joined_or_as_one_json_arrays_text() {
+        let input = b"{\"a\": 1}\r\n\n[2]\n\"x\"";
+        let batches = |json| {
+            let framer = LineFramer::new(Encoding::Utf8).with_json(json);
+            let mut reader = Reader::new(
+                Source::new(&input[..], None, 4),
+                framer,
+                Progress::default(),
+            );
+            let mut batches = Vec::new();
+            while let Some(batch) = reader.next_blocking().unwrap() {
+                let Text::OneByte(text) = batch.text else {
+                    panic!("ASCII is one byte a character");
+                };
+                batches.push((
+                    String::from_utf8_lossy(&text).into_owned(),
+                    batch.not_one_text,
+                ));
+            }
+            batches
+        };
+        let plain = batches(JsonBatches::Plain);
+        assert!(plain.iter().all(|(_, check)| check.is_none()));
+        let checked = batches(JsonBatches::Checked);
+        let arrays = batches(JsonBatches::Arrays);
+        assert_eq!(checked.len(), plain.len());
+        assert_eq!(arrays.len(), plain.len());
+        for ((plain, _), ((checked, listed), (array, listed_too))) in
+            plain.iter().zip(checked.iter().zip(&arrays))
+        {
+            assert_eq!(checked, plain, "checked: joined by \\n as for readLines");
+            assert_eq!(*array, format!("[{}\n]", plain.replace('\n', "\n,")));
+            assert_eq!(listed, listed_too);
+            assert!(listed.is_some());
+        }
+        let listed: Vec<_> = checked
+            .iter()
+            .map(|(_, listed)| listed.clone().unwrap())
+            .collect();
+        assert!(
+            listed.iter().any(|lines| !lines.is_empty()),
+            "the blank line: {listed:?}"
         );
     }
 

@@ -1,4 +1,4 @@
-//! JSON Lines on V8, for `readJsonLines`: a batch's lines come as the text of one JSON array,
+//! JSON Lines for `readJsonLines` ([`JsonBatches`]). On V8 a batch's lines come as the text of one JSON array,
 //! `[` + the lines joined by `\n,` + `\n]` ([`array_text`]), with the lines not shaped like one
 //! JSON text listed ([`lines_not_one_text`]). Where none is, JS parses the batch with one
 //! `JSON.parse` of that text, as it came from here: on V8 that took 0.64-0.73x the time of a
@@ -36,6 +36,21 @@ pub fn lines_not_one_text(lines: &[u8]) -> Vec<u32> {
         start = end + 1;
     }
     not
+}
+
+/// What a [`LineFramer`](crate::LineFramer) does to its batches for a JSON reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JsonBatches {
+    /// Nothing: lines joined by `\n`, not checked (every reader but a JSON one).
+    #[default]
+    Plain,
+    /// Lines joined by `\n`, with those not shaped like one JSON text listed
+    /// ([`lines_not_one_text`]), for a reader that parses line by line (on JavaScriptCore, where
+    /// an array's parse does not gain) and skips those without a parse that would throw.
+    Checked,
+    /// One JSON array's text ([`array_text`]), with those lines listed, for a reader that parses
+    /// a batch with one `JSON.parse` where none is (on V8).
+    Arrays,
 }
 
 /// What [`array_text`] adds to a batch of one line: `[` before it, `\n]` after.
