@@ -18,8 +18,8 @@ const currentBatchPlace = Symbol('fastlines.currentBatchPlace')
 /** The lines of the current native batch and the position in it, for line and batch steps alike. */
 class LineCursor {
   /**
-   * Whether native batches come as JSON arrays' texts (the native option `jsonArrays`, see
-   * crates/fastlines-core/src/json.rs): `[`, the lines joined by `\n,`, then `\n]`.
+   * Whether native batches come as JSON arrays' texts (the native option `jsonBatches:
+   * 'arrays'`, see crates/fastlines-core/src/json.rs): `[`, the lines joined by `\n,`, then `\n]`.
    */
   #jsonArrays
   /** Whether the batch loaded is such a text (a batch framed in JS never is). */
