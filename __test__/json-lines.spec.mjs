@@ -243,32 +243,36 @@ test('position and lineOffset after every value of a batch of many lines measure
   }
 })
 
-test('a batch is parsed a stretch at a time between blank and bad lines on V8, and line by line on Bun, bad ones unparsed', async (t) => {
-  // The native side lists the blank and the cut line; with onError: 'skip' neither is parsed.
-  // On V8 the lines between them are parsed with one JSON.parse a stretch, from the batch's
-  // array text; on Bun one per line.
-  const text = `${'{"a":1}\n'.repeat(50)}\n${'[2]\n'.repeat(50)}{"cut\n${'3\n'.repeat(50)}`
-  const path = temp.file(text)
-  const expected = [...Array(50).fill({ a: 1 }), ...Array(50).fill([2]), ...Array(50).fill(3)]
-  const parse = JSON.parse
-  let parses = 0
-  JSON.parse = (...args) => {
-    parses++
-    return parse(...args)
-  }
-  try {
-    for (const read of [
-      () => collect(readJsonLines(path, { onError: 'skip' })),
-      async () => [...readJsonLinesSync(path, { onError: 'skip' })],
-    ]) {
-      parses = 0
-      t.deepEqual(await read(), expected)
-      t.is(parses, process.versions.bun === undefined ? 3 : 150)
+// Serial: it counts the calls of the global JSON.parse, which other tests' readers make too.
+test.serial(
+  'a batch is parsed a stretch at a time between blank and bad lines on V8, and line by line on Bun, bad ones unparsed',
+  async (t) => {
+    // The native side lists the blank and the cut line; with onError: 'skip' neither is parsed.
+    // On V8 the lines between them are parsed with one JSON.parse a stretch, from the batch's
+    // array text; on Bun one per line.
+    const text = `${'{"a":1}\n'.repeat(50)}\n${'[2]\n'.repeat(50)}{"cut\n${'3\n'.repeat(50)}`
+    const path = temp.file(text)
+    const expected = [...Array(50).fill({ a: 1 }), ...Array(50).fill([2]), ...Array(50).fill(3)]
+    const parse = JSON.parse
+    let parses = 0
+    JSON.parse = (...args) => {
+      parses++
+      return parse(...args)
     }
-  } finally {
-    JSON.parse = parse
-  }
-})
+    try {
+      for (const read of [
+        () => collect(readJsonLines(path, { onError: 'skip' })),
+        async () => [...readJsonLinesSync(path, { onError: 'skip' })],
+      ]) {
+        parses = 0
+        t.deepEqual(await read(), expected)
+        t.is(parses, process.versions.bun === undefined ? 3 : 150)
+      }
+    } finally {
+      JSON.parse = parse
+    }
+  },
+)
 
 // ---- errors ------------------------------------------------------------------------------------
 
