@@ -187,7 +187,7 @@ export function formatJsonSection(section) {
     `Median ms of ${settings.runs} runs after a warm-up († ${settings.slowRuns} run: the warm-up took over ` +
       `${settings.slowMs / 1000} s), in a worker process per runtime × case × contender; (Nx): the case's ` +
       "baseline median / the contender's. Every run's value count and sum (of `level`, or `id` on nested) " +
-      "is checked against the case's first contender's. `floor`: `JSON.parse` of each line (on V8, of lines about 48 KiB to an array, as fastlines parses them), timed alone (the file read, decoded and split, and the arrays' text made, with the clock stopped).",
+      "is checked against the case's first contender's. `floor`: `JSON.parse` of each line (on V8, of short lines 512 to an array, as fastlines parses them), timed alone (the file read, decoded and split, and the arrays' text made, with the clock stopped).",
   ]
   for (const caseName of casesOf(section)) {
     parts.push('', `### ${caseLegend(section, caseName)}`, '', caseTable(section, caseName), '')
@@ -231,7 +231,7 @@ export function jsonReadme(section) {
     '### JSON Lines',
     `${measuredApart(section)}Reading JSON Lines with \`readJsonLines\` (per value, and \`batches()\`) and with ` +
       "what they are read with: median ms, and speed relative to the case's baseline (its median / ours, higher " +
-      `is faster; \`floor\` is \`JSON.parse\` of each line, or on V8 of lines about 48 KiB to an array, timed alone); ${cellLegend(runtimes)}. ` +
+      `is faster; \`floor\` is \`JSON.parse\` of each line, or on V8 of short lines 512 to an array, timed alone); ${cellLegend(runtimes)}. ` +
       `The cases: ${legends.join('; ')}.${agreed}`,
     markdownTable(['case', 'contender', 'ms', 'vs baseline'], body, { left: 2 }),
   ].join('\n\n')

@@ -30,14 +30,14 @@ const readlineOf = (stream) => readline.createInterface({ input: stream, crlfDel
 const FLOOR_BLOCK_BYTES = 1024 * 1024
 
 /**
- * Whether, and how, the floor parses many lines with one `JSON.parse`, as fastlines does on V8
- * (lib/json-lines.js PARSE_BATCHES_WHOLE: 0.64-0.95x the time of a parse per line on the pino
- * log, 0.91-0.93x on the nested records): lines of about this many UTF-16 units to an array,
- * about a batch of fastlines' (its reads are 48 KiB). A floor parsing line by line there was no
- * floor: it took longer than a reader could.
+ * Whether, and how, the floor parses many lines with one `JSON.parse`, as fastlines does where it
+ * gains (lib/json-lines.js: on V8, lines of at most 256 UTF-16 units on average, there 0.64-0.95x
+ * the time of a parse per line): so many lines to an array, about a batch of fastlines' on the
+ * pino log. A floor parsing line by line there was no floor: it took longer than a reader could.
  */
 const FLOOR_PARSES_WHOLE = process.versions.bun === undefined
-const FLOOR_WHOLE_UNITS = 48 * 1024
+const FLOOR_WHOLE_MAX_AVERAGE_LINE = 256
+const FLOOR_WHOLE_LINES = 512
 
 /**
  * `JSON.parse` of every line of `file` (or of many at once, see FLOOR_PARSES_WHOLE), each value
@@ -73,15 +73,10 @@ function parseTimed(file, add) {
     timedMs += performance.now() - started
   }
   const parse = (lines) => {
-    if (!FLOOR_PARSES_WHOLE) return parseEach(lines)
-    let from = 0
-    let units = 0
-    for (let i = 0; i < lines.length; i++) {
-      units += lines[i].length
-      if (units < FLOOR_WHOLE_UNITS && i < lines.length - 1) continue
-      parseWhole(lines.slice(from, i + 1))
-      from = i + 1
-      units = 0
+    const units = lines.reduce((sum, line) => sum + line.length, 0)
+    if (!FLOOR_PARSES_WHOLE || units > FLOOR_WHOLE_MAX_AVERAGE_LINE * lines.length) return parseEach(lines)
+    for (let from = 0; from < lines.length; from += FLOOR_WHOLE_LINES) {
+      parseWhole(lines.slice(from, from + FLOOR_WHOLE_LINES))
     }
   }
   try {

@@ -844,7 +844,7 @@ const JSON_TARGETS = [
   },
   {
     id: 'J2',
-    text: '`fastlines-batches` within 1.3x of `floor` (`JSON.parse` of each line, or on V8 of lines as arrays, timed alone; ms ratio <= 1.3)',
+    text: '`fastlines-batches` within 1.3x of `floor` (`JSON.parse` of each line, or on V8 of short lines as arrays, timed alone; ms ratio <= 1.3)',
     cases: JSON_PARSED,
     check(section, runtime, name) {
       const batches = jsonRow(section, runtime, name, 'fastlines-batches')

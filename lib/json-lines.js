@@ -22,12 +22,18 @@ const { isUint8Array } = require('./types')
  * Whether lines the native side found shaped like one JSON text each are parsed with one
  * JSON.parse, as an array: on V8 (Node, Deno) that took 0.64-0.73x the time of a JSON.parse per
  * line, on JavaScriptCore (Bun) 1.16x (200 MB of pino-style lines, in memory). Then the native
- * batches come as that array's text (crates/fastlines-core/src/json.rs). On records of a few KB
- * (the bench's nested ones, 2,464 units on average) the array took 1.15-1.5x the time of a parse
- * per line while JS joined the lines; from the native text, 0.91-0.93x (Node and Deno, in
- * memory, 2026-12-07), so batches of long lines are parsed whole too.
+ * batches come as that array's text (crates/fastlines-core/src/json.rs).
  */
 const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
+
+/**
+ * Lines longer than this on average (in UTF-16 code units) are parsed one by one even where a
+ * batch could be parsed whole: the gain of one JSON.parse for many lines is the calls it saves,
+ * which short lines make many of. On records of a few KB each (nested, 2,464 units on average),
+ * the array took 1.15-1.5x the time of a JSON.parse per line on Node and 1.2x on Deno; on pino
+ * lines (125 units) 0.8-0.95x, and lines of 250-1,000 units came out even.
+ */
+const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 
 /**
  * The native line options of a JSON reader: batches that list their lines not shaped like one
@@ -149,25 +155,25 @@ class JsonCursor {
       this.#parseLines(lines, 0, lines.length)
       return
     }
+    const whole = PARSE_BATCHES_WHOLE && averageLength(lines) <= WHOLE_PARSE_MAX_AVERAGE_LINE
     let from = 0
-    // Parsed whole (on V8), where line `from` starts in the batch's array text.
+    // Parsed whole, where line `from` starts in the batch's array text.
     let at = 1
     for (const line of notOneText) {
-      const end = PARSE_BATCHES_WHOLE ? at + arrayUnits(lines, from, line) : 0
-      if (!this.#parseStretch(lines, from, line, at, end) || !this.#notOneText(lines, line)) return
+      const end = whole ? at + arrayUnits(lines, from, line) : 0
+      if (!this.#parseStretch(whole, lines, from, line, at, end) || !this.#notOneText(lines, line)) return
       from = line + 1
       at = end + lines[line].length + 2
     }
-    const end = PARSE_BATCHES_WHOLE ? at + arrayUnits(lines, from, lines.length) : 0
-    this.#parseStretch(lines, from, lines.length, at, end)
+    this.#parseStretch(whole, lines, from, lines.length, at, whole ? at + arrayUnits(lines, from, lines.length) : 0)
   }
 
   /**
-   * Parses lines `from` to `to`, each shaped like one JSON text: whole on V8 (their text in the
-   * batch's array text from `at` to `end`, where line `to` would start), else line by line.
+   * Parses lines `from` to `to`, each shaped like one JSON text: `whole` (their text in the
+   * batch's array text from `at` to `end`, where line `to` would start), or line by line.
    */
-  #parseStretch(lines, from, to, at, end) {
-    return PARSE_BATCHES_WHOLE ? this.#parseWhole(lines, from, to, at, end) : this.#parseLines(lines, from, to)
+  #parseStretch(whole, lines, from, to, at, end) {
+    return whole ? this.#parseWhole(lines, from, to, at, end) : this.#parseLines(lines, from, to)
   }
 
   /**
@@ -393,6 +399,13 @@ function arrayUnits(lines, from, to) {
   let units = 0
   for (let i = from; i < to; i++) units += lines[i].length + 2
   return units
+}
+
+/** The average length of `lines`, in UTF-16 code units; 0 for none. */
+function averageLength(lines) {
+  let units = 0
+  for (let i = 0; i < lines.length; i++) units += lines[i].length
+  return lines.length === 0 ? 0 : units / lines.length
 }
 
 /**
