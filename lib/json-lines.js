@@ -31,7 +31,9 @@ const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
  * batch could be parsed whole: the gain of one JSON.parse for many lines is the calls it saves,
  * which short lines make many of. On records of a few KB each (nested, 2,464 units on average),
  * the array took 1.15-1.5x the time of a JSON.parse per line on Node and 1.2x on Deno; on pino
- * lines (125 units) 0.8-0.95x, and lines of 250-1,000 units came out even.
+ * lines (125 units) 0.8-0.95x, and lines of 250-1,000 units came out even. That was with the
+ * lines joined in JS; from the native array text, timed alone, 1.05x on the nested records
+ * (Node, 2026-12-07), and the reader's batches took what they took.
  */
 const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 
