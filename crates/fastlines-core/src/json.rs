@@ -18,6 +18,8 @@
 
 use memchr::{memchr2, memchr_iter};
 
+use crate::split::count_newlines;
+
 /// The indexes of the lines of `lines` (complete lines joined by `\n`, as the splitter gives
 /// them, the last one with or without its `\n`) that are not shaped like one JSON text (see
 /// [`is_one_text`]): empty when every line is.
@@ -62,7 +64,7 @@ pub const ARRAY_TEXT_FRAMING: usize = 3;
 /// even a line that starts with a comma (the split goes left to right).
 pub fn array_text(lines: &[u8]) -> Vec<u8> {
     let text = lines.strip_suffix(b"\n").unwrap_or(lines);
-    let separators = bytecount::count(text, b'\n');
+    let separators = count_newlines(text) as usize;
     let mut array = Vec::with_capacity(text.len() + separators + ARRAY_TEXT_FRAMING);
     array.push(b'[');
     let mut start = 0;
