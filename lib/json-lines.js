@@ -162,20 +162,19 @@ class JsonCursor {
     // Parsed whole, where line `from` starts in the batch's array text.
     let at = 1
     for (const line of notOneText) {
-      const end = whole ? at + arrayUnits(lines, from, line) : 0
-      if (!this.#parseStretch(whole, lines, from, line, at, end) || !this.#notOneText(lines, line)) return
+      if (!this.#parseStretch(whole, lines, from, line, at) || !this.#notOneText(lines, line)) return
+      if (whole) at += arrayUnits(lines, from, line + 1)
       from = line + 1
-      at = end + lines[line].length + 2
     }
-    this.#parseStretch(whole, lines, from, lines.length, at, whole ? at + arrayUnits(lines, from, lines.length) : 0)
+    this.#parseStretch(whole, lines, from, lines.length, at)
   }
 
   /**
    * Parses lines `from` to `to`, each shaped like one JSON text: `whole` (their text in the
-   * batch's array text from `at` to `end`, where line `to` would start), or line by line.
+   * batch's array text from `at`), or line by line.
    */
-  #parseStretch(whole, lines, from, to, at, end) {
-    return whole ? this.#parseWhole(lines, from, to, at, end) : this.#parseLines(lines, from, to)
+  #parseStretch(whole, lines, from, to, at) {
+    return whole ? this.#parseWhole(lines, from, to, at) : this.#parseLines(lines, from, to)
   }
 
   /**
@@ -198,16 +197,18 @@ class JsonCursor {
    * exactly when each line does, into their values in order (crates/fastlines-core/src/json.rs
    * says why). Only batches the native side checked are parsed whole (see #load), and those come
    * as that array's text: the whole batch's is parsed as it came, and a stretch's is its part of
-   * it, from `at` to `end`, in brackets (one copy, where joining the lines took 1.3x the time of
-   * the clean log's batches on a log with a bad line every 100). Where it does not parse, line
-   * by line. False when reading stops at a failure.
+   * it, from `at`, in brackets (one copy, where joining the lines took 1.3x the time of the clean
+   * log's batches on a log with a bad line every 100). Where it does not parse, line by line.
+   * False when reading stops at a failure.
    */
-  #parseWhole(lines, from, to, at, end) {
+  #parseWhole(lines, from, to, at) {
     if (to - from < 2) return this.#parseLines(lines, from, to)
     let values
     try {
       const text = this.#place.arrayText
-      values = JSON.parse(from === 0 && to === lines.length ? text : `[${text.slice(at, end - 1)}]`)
+      const whole = from === 0 && to === lines.length
+      // A stretch's part ends with its last line's `\n`, before the next line's `,`.
+      values = JSON.parse(whole ? text : `[${text.slice(at, at + arrayUnits(lines, from, to) - 1)}]`)
     } catch {
       return this.#parseLines(lines, from, to)
     }
