@@ -1,7 +1,6 @@
 // Helpers for the tail specs (readLastLines, followLines, reader.position): where each line of
 // raw bytes ends, waiting on a reader's own state, what this process has read and which inotify
 // instances it holds (both from /proc), and child processes of this runtime.
-import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
@@ -72,11 +71,6 @@ export async function until(condition, what, quietMs = UNTIL_QUIET_MS) {
     if (performance.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`)
     await sleep(2)
   }
-}
-
-/** Bytes this process (every thread) has got from read system calls so far: /proc/self/io's rchar. */
-export function bytesReadByProcess() {
-  return Number(/^rchar: (\d+)$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))[1])
 }
 
 /** How many inotify instances this process holds: its descriptors on `anon_inode:inotify`. */
