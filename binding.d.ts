@@ -174,7 +174,8 @@ export declare function flush(feeder: number): void
  * either `terminatorLength` (every line took its measured text plus this many bytes) or
  * `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
  * `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
- * For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index).
+ * For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index),
+ * and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded).
  */
 export interface NativeBatchPlace {
   start: number
@@ -185,6 +186,7 @@ export interface NativeBatchPlace {
   lineNumbers?: Float64Array
   lineStarts?: Float64Array
   notOneText?: Float64Array
+  notOneTextStarts?: Float64Array
 }
 
 /** How the bytes are decompressed: by format, or by the file's first bytes (`auto`). */
@@ -251,12 +253,14 @@ export interface NativeFollowOptions {
 
 /**
  * How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
- * text, and the batch is either its lines joined by line feeds (for a reader that parses line
- * by line, on JavaScriptCore) or one JSON array's text (on V8; see fastlines-core's `json.rs`).
+ * text, and the batch is its lines joined by line feeds (for a reader that parses line by line,
+ * on JavaScriptCore), one JSON array's text (on V8), or if ASCII the bytes of its lines joined by
+ * line feeds, a Buffer with a `lineCount` (for Bun.JSONL); see fastlines-core's `json.rs`.
  */
 export declare const enum NativeJsonBatches {
   Checked = 'checked',
   Arrays = 'arrays',
+  Bytes = 'bytes',
 }
 
 /** The last lines read: their batches, and the offset where the file was taken to end. */
@@ -307,7 +311,7 @@ export interface NativeMatch {
 
 /** How JS measures a line's bytes from its text (see [`LineLayout::Uniform`]). */
 export declare const enum NativeMeasure {
-  /** One byte per character: ASCII, or Latin-1. */
+  /** One byte per character: ASCII, or Latin-1; or per element of a batch left as bytes. */
   Chars = 'chars',
   /** The text's UTF-8 length. */
   Utf8 = 'utf8',

@@ -1,11 +1,13 @@
 // The JS end of a line batch: a native batch (its lines joined by `\n`, or for readJsonLines on
 // V8 one JSON array's text) split once, then handed out a line at a time or as the rest of the
-// batch; and, when asked, where the lines handed out were in the file and their numbers.
+// batch; for readJsonLines on Bun, its lines' bytes if ASCII, handed out whole; and, when asked,
+// where the lines handed out were in the file and their numbers.
 // readLines, readLinesSync and followLines each keep one, and so do readJsonLines' line readers.
 'use strict'
 
 const { entry } = require('./iterator')
 const { normalizeBatchOptions } = require('./options')
+const { isUint8Array } = require('./types')
 
 const NO_LINES = []
 
@@ -69,13 +71,15 @@ class LineCursor {
   }
 
   /**
-   * Takes a batch: a native one (its lines joined by `\n`, or a JSON array's text), after
-   * `shift` bytes framed in JS that the native side did not see, or a FramedBatch framed in JS.
+   * Takes a batch: a native one (its lines joined by `\n`, a JSON array's text, or the bytes of
+   * ASCII lines, which only a JSON reader asks for and takes whole: see AsciiLines), after `shift`
+   * bytes framed in JS that the native side did not see, or a FramedBatch framed in JS.
    */
   load(batch, shift = 0) {
     this.#linesBefore += this.#count
     let joined = batch
-    if (typeof batch === 'string') {
+    const bytes = isUint8Array(batch)
+    if (typeof batch === 'string' || bytes) {
       this.#serial++
       this.#framedPlace = null
       this.#shift = shift
@@ -85,7 +89,8 @@ class LineCursor {
     }
     this.#joined = joined
     this.#isArrayText = this.#jsonArrays && typeof batch === 'string'
-    this.#lines = this.#isArrayText ? linesOfArrayText(joined) : linesOf(joined)
+    if (bytes) this.#lines = new AsciiLines(batch)
+    else this.#lines = this.#isArrayText ? linesOfArrayText(joined) : linesOf(joined)
     this.#index = 0
     this.#count = this.#lines.length
     this.#end = this.#count
@@ -199,6 +204,36 @@ function linesOfArrayText(text) {
   return inner.indexOf('\n') === -1 ? [inner] : inner.split('\n,')
 }
 
+const asciiDecoder = new TextDecoder()
+
+/**
+ * A JSON reader's batch of ASCII lines as the native side gives it on Bun (the native option
+ * `jsonBatches: 'bytes'`): `bytes`, its lines joined by `\n`, which Bun.JSONL parses, and
+ * `length`, how many lines. A line's string is made only when asked for: for an error, a line
+ * that is not JSON, or a stretch of lines that does not parse whole.
+ */
+class AsciiLines {
+  #strings = null
+
+  constructor(bytes) {
+    this.bytes = bytes
+    this.length = bytes.lineCount
+  }
+
+  /** The batch's lines, as a batch joined by `\n` would give them: decoded and split once. */
+  strings() {
+    this.#strings ??= asciiDecoder.decode(this.bytes).split('\n')
+    return this.#strings
+  }
+
+  /** The line that starts at byte `start`. */
+  lineAt(start) {
+    const bytes = this.bytes
+    const end = bytes.indexOf(0x0a, start)
+    return asciiDecoder.decode(bytes.subarray(start, end === -1 ? bytes.length : end))
+  }
+}
+
 /** A native batch's `place` moved `shift` bytes on (its line offsets are from its start). */
 function shifted(place, shift) {
   return shift === 0 || place == null ? place : { ...place, start: place.start + shift, end: place.end + shift }
@@ -206,8 +241,8 @@ function shifted(place, shift) {
 
 /**
  * Where the lines of one batch are in the file: its native place (src/position.rs) and its
- * lines, measured as asked in the batch as it came (its lines joined by `\n`, or a JSON array's
- * text), not in the lines handed out, which are the caller's to change.
+ * lines, measured as asked in the batch as it came (its lines joined by `\n`, a JSON array's
+ * text, or their bytes), not in the lines handed out, which are the caller's to change.
  */
 class BatchPlace {
   #place
@@ -254,6 +289,11 @@ class BatchPlace {
     return this.#place.notOneText ?? null
   }
 
+  /** Where each line listed in `notOneText` starts in the batch's bytes. */
+  get notOneTextStarts() {
+    return this.#place.notOneTextStarts
+  }
+
   /**
    * The batch's lines as one JSON array's text, as the native side framed them, which parses
    * as it is where no line is listed in `notOneText`; null for a batch joined by `\n`.
@@ -293,6 +333,8 @@ class BatchPlace {
     const { measure, terminatorLength } = this.#place
     const joined = this.#joined
     const gap = this.#gap
+    // A batch of bytes (AsciiLines) is measured in them, `measure` saying a unit each.
+    const newline = typeof joined === 'string' ? '\n' : 0x0a
     // The bytes of the line from `start` to `end` (text indexes) and its terminator.
     const bytesOf = (start, end) =>
       (measure === 'utf8' ? Buffer.byteLength(joined.slice(start, end), 'utf8') : end - start) + terminatorLength
@@ -302,13 +344,13 @@ class BatchPlace {
     // A line starts `gap` past the `\n` before it, the first one `gap` past where none is
     // (-1); the `\n` after a line is `gap` before the next one starts.
     for (; index > until; index--) {
-      const start = at > gap ? joined.lastIndexOf('\n', at - gap - 1) + gap : gap - 1
+      const start = at > gap ? joined.lastIndexOf(newline, at - gap - 1) + gap : gap - 1
       offset -= bytesOf(start, at - gap)
       at = start
     }
     for (; index < until; index++) {
-      const newline = joined.indexOf('\n', at)
-      const end = newline === -1 ? joined.length : newline
+      const found = joined.indexOf(newline, at)
+      const end = found === -1 ? joined.length : found
       offset += bytesOf(at, end)
       at = end + gap
     }
@@ -319,4 +361,4 @@ class BatchPlace {
   }
 }
 
-module.exports = { LineCursor, currentBatchPlace }
+module.exports = { AsciiLines, LineCursor, currentBatchPlace }

@@ -95,12 +95,14 @@ pub enum NativeEncoding {
 }
 
 /// How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
-/// text, and the batch is either its lines joined by line feeds (for a reader that parses line
-/// by line, on JavaScriptCore) or one JSON array's text (on V8; see fastlines-core's `json.rs`).
+/// text, and the batch is its lines joined by line feeds (for a reader that parses line by line,
+/// on JavaScriptCore), one JSON array's text (on V8), or if ASCII the bytes of its lines joined by
+/// line feeds, a Buffer with a `lineCount` (for Bun.JSONL); see fastlines-core's `json.rs`.
 #[napi(string_enum = "lowercase")]
 pub enum NativeJsonBatches {
     Checked,
     Arrays,
+    Bytes,
 }
 
 impl From<&NativeJsonBatches> for JsonBatches {
@@ -108,6 +110,7 @@ impl From<&NativeJsonBatches> for JsonBatches {
         match batches {
             NativeJsonBatches::Checked => JsonBatches::Checked,
             NativeJsonBatches::Arrays => JsonBatches::Arrays,
+            NativeJsonBatches::Bytes => JsonBatches::Bytes,
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use fastlines_core::{Batch, KeptLines, LineLayout, Text};
+use fastlines_core::{Batch, KeptLines, LineLayout, NotOneText, Text};
 use napi::bindgen_prelude::{sys, Float64Array, Result, ToNapiValue, TypeName, ValueType};
 use napi_derive::napi;
 
@@ -15,7 +15,7 @@ use crate::text::{JsText, Lending};
 /// How JS measures a line's bytes from its text (see [`LineLayout::Uniform`]).
 #[napi(string_enum = "lowercase")]
 pub enum NativeMeasure {
-    /// One byte per character: ASCII, or Latin-1.
+    /// One byte per character: ASCII, or Latin-1; or per element of a batch left as bytes.
     Chars,
     /// The text's UTF-8 length.
     Utf8,
@@ -25,7 +25,8 @@ pub enum NativeMeasure {
 /// either `terminatorLength` (every line took its measured text plus this many bytes) or
 /// `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
 /// `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
-/// For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index).
+/// For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index),
+/// and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded).
 #[napi(object)]
 pub struct NativeBatchPlace {
     pub start: f64,
@@ -36,6 +37,7 @@ pub struct NativeBatchPlace {
     pub line_numbers: Option<Float64Array>,
     pub line_starts: Option<Float64Array>,
     pub not_one_text: Option<Float64Array>,
+    pub not_one_text_starts: Option<Float64Array>,
 }
 
 /// A batch's place, kept natively until JS asks for it.
@@ -46,7 +48,7 @@ struct Place {
     one_byte: bool,
     layout: LineLayout,
     kept: Option<KeptLines>,
-    not_one_text: Option<Vec<u32>>,
+    not_one_text: Option<NotOneText>,
 }
 
 impl Place {
@@ -79,9 +81,13 @@ impl Place {
             line_ends,
             line_numbers: self.kept.as_ref().map(|kept| float64_array(&kept.numbers)),
             line_starts: self.kept.as_ref().map(|kept| float64_array(&kept.starts)),
-            not_one_text: self.not_one_text.as_ref().map(|lines| {
-                Float64Array::new(lines.iter().map(|&line| f64::from(line)).collect())
+            not_one_text: self.not_one_text.as_ref().map(|not| {
+                Float64Array::new(not.indexes.iter().map(|&line| f64::from(line)).collect())
             }),
+            not_one_text_starts: self
+                .not_one_text
+                .as_ref()
+                .map(|not| float64_array(&not.starts)),
         }
     }
 }
@@ -147,7 +153,7 @@ impl LastBatch {
             place: Place {
                 start: batch.start,
                 end: batch.end,
-                one_byte: matches!(batch.text, Text::OneByte(_)),
+                one_byte: matches!(batch.text, Text::OneByte(_) | Text::Ascii { .. }),
                 layout: batch.layout,
                 kept: batch.kept,
                 not_one_text: batch.not_one_text,

@@ -25,7 +25,8 @@ pub struct Lending {
     pub report_memory: bool,
 }
 
-/// A batch of lines joined by `\n`, becoming one JS string.
+/// A batch of lines joined by `\n`, becoming one JS string; or, ASCII kept as bytes, a `Buffer`
+/// of them with their count as its `lineCount` (see [`byte_batch`]).
 pub struct JsText {
     pub text: Text,
     pub lending: Option<Lending>,
@@ -45,6 +46,10 @@ impl ToNapiValue for JsText {
     /// # Safety
     /// Called by napi on the JS thread with a live `env`, as the trait requires.
     unsafe fn to_napi_value(env: sys::napi_env, text: Self) -> Result<sys::napi_value> {
+        if let Text::Ascii { bytes, lines } = text.text {
+            // SAFETY: `env` is live (trait contract).
+            return unsafe { byte_batch(env, &bytes, lines) };
+        }
         let text = match text.lending {
             Some(lending) if byte_len(&text.text) >= lending.from_bytes => {
                 // SAFETY: `env` is live (trait contract).
@@ -74,6 +79,7 @@ impl ToNapiValue for JsText {
                     units.len() as isize,
                     &mut value,
                 ),
+                Text::Ascii { .. } => unreachable!("a Buffer, made above"),
             }
         };
         check_status!(status, "Failed to create a string for a batch of lines")?;
@@ -81,10 +87,32 @@ impl ToNapiValue for JsText {
     }
 }
 
+/// A batch kept as bytes: a `Buffer` with a copy of `bytes`, which are `lines` lines joined by
+/// `\n`, and that count as its `lineCount` property, which JS would otherwise take a search per
+/// line to find (28 ns a line on Bun, a twentieth of a `JSON.parse` of a pino line).
+///
+/// # Safety
+/// `env` must be live, on the JS thread.
+unsafe fn byte_batch(env: sys::napi_env, bytes: &[u8], lines: u32) -> Result<sys::napi_value> {
+    let raw_env = Env::from_raw(env);
+    // SAFETY: `env` is live (caller's contract) and the buffer is created in it.
+    let buffer =
+        unsafe { BufferSlice::to_napi_value(env, BufferSlice::copy_from(&raw_env, bytes)?)? };
+    // SAFETY: as above; `buffer` is a live object of this env, the name a NUL-terminated C string.
+    unsafe {
+        let count = u32::to_napi_value(env, lines)?;
+        check_status!(
+            sys::napi_set_named_property(env, buffer, c"lineCount".as_ptr(), count),
+            "Failed to count the lines of a batch"
+        )?;
+    }
+    Ok(buffer)
+}
+
 /// The bytes `text` holds.
 fn byte_len(text: &Text) -> usize {
     match text {
-        Text::OneByte(bytes) => bytes.len(),
+        Text::OneByte(bytes) | Text::Ascii { bytes, .. } => bytes.len(),
         Text::Utf16(units) => units.len() * 2,
     }
 }
@@ -148,6 +176,7 @@ unsafe fn create_external(
                 &mut value,
                 &mut copied,
             ),
+            Text::Ascii { .. } => unreachable!("a Buffer, made before any string is lent"),
         }
     };
     // A null string is a refusal too: where the engine lacks the function (Node before 20.4),

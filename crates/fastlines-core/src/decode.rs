@@ -24,13 +24,17 @@ pub enum Text {
     /// reading thread, beats both engines' UTF-8 decoding on their JS thread (measured: V8 in
     /// Node 20-24 at 160-260 MB/s; Bun 1.4 slower than this too).
     Utf16(Vec<u16>),
+    /// ASCII kept as bytes, for a consumer that parses the bytes itself: a JSON reader's batch
+    /// on Bun ([`JsonBatches::Bytes`](crate::JsonBatches::Bytes)), with how many lines it joins
+    /// (a batch of one empty line has no byte to tell it by).
+    Ascii { bytes: Bytes, lines: u32 },
 }
 
 impl Text {
     /// The length in UTF-16 code units: what JS engines limit strings by.
     pub fn len(&self) -> usize {
         match self {
-            Text::OneByte(bytes) => bytes.len(),
+            Text::OneByte(bytes) | Text::Ascii { bytes, .. } => bytes.len(),
             Text::Utf16(units) => units.len(),
         }
     }

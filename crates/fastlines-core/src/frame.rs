@@ -5,13 +5,14 @@
 use bytes::Bytes;
 
 use crate::buffer::ReadBuf;
-use crate::decode::{decode, Encoding, Text};
+use crate::decode::{decode, Decoded, Encoding, Text};
 use crate::error::ReadError;
 use crate::filter::{LineFilter, Match};
-use crate::json::{array_text, lines_not_one_text, JsonBatches, ARRAY_TEXT_FRAMING};
+use crate::json::{array_text, lines_not_one_text, JsonBatches, NotOneText, ARRAY_TEXT_FRAMING};
 use crate::split::{
     count_newlines, first_line_longer_than, without_final_terminator, LineSplitter, Run,
 };
+use crate::transcode::is_ascii;
 
 /// Turns what has been read so far into items, leaving incomplete data in the buffer.
 pub trait Framer {
@@ -83,7 +84,7 @@ pub struct Batch {
     /// For a framer for a JSON reader ([`LineFramer::with_json`]): the indexes of the batch's
     /// lines that are not shaped like one JSON text (see `json.rs`); when there are none, a
     /// JSON array's text may be parsed as it is.
-    pub not_one_text: Option<Vec<u32>>,
+    pub not_one_text: Option<NotOneText>,
 }
 
 /// The lines a filter kept in a [`Batch`], one entry per line in order.
@@ -208,17 +209,27 @@ impl LineFramer {
 
     /// The lines of `lines` (as the splitter joins them) not shaped like one JSON text, for a
     /// framer for a JSON reader.
-    fn json_check(&self, lines: &[u8]) -> Option<Vec<u32>> {
+    fn json_check(&self, lines: &[u8]) -> Option<NotOneText> {
         (self.json != JsonBatches::Plain).then(|| lines_not_one_text(lines))
     }
 
-    /// The text of a batch of `lines` (as the splitter joins them), before it is decoded.
-    fn batch_bytes(&self, lines: Bytes) -> Bytes {
+    /// The text of a batch of `lines` (as the splitter joins them): decoded, or for
+    /// [`JsonBatches::Bytes`] if it is ASCII (the same text in every encoding) kept as bytes,
+    /// with its lines counted; for [`JsonBatches::Arrays`] first made one JSON array's text.
+    fn batch_text(&self, lines: Bytes) -> Decoded {
         if self.json == JsonBatches::Arrays {
-            Bytes::from(array_text(&lines))
-        } else {
-            without_final_terminator(lines)
+            return decode(Bytes::from(array_text(&lines)), self.encoding);
         }
+        let bytes = without_final_terminator(lines);
+        if self.json == JsonBatches::Bytes && is_ascii(&bytes) {
+            // A batch of more than one line holds at most MAX_BATCH_BYTES, a byte a line at least.
+            let lines = count_newlines(&bytes) as u32 + 1;
+            return Decoded {
+                text: Text::Ascii { bytes, lines },
+                exact: true,
+            };
+        }
+        decode(bytes, self.encoding)
     }
 
     /// The most UTF-16 units a line may take: the engine's longest string, less what a JSON
@@ -226,7 +237,7 @@ impl LineFramer {
     fn longest_line_units(&self) -> usize {
         let framing = match self.json {
             JsonBatches::Arrays => ARRAY_TEXT_FRAMING,
-            JsonBatches::Plain | JsonBatches::Checked => 0,
+            JsonBatches::Plain | JsonBatches::Checked | JsonBatches::Bytes => 0,
         };
         self.max_string_length.saturating_sub(framing)
     }
@@ -341,7 +352,7 @@ impl LineFramer {
             return Ok(None);
         };
         let not_one_text = self.json_check(&kept);
-        let decoded = decode(self.batch_bytes(Bytes::from(kept)), self.encoding);
+        let decoded = self.batch_text(Bytes::from(kept));
         if decoded.text.len() > self.max_string_length {
             return Err(self.string_too_long());
         }
@@ -369,7 +380,7 @@ impl LineFramer {
 
     /// Decodes `run` into the next batch.
     fn batch(&mut self, run: Run) -> Result<Batch, ReadError> {
-        let decoded = decode(self.batch_bytes(run.lines.clone()), self.encoding);
+        let decoded = self.batch_text(run.lines.clone());
         if decoded.text.len() > self.max_string_length {
             return Err(self.string_too_long());
         }
@@ -589,7 +600,7 @@ mod tests {
                 .next_blocking()
                 .map(|batch| batch.map(|batch| batch.text))
             {
-                Ok(Some(Text::OneByte(bytes))) => {
+                Ok(Some(Text::OneByte(bytes) | Text::Ascii { bytes, .. })) => {
                     batches.push(String::from_utf8_lossy(&bytes).into())
                 }
                 Ok(Some(Text::Utf16(units))) => batches.push(String::from_utf16_lossy(&units)),
@@ -608,7 +619,7 @@ mod tests {
         );
         let mut checks = Vec::new();
         while let Some(batch) = reader.next_blocking().unwrap() {
-            checks.push(batch.not_one_text);
+            checks.push(batch.not_one_text.map(|not| not.indexes));
         }
         checks
     }
@@ -690,7 +701,7 @@ mod tests {
                 };
                 batches.push((
                     String::from_utf8_lossy(&text).into_owned(),
-                    batch.not_one_text,
+                    batch.not_one_text.map(|not| not.indexes),
                 ));
             }
             batches
@@ -717,6 +728,59 @@ mod tests {
             listed.iter().any(|lines| !lines.is_empty()),
             "the blank line: {listed:?}"
         );
+    }
+
+    #[test]
+    fn json_byte_batches_are_the_ascii_lines_with_their_count_and_others_decoded() {
+        // CRLF, an empty line, a line not JSON; then non-ASCII and an invalid byte, which come
+        // decoded. 8-byte reads make batches of a line or two.
+        let ascii = b"{\"a\": 1}\r\n\n[\n\"x\"\n2\n{}\n";
+        let input = [&ascii[..], b"\"\xc3\xa9\xe4\xb8\xad\"\n\"\xff\""].concat();
+        for encoding in [Encoding::Utf8, Encoding::Latin1] {
+            let framer = LineFramer::new(encoding).with_json(JsonBatches::Bytes);
+            let mut reader = Reader::new(
+                Source::new(&input[..], None, 8),
+                framer,
+                Progress::default(),
+            );
+            let (mut as_bytes, mut listed, mut lines_before) = (Vec::new(), Vec::new(), 0);
+            let mut decoded = 0;
+            while let Some(batch) = reader.next_blocking().unwrap() {
+                let not = batch.not_one_text.expect("checked");
+                let Text::Ascii { bytes, lines } = batch.text else {
+                    assert!(!batch.text.is_empty() && batch.start >= ascii.len() as u64 - 1);
+                    decoded += 1;
+                    continue;
+                };
+                assert!(bytes.is_ascii());
+                let split: Vec<&[u8]> = bytes.split(|&byte| byte == b'\n').collect();
+                assert_eq!(lines as usize, split.len());
+                for (index, start) in not.indexes.iter().zip(&not.starts) {
+                    let line_start: usize = split[..*index as usize]
+                        .iter()
+                        .map(|line| line.len() + 1)
+                        .sum();
+                    assert_eq!(
+                        *start as usize, line_start,
+                        "where listed line {index} starts"
+                    );
+                    listed.push(lines_before + index);
+                }
+                lines_before += lines;
+                as_bytes.extend(
+                    split
+                        .iter()
+                        .map(|line| String::from_utf8_lossy(line).into_owned()),
+                );
+            }
+            assert_eq!(
+                as_bytes,
+                ["{\"a\": 1}", "", "[", "\"x\"", "2", "{}"],
+                "{encoding:?}"
+            );
+            assert_eq!(listed, [1, 2], "the empty line and the open bracket");
+            assert!(decoded > 0, "the non-ASCII lines come decoded");
+        }
     }
 
     fn limited(max: usize) -> LineFramer {

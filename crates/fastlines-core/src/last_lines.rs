@@ -171,6 +171,7 @@ impl LastBatches {
 fn lines_in(text: &Text) -> u64 {
     match text {
         Text::OneByte(bytes) => count_newlines(bytes) + 1,
+        Text::Ascii { lines, .. } => u64::from(*lines),
         Text::Utf16(units) => {
             units
                 .iter()
@@ -924,7 +925,7 @@ mod tests {
             .iter()
             .flat_map(|batch| match &batch.text {
                 crate::decode::Text::OneByte(bytes) => bytes.split(|&byte| byte == b'\n'),
-                crate::decode::Text::Utf16(_) => panic!("ASCII"),
+                other => panic!("ASCII, one byte a character: {other:?}"),
             })
             .map(<[u8]>::to_vec)
             .collect()

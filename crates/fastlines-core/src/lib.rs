@@ -80,7 +80,7 @@ pub use fed_stream::{FED_WAKE_BYTES, FRAME_HERE_BYTES};
 pub use filter::{LineFilter, Match};
 pub use follow::FollowFrom;
 pub use frame::{Batch, ChunkFramer, Framer, KeptLines, LineFramer, LineLayout};
-pub use json::JsonBatches;
+pub use json::{JsonBatches, NotOneText};
 pub use last_lines::{read_last_lines, LastLines, LastLinesOfPipe, LastLinesRead};
 pub use reader::{Progress, Reader};
 pub use share::{Reach, Share};

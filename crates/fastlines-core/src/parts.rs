@@ -539,7 +539,9 @@ mod tests {
 
     fn lines_of(batch: Batch) -> Vec<Line> {
         let text = match batch.text {
-            Text::OneByte(bytes) => String::from_utf8(bytes.to_vec()).expect("ASCII"),
+            Text::OneByte(bytes) | Text::Ascii { bytes, .. } => {
+                String::from_utf8(bytes.to_vec()).expect("ASCII")
+            }
             Text::Utf16(units) => String::from_utf16_lossy(&units),
         };
         let kept = batch.kept.expect("a filter's batch lists its lines");

@@ -31,7 +31,9 @@ fn settles<T: Send + 'static>(test: impl std::future::Future<Output = T> + Send 
 fn described(next: TryNext<Batch>) -> String {
     match next {
         TryNext::Ready(Some(Ok(batch))) => match batch.text {
-            Text::OneByte(bytes) => String::from_utf8(bytes.to_vec()).expect("ASCII"),
+            Text::OneByte(bytes) | Text::Ascii { bytes, .. } => {
+                String::from_utf8(bytes.to_vec()).expect("ASCII")
+            }
             Text::Utf16(units) => String::from_utf16(&units).expect("UTF-16"),
         },
         TryNext::Ready(Some(Err(err))) => format!("failed: {err}"),

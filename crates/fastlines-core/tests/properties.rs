@@ -40,8 +40,8 @@ use std::sync::atomic::AtomicBool;
 use bytes::Bytes;
 use fastlines_core::internals::{count_newlines, decode, is_ascii, utf8_to_utf16, LineCounter};
 use fastlines_core::{
-    count_lines, Batch, Decompress, Encoding, LineFilter, LineFramer, LineLayout, Match, Progress,
-    ReadError, ReadOptions, Reader, Share, Source, Text, Threads,
+    count_lines, Batch, Decompress, Encoding, JsonBatches, LineFilter, LineFramer, LineLayout,
+    Match, Progress, ReadError, ReadOptions, Reader, Share, Source, Text, Threads,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -106,7 +106,7 @@ fn batch_line_ends(batch: &Batch) -> Vec<u64> {
     let mut ends: Vec<u64> = match &batch.layout {
         LineLayout::Ends(ends) => ends.iter().map(|end| batch.start + end).collect(),
         LineLayout::Uniform { terminator_len } => {
-            let one_byte = matches!(batch.text, Text::OneByte(_));
+            let one_byte = matches!(batch.text, Text::OneByte(_) | Text::Ascii { .. });
             let mut end = batch.start;
             lines
                 .iter()
@@ -188,7 +188,7 @@ impl Limits {
 /// for UTF-8, any byte for Latin-1), so both encodings read it byte to char.
 fn text_to_string(text: &Text) -> String {
     match text {
-        Text::OneByte(bytes) => latin1_to_string(bytes),
+        Text::OneByte(bytes) | Text::Ascii { bytes, .. } => latin1_to_string(bytes),
         Text::Utf16(units) => {
             String::from_utf16(units).expect("the core produced a lone surrogate in UTF-16")
         }
@@ -316,6 +316,8 @@ struct ReaderSetup {
     chunk_size: usize,
     encoding: Encoding,
     limits: Limits,
+    /// As for a JSON reader on Bun, whose ASCII batches come as bytes, or for any other.
+    json: JsonBatches,
 }
 
 /// What the file reader's code path makes of `input`: [`Reader`] with a [`LineFramer`] over a
@@ -327,12 +329,21 @@ fn reader_output(input: &[u8], setup: &ReaderSetup) -> (Vec<String>, Option<Read
     let source = Source::new(input, setup.range.remaining(), setup.chunk_size);
     let framer = LineFramer::new(setup.encoding)
         .with_max_line_length(setup.limits.max_line_length)
-        .with_max_string_length(setup.limits.max_string_length);
+        .with_max_string_length(setup.limits.max_string_length)
+        .with_json(setup.json);
     let mut reader = Reader::new(source, framer, Progress::default());
     let mut lines = Vec::new();
     loop {
         match reader.next_blocking() {
             Ok(Some(batch)) => {
+                if let Text::Ascii {
+                    bytes,
+                    lines: count,
+                } = &batch.text
+                {
+                    let split = bytes.split(|&byte| byte == b'\n').count();
+                    assert_eq!(*count as usize, split, "the count of a batch kept as bytes");
+                }
                 lines.extend(text_to_string(&batch.text).split('\n').map(str::to_owned))
             }
             Ok(None) => return (lines, None),
@@ -430,6 +441,11 @@ fn chunk_size() -> impl Strategy<Value = usize> {
 }
 
 /// Either encoding the reader supports.
+/// Plain batches, or a JSON reader's on Bun: the same lines, its ASCII ones kept as bytes.
+fn json_batches() -> impl Strategy<Value = JsonBatches> {
+    prop::sample::select(vec![JsonBatches::Plain, JsonBatches::Bytes])
+}
+
 fn encoding() -> impl Strategy<Value = Encoding> {
     prop_oneof![Just(Encoding::Utf8), Just(Encoding::Latin1)]
 }
@@ -457,8 +473,9 @@ proptest! {
         plan in read_plan(),
         chunk_size in chunk_size(),
         encoding in encoding(),
+        json in json_batches(),
     ) {
-        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits: Limits::NONE };
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits: Limits::NONE, json };
         let expected = reference_output(range.select(&input), encoding, Limits::NONE);
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
@@ -471,9 +488,11 @@ proptest! {
         plan in read_plan(),
         chunk_size in chunk_size(),
         encoding in encoding(),
+        json in json_batches(),
     ) {
         let source = Source::new(ChunkedSource::new(input.clone(), plan), None, chunk_size);
-        let mut reader = Reader::new(source, LineFramer::new(encoding), Progress::default());
+        let framer = LineFramer::new(encoding).with_json(json);
+        let mut reader = Reader::new(source, framer, Progress::default());
         let mut ends = Vec::new();
         let mut batch_start = 0;
         while let Some(batch) = reader.next_blocking().unwrap() {
@@ -495,7 +514,7 @@ proptest! {
         max in 0..=24usize,
     ) {
         let limits = Limits { max_line_length: Some(max), ..Limits::NONE };
-        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits };
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits, json: JsonBatches::Plain };
         let expected = reference_output(range.select(&input), encoding, limits);
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
@@ -514,7 +533,7 @@ proptest! {
         max_line_length in prop::option::weighted(0.3, 0..=24usize),
     ) {
         let limits = Limits { max_line_length, max_string_length };
-        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits };
+        let setup = ReaderSetup { range, plan, chunk_size, encoding, limits, json: JsonBatches::Plain };
         let expected = reference_output(range.select(&input), encoding, limits);
         prop_assert_eq!(reader_output(&input, &setup), expected);
     }
