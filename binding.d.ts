@@ -175,7 +175,7 @@ export declare function flush(feeder: number): void
  * `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
  * `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
  * For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index),
- * and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded).
+ * and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded), if any is.
  */
 export interface NativeBatchPlace {
   start: number
@@ -253,12 +253,11 @@ export interface NativeFollowOptions {
 
 /**
  * How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
- * text, and the batch is its lines joined by line feeds (for a reader that parses line by line,
- * on JavaScriptCore), one JSON array's text (on V8), or if ASCII the bytes of its lines joined by
- * line feeds, a Buffer with a `lineCount` (for Bun.JSONL); see fastlines-core's `json.rs`.
+ * text, and the batch is one JSON array's text (on V8), or (on JavaScriptCore) if ASCII the
+ * bytes of its lines joined by line feeds, a Buffer with a `lineCount`, for Bun.JSONL, else its
+ * lines joined by line feeds; see fastlines-core's `json.rs`.
  */
 export declare const enum NativeJsonBatches {
-  Checked = 'checked',
   Arrays = 'arrays',
   Bytes = 'bytes',
 }

@@ -95,12 +95,11 @@ pub enum NativeEncoding {
 }
 
 /// How a JSON reader's batches come: each batch's place lists the lines not shaped like one JSON
-/// text, and the batch is its lines joined by line feeds (for a reader that parses line by line,
-/// on JavaScriptCore), one JSON array's text (on V8), or if ASCII the bytes of its lines joined by
-/// line feeds, a Buffer with a `lineCount` (for Bun.JSONL); see fastlines-core's `json.rs`.
+/// text, and the batch is one JSON array's text (on V8), or (on JavaScriptCore) if ASCII the
+/// bytes of its lines joined by line feeds, a Buffer with a `lineCount`, for Bun.JSONL, else its
+/// lines joined by line feeds; see fastlines-core's `json.rs`.
 #[napi(string_enum = "lowercase")]
 pub enum NativeJsonBatches {
-    Checked,
     Arrays,
     Bytes,
 }
@@ -108,7 +107,6 @@ pub enum NativeJsonBatches {
 impl From<&NativeJsonBatches> for JsonBatches {
     fn from(batches: &NativeJsonBatches) -> Self {
         match batches {
-            NativeJsonBatches::Checked => JsonBatches::Checked,
             NativeJsonBatches::Arrays => JsonBatches::Arrays,
             NativeJsonBatches::Bytes => JsonBatches::Bytes,
         }

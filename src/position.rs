@@ -26,7 +26,7 @@ pub enum NativeMeasure {
 /// `lineEnds` (where each line ended, from `start`). A filtered batch also lists its lines'
 /// `lineNumbers` and `lineStarts` (from `start`); an unfiltered one's lines are consecutive.
 /// For `readJsonLines`, `notOneText` lists the lines not shaped like one JSON text (by index),
-/// and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded).
+/// and `notOneTextStarts` where each starts in the batch's bytes (before it was decoded), if any is.
 #[napi(object)]
 pub struct NativeBatchPlace {
     pub start: f64,
@@ -84,9 +84,11 @@ impl Place {
             not_one_text: self.not_one_text.as_ref().map(|not| {
                 Float64Array::new(not.indexes.iter().map(|&line| f64::from(line)).collect())
             }),
+            // Asked for only when a line is listed: an empty array would be made for nothing.
             not_one_text_starts: self
                 .not_one_text
                 .as_ref()
+                .filter(|not| !not.starts.is_empty())
                 .map(|not| float64_array(&not.starts)),
         }
     }

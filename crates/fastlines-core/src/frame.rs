@@ -237,7 +237,7 @@ impl LineFramer {
     fn longest_line_units(&self) -> usize {
         let framing = match self.json {
             JsonBatches::Arrays => ARRAY_TEXT_FRAMING,
-            JsonBatches::Plain | JsonBatches::Checked | JsonBatches::Bytes => 0,
+            JsonBatches::Plain | JsonBatches::Bytes => 0,
         };
         self.max_string_length.saturating_sub(framing)
     }
@@ -685,7 +685,7 @@ mod tests {
     }
 
     #[test]
-    fn a_json_readers_batches_come_joined_or_as_one_json_arrays_text() {
+    fn a_json_readers_batches_come_as_bytes_or_as_one_json_arrays_text() {
         let input = b"{\"a\": 1}\r\n\n[2]\n\"x\"";
         let batches = |json| {
             let framer = LineFramer::new(Encoding::Utf8).with_json(json);
@@ -696,7 +696,7 @@ mod tests {
             );
             let mut batches = Vec::new();
             while let Some(batch) = reader.next_blocking().unwrap() {
-                let Text::OneByte(text) = batch.text else {
+                let (Text::OneByte(text) | Text::Ascii { bytes: text, .. }) = batch.text else {
                     panic!("ASCII is one byte a character");
                 };
                 batches.push((
@@ -708,19 +708,19 @@ mod tests {
         };
         let plain = batches(JsonBatches::Plain);
         assert!(plain.iter().all(|(_, check)| check.is_none()));
-        let checked = batches(JsonBatches::Checked);
+        let bytes = batches(JsonBatches::Bytes);
         let arrays = batches(JsonBatches::Arrays);
-        assert_eq!(checked.len(), plain.len());
+        assert_eq!(bytes.len(), plain.len());
         assert_eq!(arrays.len(), plain.len());
-        for ((plain, _), ((checked, listed), (array, listed_too))) in
-            plain.iter().zip(checked.iter().zip(&arrays))
+        for ((plain, _), ((bytes, listed), (array, listed_too))) in
+            plain.iter().zip(bytes.iter().zip(&arrays))
         {
-            assert_eq!(checked, plain, "checked: joined by \\n as for readLines");
+            assert_eq!(bytes, plain, "bytes: joined by \\n as for readLines");
             assert_eq!(*array, format!("[{}\n]", plain.replace('\n', "\n,")));
             assert_eq!(listed, listed_too);
             assert!(listed.is_some());
         }
-        let listed: Vec<_> = checked
+        let listed: Vec<_> = bytes
             .iter()
             .map(|(_, listed)| listed.clone().unwrap())
             .collect();

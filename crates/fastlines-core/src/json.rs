@@ -1,4 +1,6 @@
-//! JSON Lines for `readJsonLines` ([`JsonBatches`]). On V8 a batch's lines come as the text of one JSON array,
+//! JSON Lines for `readJsonLines` ([`JsonBatches`]). On Bun a batch of ASCII lines comes as
+//! their bytes, which JS parses with `Bun.JSONL` between the lines listed here (see
+//! [`JsonBatches::Bytes`]). On V8 a batch's lines come as the text of one JSON array,
 //! `[` + the lines joined by `\n,` + `\n]` ([`array_text`]), with the lines not shaped like one
 //! JSON text listed ([`lines_not_one_text`]). Where none is, JS parses the batch with one
 //! `JSON.parse` of that text, as it came from here: on V8 that took 0.64-0.73x the time of a
@@ -57,17 +59,15 @@ pub enum JsonBatches {
     /// Nothing: lines joined by `\n`, not checked (every reader but a JSON one).
     #[default]
     Plain,
-    /// Lines joined by `\n`, with those not shaped like one JSON text listed
-    /// ([`lines_not_one_text`]), for a reader that parses line by line (on JavaScriptCore, where
-    /// an array's parse does not gain) and skips those without a parse that would throw.
-    Checked,
-    /// One JSON array's text ([`array_text`]), with those lines listed, for a reader that parses
-    /// a batch with one `JSON.parse` where none is (on V8).
+    /// One JSON array's text ([`array_text`]), with the lines not shaped like one JSON text
+    /// listed ([`lines_not_one_text`]), for a reader that parses a batch with one `JSON.parse`
+    /// where none is (on V8), and skips those without a parse that would throw.
     Arrays,
-    /// Lines joined by `\n` and listed as with `Checked`, a batch of ASCII kept as bytes
+    /// With those lines listed too, a batch of ASCII kept as bytes
     /// ([`Text::Ascii`](crate::Text::Ascii)), for a reader that parses the bytes between the
-    /// lines listed (`Bun.JSONL`), which spares the JS thread the lines' strings and their split.
-    /// Other batches are decoded as with `Checked`: Bun.JSONL decodes UTF-8 on the JS thread,
+    /// lines listed with `Bun.JSONL` (on JavaScriptCore, where an array's parse does not gain),
+    /// which spares the JS thread the lines' strings and their split. Other batches are decoded
+    /// and joined by `\n`, for a parse line by line: Bun.JSONL decodes UTF-8 on the JS thread,
     /// and on records with non-ASCII strings it took 1.2x the time of a `JSON.parse` per line
     /// of the text transcoded here (nested records, 60 MB in memory, 2026-12-07).
     Bytes,
