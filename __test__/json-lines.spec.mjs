@@ -7,16 +7,20 @@
 // the ones refused; and closing, breaking and aborting as for readLines.
 import fs from 'node:fs'
 import { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 
 import test from 'ava'
 
 import { codes, readJsonLines, readJsonLinesSync, readLines } from '../index.js'
 import { isOpen, makeTempDir } from './helpers/files.mjs'
+import { runProcess } from './helpers/processes.mjs'
+import { evalArgs } from './helpers/runtimes.mjs'
 import { SMALL_READS } from './helpers/line-inputs.mjs'
 import { referenceLines, seededRandom } from './helpers/lines-reference.mjs'
 
 const temp = makeTempDir(test)
+const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
 
 // ---- the reference -----------------------------------------------------------------------------
 
@@ -1021,5 +1025,43 @@ test("a batch of values is the caller's: emptying or growing it loses no failure
       )
       t.deepEqual(seenSync, [1, 2], what)
     }
+  }
+})
+
+test('the batches of 96 MiB of values, lent to the engine where it takes them, leave memory flat', async (t) => {
+  // On Bun a JSON reader lends every batch to the engine (lib/json-lines.js, withJsonBatches),
+  // which frees it when it collects the batch: read whole, a log held in lent batches would
+  // raise the peak RSS by its size. An ASCII log (batches of bytes on Bun) and one with
+  // non-ASCII strings (transcoded text).
+  const MiB = 2 ** 20
+  const record = (i, name) => `{"level":30,"time":${1700000000000 + i},"msg":"request ${i} of ${name}","n":${i % 97}}\n`
+  for (const name of ['ascii', 'Zürich 東京 😀']) {
+    const lines = []
+    for (let i = 0, bytes = 0; bytes < 96 * MiB; i++) {
+      lines.push(record(i, name))
+      bytes += Buffer.byteLength(lines[i])
+    }
+    const file = temp.file(lines.join(''))
+    const code = `
+      const fs = require('node:fs')
+      const { readJsonLines } = require(${JSON.stringify(indexPath)})
+      const peak = () => Number(/^VmHWM:\\s+(\\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+      ;(async () => {
+        for await (const batch of readJsonLines(${JSON.stringify(temp.file(record(0, name)))}).batches());
+        const before = peak()
+        let values = 0
+        let last
+        for await (const batch of readJsonLines(${JSON.stringify(file)}).batches()) {
+          values += batch.length
+          last = batch[batch.length - 1]
+        }
+        console.log(JSON.stringify({ values, last, grown: peak() - before }))
+      })()`
+    const run = await runProcess(evalArgs(code), { quietMs: 10_000 }).result
+    t.is(run.status, 0, run.stderr)
+    const { values, last, grown } = JSON.parse(run.stdout)
+    t.is(values, lines.length, name)
+    t.deepEqual(last, JSON.parse(lines.at(-1)), name)
+    t.true(grown < 48 * MiB, `${name}: peak RSS grew by ${(grown / MiB).toFixed(1)} MiB reading 96 MiB`)
   }
 })

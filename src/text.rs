@@ -51,14 +51,7 @@ impl ToNapiValue for JsText {
             Text::OneByte(_) | Text::Utf16(_) => None,
         };
         let value = match text.lending {
-            // Bytes are lent whenever the reader lends, at every size: on Bun a JSON reader's
-            // batches of the 1 GB pino log took 0.93-0.98x the time of copies, with no longer
-            // pauses between batches (p99.9 2.8-3.2 ms against 3.5-4.4), where collecting
-            // external strings under 128 KiB held the event loop (see lib/options.js).
-            Some(lending)
-                if byte_len(&text.text) >= lending.from_bytes
-                    || (lines.is_some() && byte_len(&text.text) > 0) =>
-            {
+            Some(lending) if byte_len(&text.text) >= lending.from_bytes => {
                 // SAFETY: `env` is live (trait contract).
                 match unsafe { create_external(env, text.text, lending.report_memory) } {
                     Ok(value) => value,
