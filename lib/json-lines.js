@@ -38,14 +38,14 @@ const PARSE_BATCHES_WHOLE = process.versions.bun === undefined
 const WHOLE_PARSE_MAX_AVERAGE_LINE = 256
 
 /**
- * Bun's parser of JSON Lines' bytes (since Bun 1.4.0 at least, the oldest Bun fastlines runs
- * on), for batches of ASCII lines (the native
- * side decodes others, see crates/fastlines-core/src/json.rs, JsonBatches::Bytes): on the pino
- * log in memory, a `Bun.JSONL.parseChunk` of each batch's bytes took 0.79x the time of decoding,
- * splitting and a `JSON.parse` per line (200 MB in batches of 48 KB, medians of 5, 2026-12-07).
- * It takes values across lines (`{"a":` then `1}`), so it is given only lines the native side
- * found shaped like one JSON text each; for those it gives what JSON.parse gives line by line
- * (tested in json-lines.spec).
+ * Bun's parser of JSON Lines' bytes (there from Bun 1.4.0, the oldest Bun fastlines runs on),
+ * for batches of ASCII lines (the native side decodes others, see
+ * crates/fastlines-core/src/json.rs, JsonBatches::Bytes): on the pino log in memory, a
+ * `Bun.JSONL.parseChunk` of each batch's bytes took 0.79x the time of decoding, splitting and a
+ * `JSON.parse` per line (200 MB in batches of 48 KB, medians of 5, 2026-12-07). It takes values
+ * across lines (`{"a":` then `1}`), so it is given only lines the native side found shaped like
+ * one JSON text each; for those it gives what JSON.parse gives line by line (tested in
+ * json-lines.spec).
  */
 const JSONL = PARSE_BATCHES_WHOLE ? undefined : globalThis.Bun.JSONL
 
@@ -158,8 +158,9 @@ class JsonCursor {
    * Parses the lines of a batch, which `place` (a BatchPlace) locates. Where the native side
    * checked them (a native batch, without a reviver), the lines it found not shaped like one JSON
    * text are skipped or parsed alone (#notOneText), and each stretch between them is parsed on V8
-   * with one JSON.parse where its lines are short (#parseWhole), else line by line
-   * (#parseLines); otherwise every line one by one. Stops at a failure, which is kept.
+   * with one JSON.parse where its lines are short (#parseWhole), on Bun from a batch of ASCII
+   * lines' bytes with one Bun.JSONL.parseChunk (#loadAscii), else line by line (#parseLines);
+   * otherwise every line one by one. Stops at a failure, which is kept.
    */
   load(lines, place) {
     this.#cleared = false
@@ -245,8 +246,8 @@ class JsonCursor {
   }
 
   /**
-   * Line `index`, which the native side found not shaped like one JSON text: blank, or not JSON at all
-   * (crates/fastlines-core/src/json.rs). A blank one is skipped. With `onError: 'skip'` the
+   * `line`, the batch's line `index`, which the native side found not shaped like one JSON
+   * text: blank, or not JSON at all (crates/fastlines-core/src/json.rs). A blank one is skipped. With `onError: 'skip'` the
    * others need no JSON.parse either (its throw took Deno a tenth more time over a log with 1%
    * of its lines cut short); any other onError needs the engine's error, so they are parsed.
    * False when reading stops at a failure.
