@@ -135,10 +135,10 @@ struct Lent {
 
 /// Lends `text` to the engine as an external string (for ASCII kept as bytes, an external
 /// `Buffer`): no copy on the JS thread, and the text's memory (a pooled read buffer, or the
-/// transcoded UTF-16) goes back when the engine collects the string. Bun adopts such strings at every size; V8 allocates them in its old generation,
-/// which pays only for strings that would land there anyway (above 128 KiB), and needs the
-/// memory reported (`report_memory`) to collect them in time. If the engine refuses, the text
-/// comes back for the caller to copy.
+/// transcoded UTF-16) goes back when the engine collects the string. Bun adopts such strings at
+/// every size; V8 allocates them in its old generation, which pays only for strings that would
+/// land there anyway (above 128 KiB), and needs the memory reported (`report_memory`) to collect
+/// them in time. If the engine refuses, the text comes back for the caller to copy.
 ///
 /// # Safety
 /// `env` must be live, on the JS thread.
