@@ -434,6 +434,31 @@ test('lines that make a valid array together, none of them JSON, are each an err
   ])
 })
 
+test('what a JSON Lines parser takes across or within lines is an error per line, as JSON.parse has it', async (t) => {
+  // On Bun, batches of ASCII lines are parsed with Bun.JSONL, which reads a stream of values:
+  // it takes one value across lines and two on one line. Among many good lines (one batch),
+  // each of these is refused on its own line, as JSON.parse refuses it.
+  const bad = ['{"a":', '1}', '1 2', '{"a":1}{"b":2}', '[1][2]', '"a""b"', '-', '1', 'tru', 'e']
+  const good = Array.from({ length: 200 }, (_, i) => `{"i":${i}}`)
+  const lines = [...good.slice(0, 100), ...bad, ...good.slice(100)]
+  const path = temp.file(`${lines.join('\n')}\n`)
+  const expected = lines.map((line, i) => {
+    try {
+      return [i + 1, JSON.parse(line)]
+    } catch {
+      return [i + 1, 'refused']
+    }
+  })
+  for (const highWaterMark of [undefined, 64]) {
+    const reader = readJsonLines(path, { highWaterMark, onError: () => 'refused' })
+    t.deepEqual(await collect(reader.entries()), expected, `highWaterMark ${highWaterMark}`)
+    t.deepEqual(
+      [...readJsonLinesSync(path, { highWaterMark, onError: () => 'refused' })],
+      expected.map(([, value]) => value),
+    )
+  }
+})
+
 test("onError: 'skip' goes on past every bad line and counts them", async (t) => {
   const path = temp.file('1\n{bad\n2\n\n]\n3')
   const reader = readJsonLines(path, { onError: 'skip' })
