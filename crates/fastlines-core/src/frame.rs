@@ -81,9 +81,9 @@ pub struct Batch {
     /// With a filter, which lines of the input the batch holds: they are not consecutive, so
     /// their numbers and starts are listed.
     pub kept: Option<KeptLines>,
-    /// For a framer for a JSON reader ([`LineFramer::with_json`]): the indexes of the batch's
-    /// lines that are not shaped like one JSON text (see `json.rs`); when there are none, a
-    /// JSON array's text may be parsed as it is.
+    /// For a framer for a JSON reader ([`LineFramer::with_json`]): the batch's lines that are
+    /// not shaped like one JSON text, by index and where each starts (see `json.rs`); when there
+    /// are none, a JSON array's text may be parsed as it is, and a batch's bytes in one piece.
     pub not_one_text: Option<NotOneText>,
 }
 
