@@ -226,11 +226,9 @@ class AsciiLines {
     return this.#strings
   }
 
-  /** The line that starts at byte `start`. */
-  lineAt(start) {
-    const bytes = this.bytes
-    const end = bytes.indexOf(0x0a, start)
-    return asciiDecoder.decode(bytes.subarray(start, end === -1 ? bytes.length : end))
+  /** The text of bytes `start` to `end`: a line, from its start to its `\n` or the batch's end. */
+  textOf(start, end) {
+    return asciiDecoder.decode(this.bytes.subarray(start, end))
   }
 }
 

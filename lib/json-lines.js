@@ -213,12 +213,15 @@ class JsonCursor {
     let at = 0
     for (let i = 0; i < listed.length; i++) {
       const line = listed[i]
+      const start = starts[i]
+      const found = bytes.indexOf(0x0a, start)
+      const end = found === -1 ? bytes.length : found
       // The stretch ends with its last line, before the `\n` that ends it.
-      if (!this.#parseAscii(lines, from, line, at, starts[i] - 1) || !this.#notOneText(lines.lineAt(starts[i]), line)) {
+      if (!this.#parseAscii(lines, from, line, at, start - 1) || !this.#notOneText(lines.textOf(start, end), line)) {
         return
       }
       from = line + 1
-      at = nextLineStart(bytes, starts[i])
+      at = end + 1
     }
     this.#parseAscii(lines, from, lines.length, at, bytes.length)
   }
@@ -463,12 +466,6 @@ class JsonCursor {
 const NO_FAILURE = Symbol('noFailure')
 const STOP = Symbol('stop')
 const SKIP = Symbol('skip')
-
-/** Where the line after the one that starts at byte `start` of `bytes` starts (past the end for the last). */
-function nextLineStart(bytes, start) {
-  const end = bytes.indexOf(0x0a, start)
-  return end === -1 ? bytes.length + 1 : end + 1
-}
 
 /** The UTF-16 units lines `from` to `to` take in a batch's JSON array text: each, then `\n,`. */
 function arrayUnits(lines, from, to) {
