@@ -6,8 +6,10 @@ export type PathLike = string | Buffer | Uint8Array | URL
 /**
  * Bytes that do not come from a path (see {@link readLines}): a Node `Readable` (`process.stdin`,
  * a child's `stdout`, a socket, an HTTP response, a `zlib` stream), a web `ReadableStream`
- * (a `fetch()` body), a `FileHandle` from `fs/promises` (read from its current offset, and left
- * open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
+ * (a `fetch()` body), a `Blob` (a `File`, `fs.openAsBlob()`'s, Bun's `Bun.file()` and
+ * `Bun.stdin`; read through its `stream()`), a web stream pair (whose `readable` is read: Deno's
+ * `FsFile` and `Deno.stdin`, a `TransformStream`), a `FileHandle` from `fs/promises` (read from
+ * its current offset, and left open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
  * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`, or as its
  * Latin-1 bytes with `encoding: 'latin1'`; a surrogate pair cut between two strings is one
  * character). A sync iterable may give promises of chunks, awaited as `for await` awaits them.
@@ -15,6 +17,8 @@ export type PathLike = string | Buffer | Uint8Array | URL
 export type ByteSource =
   | NodeJS.ReadableStream
   | ReadableStream<Uint8Array>
+  | Blob
+  | { readonly readable: ReadableStream<Uint8Array> }
   | import('node:fs/promises').FileHandle
   | AsyncIterable<Uint8Array | string>
   | Iterable<Uint8Array | string | PromiseLike<Uint8Array | string>>
@@ -433,8 +437,8 @@ export function readLines(
  * When the source fails, every complete line before the failure comes first, then the step
  * rejects with the source's own error; a chunk that is neither bytes nor a string rejects with
  * `ERR_INVALID_ARG_TYPE`. `break`, `return()`, `close()` and an abort destroy a Node stream,
- * cancel a web stream and call an iterator's `return()`. A web stream is locked at the call (an
- * already locked one throws `ERR_INVALID_STATE`).
+ * cancel a web stream and call an iterator's `return()`. A web stream is locked at the first step
+ * (an already locked one throws `ERR_INVALID_STATE` at the call).
  *
  * A `FileHandle`, a file stream that has read nothing, a `process.stdin` that nothing has read
  * from yet (a file or a pipe, not a terminal), and on Node and Deno a child's stdout (on Node

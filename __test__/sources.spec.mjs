@@ -726,6 +726,12 @@ for (const [feed, run] of Object.entries(STDIN_FEEDS)) {
   })
 }
 
+test("the runtime's own stdin (Bun.stdin, Deno.stdin; a web stream of process.stdin on Node) is a source", async (t) => {
+  for (const [feed, run] of Object.entries(STDIN_FEEDS)) {
+    t.deepEqual(fixtureOutput(t, await run([STDIN_READER, 'runtime-stdin']), feed), BIG_SUMMARY, feed)
+  }
+})
+
 test('a child that stops reading a stdin that never ends exits by itself', async (t) => {
   for (const way of ['break', 'close']) {
     // A socket (spawn's pipe) this process holds open and never ends.
@@ -1442,6 +1448,124 @@ test('a web stream that is already locked: ERR_INVALID_STATE at the call', async
   await t.throwsAsync(countLines(locked()), { code: 'ERR_INVALID_STATE' })
 })
 
+test('a web stream is locked at the first step, not at the call: a reader dropped before it leaves the stream as it was', async (t) => {
+  const stream = webStream([Buffer.from('a\nb\n')])
+  readLines(stream)
+  readChunks(stream)
+  t.false(stream.locked, 'not locked by the calls')
+  // Another reader takes it whole, as if the two had not been made.
+  t.deepEqual(await guard(collect(readLines(stream)), 'the reader after'), ['a', 'b'])
+
+  // Locked by someone else between the call and the first step: the step fails as the call would have.
+  const taken = webStream([Buffer.from('a\n')])
+  const late = readLines(taken)
+  const other = taken.getReader()
+  await t.throwsAsync(guard(late.next(), 'a step'), { code: 'ERR_INVALID_STATE', message: /locked/ })
+  other.releaseLock()
+  t.false(taken.locked, 'left to its other reader')
+
+  // close() before the first step cancels it, as a close after the first step does.
+  let cancelled = false
+  const closed = new ReadableStream({ cancel: () => (cancelled = true) })
+  await readLines(closed).close()
+  t.true(cancelled, 'cancelled by close()')
+  t.false(closed.locked, 'and unlocked')
+})
+
+// ---- Blobs and web stream pairs -----------------------------------------------------------------
+
+/**
+ * Blobs of `bytes`, each read through its `stream()`: one of parts cut at random, a `File`, a
+ * file's (`fs.openAsBlob`) and, on Bun, `Bun.file()`'s.
+ */
+async function blobsOf(bytes) {
+  const file = temp.file(bytes)
+  const blobs = {
+    // Parts of up to 7 bytes, which cut characters and CRLFs; a large Blob's of up to 64 KiB.
+    'a Blob of parts': new Blob(cutAtRandom(bytes, SEED, bytes.length > 4096 ? 64 * 1024 : 7)),
+    'a File': new File([bytes], 'lines.log'),
+    'fs.openAsBlob': await fs.openAsBlob(file),
+  }
+  if (globalThis.Bun !== undefined) blobs['Bun.file'] = globalThis.Bun.file(file)
+  return blobs
+}
+
+test("a Blob is a source (a File, fs.openAsBlob's, Bun.file()'s): the lines of a file of the same bytes", async (t) => {
+  const inputs = [...EDGE_INPUTS, ['many lines', BIG_BYTES]]
+  for (const [name, input] of inputs) {
+    const bytes = Buffer.from(input)
+    const want = wholeRead(bytes)
+    for (const [kind, blob] of Object.entries(await blobsOf(bytes))) {
+      const what = `${kind}, ${name}`
+      t.deepEqual(await guardBig(readWhole(blob), what), want, what)
+      // A Blob is read anew by each reader: the same one, again, in batches.
+      const batches = await guardBig(collect(readLines(blob).batches()), what)
+      t.deepEqual(batches.flat(), want.lines, `batches: ${what}`)
+      t.is(await guardBig(countLines(blob), what), want.lines.length, `countLines: ${what}`)
+      const chunks = await guardBig(collect(readChunks(blob)), what)
+      t.true(Buffer.concat(chunks).equals(bytes), `readChunks: ${what}`)
+    }
+  }
+  const records = '{"a":1}\n\n[2]\n'
+  t.deepEqual(await guard(collect(readJsonLines(new Blob([records]))), 'JSON Lines'), [{ a: 1 }, [2]])
+  const gzipped = new Blob([zlib.gzipSync('one\ntwo\n')])
+  t.deepEqual(await guard(collect(readLines(gzipped, { decompress: 'gzip' })), 'gzip'), ['one', 'two'])
+})
+
+test("a Blob's stream is made at each reader's first step, and ended with the reader", async (t) => {
+  let made = 0
+  let cancelled = 0
+  // A Blob whose stream() never ends, whatever it holds: the reader is stopped while it reads.
+  class EndlessBlob extends Blob {
+    stream() {
+      made += 1
+      const chunk = Buffer.from('a\n'.repeat(8 * 1024))
+      return new ReadableStream({
+        pull: (controller) => controller.enqueue(new Uint8Array(chunk)),
+        cancel: () => {
+          cancelled += 1
+        },
+      })
+    }
+  }
+  const blob = new EndlessBlob(['unread'])
+  const reader = readLines(blob)
+  t.is(made, 0, 'nothing made at the call')
+  t.deepEqual(await guard(reader.next(), 'a step'), { value: 'a', done: false })
+  t.is(made, 1, 'made at the first step')
+  await reader.close()
+  t.is(cancelled, 1, 'cancelled by close()')
+  for await (const line of readLines(blob)) {
+    t.is(line, 'a')
+    break
+  }
+  t.deepEqual([made, cancelled], [2, 2], 'made again for a second reader, and cancelled by its break')
+  // A reader closed before its first step makes no stream to end.
+  await readLines(blob).close()
+  t.is(made, 2, 'none made for a reader closed before its first step')
+})
+
+test("a web stream pair (a TransformStream; Deno.open()'s FsFile) is read through its readable side", async (t) => {
+  const pair = new TransformStream()
+  const writer = pair.writable.getWriter()
+  const writes = (async () => {
+    for (const chunk of cutAtRandom(BIG_BYTES, SEED, 64 * 1024)) await writer.write(chunk)
+    await writer.close()
+  })()
+  t.deepEqual(summarize(await guardBig(collect(readLines(pair)), 'a TransformStream')), BIG_SUMMARY)
+  await writes
+  t.false(pair.readable.locked, 'unlocked at its end')
+  const locked = new TransformStream()
+  locked.readable.getReader()
+  t.throws(() => readLines(locked), { code: 'ERR_INVALID_STATE' }, 'a pair whose readable side is locked')
+  if (globalThis.Deno !== undefined) {
+    const file = await globalThis.Deno.open(BIG_FILE)
+    t.deepEqual(summarize(await guardBig(collect(readLines(file)), 'an FsFile')), BIG_SUMMARY)
+    const counted = await globalThis.Deno.open(BIG_FILE)
+    t.is(await guardBig(countLines(counted), 'an FsFile, counted'), BIG_SUMMARY.count)
+  }
+})
+
 test('a web stream whose reader cannot be taken fails at the first step, with that error, as for await over it does', async (t) => {
   // Bun's file streams open their file as their reader is taken: of a missing file, getReader()
   // throws ENOENT, which came out of the call itself, past a try around the loop only.
@@ -1508,6 +1632,8 @@ test('readLinesSync, readLastLines and followLines take no byte source: ERR_INVA
   const sources = {
     ...Object.fromEntries(Object.entries(SOURCES).map(([kind, make]) => [kind, () => make([Buffer.from('a\n')])])),
     'a generator': () => generateSync([Buffer.from('a\n')]),
+    'a Blob': () => new Blob(['a\n']),
+    'a web stream pair': () => new TransformStream(),
   }
   for (const [kind, source] of Object.entries(sources)) {
     t.throws(() => readLinesSync(source()), { code: 'ERR_INVALID_ARG_TYPE' }, `readLinesSync, ${kind}`)

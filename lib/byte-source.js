@@ -1,6 +1,6 @@
 // Byte sources: what readLines, countLines and readChunks read when their first argument is not
-// a path but a Node Readable, a web ReadableStream, a FileHandle or an (async) iterable of
-// chunks. A FileHandle, a file stream nothing has read from yet and a process.stdin nothing has
+// a path but a Node Readable, a web ReadableStream (or a Blob's, or a web stream pair's), a
+// FileHandle or an (async) iterable of chunks. A FileHandle, a file stream nothing has read from yet and a process.stdin nothing has
 // read from yet are read natively, through their descriptor or the path they name, as files
 // are. Any other source's chunks are pulled here, on the JS thread, only as fast as the native
 // reader takes them, and fed to it (src/byte_source.rs), which splits and decodes them in the
@@ -84,9 +84,11 @@ function isFileHandle(value) {
  * How to read `value`, if it is a byte source: a function that makes the reader of its chunks
  * (one of the classes below), which takes hold of the source; undefined if it is not one (a
  * path, or something else). Nothing is done to the source before that function is called, so
- * that a call refused for its options leaves it alone. A web stream is locked then, at the
- * call, so that nothing else reads it meanwhile; an already locked one is refused, as Node
- * refuses it.
+ * that a call refused for its options leaves it alone. A web stream already locked is refused
+ * then, as Node refuses it; any other is locked at the first step. A Blob (a `File`,
+ * `fs.openAsBlob`'s, Bun's `Bun.file()`) is read through its `stream()`, and a web stream pair
+ * (an object whose `readable` is a web stream: Deno's `FsFile` and `Deno.stdin`, a
+ * `TransformStream`) through its readable side.
  */
 function chunksOf(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
@@ -94,15 +96,39 @@ function chunksOf(value) {
   if (isUint8Array(value) || value instanceof URL || value instanceof String) return undefined
   if (isFileHandle(value)) return () => new FileHandleChunks(value)
   if (isNodeReadable(value)) return () => new ReadableChunks(value)
-  if (typeof value.getReader === 'function') {
-    return () => {
-      if (value.locked) throw codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
-      return new WebStreamChunks(value)
-    }
-  }
+  if (isWebStream(value)) return webStreamChunksOf(value)
+  if (typeof Blob === 'function' && value instanceof Blob)
+    return () => new WebStreamChunks(() => value.stream(), ignore)
+  // A web stream pair: Deno's FsFile and stdin, a socket's, a TransformStream.
+  const { readable } = value
+  if (isWebStream(readable)) return webStreamChunksOf(readable)
   if (typeof value[Symbol.asyncIterator] === 'function') return () => new IteratorChunks(value, Symbol.asyncIterator)
   if (typeof value[Symbol.iterator] === 'function') return () => new IteratorChunks(value, Symbol.iterator)
   return undefined
+}
+
+/** Whether `value` has the interface of a web ReadableStream. */
+function isWebStream(value) {
+  return typeof value?.getReader === 'function'
+}
+
+/**
+ * What chunksOf gives for a web stream: a stream already locked is refused at the call, as Node
+ * refuses it; any other is locked at the first step (see WebStreamChunks).
+ */
+function webStreamChunksOf(stream) {
+  return () => {
+    if (stream.locked) throw lockedStreamError()
+    // Stopped before the first step, it is cancelled as it would have been after it.
+    return new WebStreamChunks(
+      () => stream,
+      () => stream.locked || stream.cancel().catch(ignore),
+    )
+  }
+}
+
+function lockedStreamError() {
+  return codedError(TypeError, 'ERR_INVALID_STATE', 'Invalid state: ReadableStream is locked')
 }
 
 /**
@@ -459,31 +485,45 @@ class ReadableChunks {
 }
 
 /**
- * A web ReadableStream, through the reader taken at the call. Ending early cancels it; ended
+ * A web ReadableStream, through the reader taken at the first step. Ending early cancels it; ended
  * either way, the reader is released, as a `for await` over the stream releases it.
  */
 class WebStreamChunks {
+  /** Gives the stream to read: called at the first step (a Blob's `stream()` is made then). */
+  #streamOf
+  /** What ending it before the first step does: cancel the stream, if it is not made then. */
+  #cancelUnstarted
   #reader = null
   /**
    * What taking the stream's reader threw, if it did: its first read fails with it, as a source
    * that fails does, rather than the call (Bun's file streams open their file then, and throw
-   * ENOENT); `for await` over the stream throws it at its first step too.
+   * ENOENT; a stream locked since the call throws ERR_INVALID_STATE); `for await` over the
+   * stream throws it at its first step too.
    */
   #failure = undefined
 
-  constructor(stream) {
-    try {
-      this.#reader = stream.getReader()
-    } catch (error) {
-      this.#failure = { error }
-    }
+  constructor(streamOf, cancelUnstarted) {
+    this.#streamOf = streamOf
+    this.#cancelUnstarted = cancelUnstarted
   }
 
   get display() {
     return undefined
   }
 
-  start() {}
+  /**
+   * Locks the stream, at the first step rather than at the call: a reader dropped before its
+   * first step leaves the stream as it found it, as it leaves a Node stream.
+   */
+  start() {
+    let stream
+    try {
+      stream = this.#streamOf()
+      this.#reader = stream.getReader()
+    } catch (error) {
+      this.#failure = { error: stream?.locked === true ? lockedStreamError() : error }
+    }
+  }
 
   pull() {
     return WAIT
@@ -504,6 +544,7 @@ class WebStreamChunks {
     // A read still pending ends with the cancel, so the release finds none to fail. Once
     // released (at the end), the cancel fails for the reader: the stream is over anyway. What
     // a reader not made by the engine throws is not passed on, as for any source (README).
+    if (this.#reader === null && this.#failure === undefined) this.#cancelUnstarted()
     if (this.#reader === null) return
     try {
       this.#reader.cancel().catch(() => {})
@@ -1040,5 +1081,7 @@ function byteSourceOf(value) {
   const chunks = chunksOf(value)
   return chunks === undefined ? undefined : () => new ByteSource(chunks())
 }
+
+function ignore() {}
 
 module.exports = { byteSourceOf, fileStreamPath, isByteSource }

@@ -240,6 +240,13 @@ export async function sources(): Promise<void> {
   for await (const chunk of readChunks(generated(), { decompress: 'auto' })) chunk.byteLength
   for await (const line of readLines([Buffer.from('a\n'), 'b'])) line.length
   for await (const line of readLines([Promise.resolve(Buffer.from('a\n')), 'b'])) line.length
+  const { openAsBlob } = await import('node:fs')
+  for await (const line of readLines(await openAsBlob('app.log'))) line.length
+  await countLines(new File(['a\n'], 'a.log'))
+  const pair = new TransformStream<Uint8Array, Uint8Array>()
+  for await (const batch of readLines(pair).batches()) batch.length
+  // @ts-expect-error: a web stream pair's readable side gives bytes
+  readLines(new TransformStream<Uint8Array, number>())
   // @ts-expect-error: a source has its own chunks: no file offsets
   readLines(process.stdin, { start: 10 })
   // @ts-expect-error: nor a file read size
