@@ -111,8 +111,9 @@ function refuseOtherData(earlier, added) {
 
 /**
  * A section kept as rows: the added run's rows replace those of its cases, and the records the
- * section keeps per case or runtime (`cases`, `idle`) are merged, the added run's winning. The
- * run must have measured each replaced case on every runtime the section had it on.
+ * section keeps per case or runtime (`cases`, `idle`) are merged, the added run's winning, as is
+ * the machine's `cores` that the sources section records. The run must have measured each
+ * replaced case on every runtime the section had it on.
  */
 function caseRows(earlier, added, replaced) {
   const records = ['cases', 'idle']
@@ -125,7 +126,8 @@ function caseRows(earlier, added, replaced) {
     }
   }
   const rows = [...earlier.rows.filter((row) => !replaced.has(caseOf(row))), ...added.rows]
-  return { ...Object.fromEntries(records), rows }
+  const cores = added.cores === undefined ? {} : { cores: added.cores }
+  return { ...Object.fromEntries(records), ...cores, rows }
 }
 
 /**

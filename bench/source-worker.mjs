@@ -1,6 +1,6 @@
 // Measures one contender of the sources section (source-readers.mjs) on one case in the runtime
 // running this script (Node, Bun or Deno), printed as one line of JSON on stdout: `{ runtime,
-// version, warmup, samples, capped }`, each run `{ ms, lines, chars? }`; `{ skipped }` where the
+// version, warmup, samples, capped }`, each run `{ ms, lines, chars?, cpuMs }`; `{ skipped }` where the
 // contender cannot run here; `{ error }` when it failed.
 // Usage: <runtime> bench/source-worker.mjs <case> <contender> <corpus file> <runs> <slow-runs> <slow-ms>
 // One warm-up run, then <runs> measured runs (<slow-runs> when the warm-up took >= <slow-ms> ms).
@@ -15,11 +15,15 @@ import { collectGarbage, currentRuntime, peakRssKiB } from './runtimes.mjs'
 
 const IDLE = 'idle'
 
+/** One timed run: its ms, lines and chars, and the CPU time every thread of the process took meanwhile. */
 async function timeRun(name, caseName, context) {
   collectGarbage()
+  const cpu = process.cpuUsage()
   const started = performance.now()
   const { lines, chars } = await readSource(name, caseName, context)
-  return { ms: performance.now() - started, lines, chars }
+  const ms = performance.now() - started
+  const { user, system } = process.cpuUsage(cpu)
+  return { ms, lines, chars, cpuMs: (user + system) / 1000 }
 }
 
 async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {

@@ -7,6 +7,9 @@
 // where it sees lines) is checked against what the case fed. run.mjs calls runSourcesSection and
 // formatSourcesSection; targets.mjs and readme.mjs read the rows.
 import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import {
@@ -66,14 +69,16 @@ function failureOf(error) {
  * same kind of line) with `args`, its stdin fed by `cat stdinFile` when given (bash with
  * `pipefail`): `{ output }`, `{ error }`, or `{ overMs }` when it was stopped after `limitMs`.
  * A worker that reports its own error (or skip) is believed before the exit status, which a
- * `cat` cut short by the worker's exit makes 141.
+ * `cat` cut short by the worker's exit makes 141. With `stdinFile`, the output also has
+ * `catCpuMs`, the CPU time `cat` took (bash's `time`), where it was measured.
  */
 export async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEOUT_MS, script = WORKER) {
   const worker = [runtime.command, ...runtime.args, script, ...args.map(String)]
+  const catTimes = stdinFile === undefined ? undefined : path.join(os.tmpdir(), `fastlines-cat-${process.pid}.txt`)
   const [command, commandArgs] =
     stdinFile === undefined
       ? [worker[0], worker.slice(1)]
-      : ['bash', ['-c', 'set -o pipefail; cat -- "$1" | "${@:2}"', 'bash', stdinFile, ...worker]]
+      : ['bash', ['-c', CAT_INTO_WORKER, 'bash', stdinFile, catTimes, ...worker]]
   let stdout
   let failure
   try {
@@ -92,7 +97,28 @@ export async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEO
   const wrong = wrongRuntime(output, runtime)
   if (wrong !== undefined) return { error: wrong }
   if (output.error !== undefined || output.skipped !== undefined) return output
+  if (catTimes !== undefined) output.catCpuMs = catCpuMs(catTimes)
   return failure === undefined ? { output } : { error: failure }
+}
+
+/**
+ * `cat "$1" | "${@:3}"` with `pipefail`, and the CPU time `cat` took (user, then system, in
+ * seconds) written by bash's `time` to the file `$2`, after anything `cat` said on stderr.
+ */
+const CAT_INTO_WORKER = 'set -o pipefail; TIMEFORMAT="%3U %3S"; { time cat -- "$1"; } 2>"$2" | "${@:3}"'
+
+/** The CPU time `cat` took, in ms, from the file CAT_INTO_WORKER wrote; undefined if it is not there. */
+function catCpuMs(file) {
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+    fs.rmSync(file)
+  } catch {
+    return undefined
+  }
+  const last = text.trim().split('\n').at(-1) ?? ''
+  const [user, system] = last.split(' ').map(Number)
+  return Number.isFinite(user) && Number.isFinite(system) ? (user + system) * 1000 : undefined
 }
 
 /** How a case's runs disagree with what it fed: lines, and lengths where seen. */
@@ -145,7 +171,8 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
   const once = async () => {
     const args = [base.case, base.contender, corpus.path, 1, 1, 0]
     const { output, error, skipped } = await runWorker(runtime, args, corpus.path)
-    return error !== undefined || skipped !== undefined ? { error, skipped } : { sample: output.samples[0] }
+    if (error !== undefined || skipped !== undefined) return { error, skipped }
+    return { sample: { ...output.samples[0], catCpuMs: output.catCpuMs } }
   }
   const first = await once()
   if (first.error !== undefined) return { ...base, error: first.error }
@@ -158,22 +185,40 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
     samples.push(run.sample)
   }
   const row = measuredRow(base, { warmup: first.sample, samples, capped: count < settings.runs }, expected)
-  const maxRssKiB = medianOf(samples.map((sample) => sample.maxRssKiB))
+  const perRun = {
+    rssSamplesKiB: samples.map((sample) => sample.maxRssKiB),
+    cpuSamplesMs: samples.map((sample) => sample.cpuMs),
+    catCpuSamplesMs: samples.map((sample) => sample.catCpuMs),
+  }
+  return { ...row, ...perProcessFigures(perRun, idle) }
+}
+
+/**
+ * The medians of a stdin contender's per-run figures, `perRun` (kept with them): the peak RSS
+ * (`maxRssKiB`, and above the runtime's `idle`), the process's CPU time while it read
+ * (`cpuMs`: every thread's) and `cat`'s (`catCpuMs`), where measured. The two CPU times together
+ * are what the pipeline's processes took of the machine's cores, which bounds how fast it can go.
+ */
+function perProcessFigures(perRun, idle) {
+  const maxRssKiB = medianOf(perRun.rssSamplesKiB)
   const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
-  return { ...row, maxRssKiB, rssSamplesKiB: samples.map((sample) => sample.maxRssKiB), ...rss }
+  const measured = (samples) => (samples.every(Number.isFinite) ? medianOf(samples) : undefined)
+  const cpu = { cpuMs: measured(perRun.cpuSamplesMs), catCpuMs: measured(perRun.catCpuSamplesMs) }
+  return { ...perRun, maxRssKiB, ...rss, ...cpu }
 }
 
 /**
  * A contender's row from its two passes (see report.mjs's inTwoPasses): their times, and on the
- * stdin case the peak RSS of all their runs, above the runtime's `idle`.
+ * stdin case the per-run figures of all their runs (see perProcessFigures).
  */
 function joinSourceRows(first, second, idle) {
   const row = joinRows(first, second)
   if (row === second || first.rssSamplesKiB === undefined) return row
-  const rssSamplesKiB = [...first.rssSamplesKiB, ...second.rssSamplesKiB]
-  const maxRssKiB = medianOf(rssSamplesKiB)
-  const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
-  return { ...row, maxRssKiB, rssSamplesKiB, ...rss }
+  const joined = (key) => [...first[key], ...(second[key] ?? [])]
+  const perRun = Object.fromEntries(
+    ['rssSamplesKiB', 'cpuSamplesMs', 'catCpuSamplesMs'].map((key) => [key, joined(key)]),
+  )
+  return { ...row, ...perProcessFigures(perRun, idle) }
 }
 
 /** The runtime's idle peak RSS: the median of IDLE_RUNS processes that load the packages and read nothing. */
@@ -214,6 +259,8 @@ export async function runSourcesSection({ runtimes, corpus, cases, contenders, s
       }),
     ),
     settings: { ...settings, smallChunksLimitBytes: SMALL_CHUNKS_LIMIT_BYTES, trickleChunks: TRICKLE_CHUNKS },
+    /** The cores the stdin case's pipeline (`cat` and the reader) shares. */
+    cores: os.availableParallelism(),
     idle: {},
     rows: [],
   }
@@ -270,7 +317,7 @@ function caseTable(section, caseName) {
     'ms',
     `vs ${SOURCES_BASELINE}`,
     ...(jsFed ? [`vs ${HAND_SPLIT}`] : []),
-    ...(perProcess ? ['RSS MB'] : []),
+    ...(perProcess ? ['RSS MB', 'CPU ms (+ cat)'] : []),
   ]
   const contenders = SOURCE_READER_NAMES.filter((name) => rows.some((row) => row.contender === name))
   const ratioCell = (runtime, name, other) => {
@@ -291,7 +338,9 @@ function caseTable(section, caseName) {
         `${formatAmount(row.median)}${mark}`,
         ratioCell(runtime, name, SOURCES_BASELINE),
         ...(jsFed ? [ratioCell(runtime, name, HAND_SPLIT)] : []),
-        ...(perProcess ? [row.rssAboveIdleMB === undefined ? '–' : formatAmount(row.rssAboveIdleMB)] : []),
+        ...(perProcess
+          ? [row.rssAboveIdleMB === undefined ? '–' : formatAmount(row.rssAboveIdleMB), cpuCell(row)]
+          : []),
       ]
     }),
   ])
@@ -300,6 +349,17 @@ function caseTable(section, caseName) {
     ...runtimes.flatMap((runtime) => columns.map((column) => `${runtimeLabel(runtime)} ${column}`)),
   ]
   return markdownTable(header, body)
+}
+
+/**
+ * A stdin row's CPU time while it read (every thread's), and for a reader of the pipe `cat`'s
+ * (its whole run, which is the reader's: `cat` waits on the full pipe until the reader starts);
+ * not for a reader of the file, whose `cat` is drained after timing.
+ */
+function cpuCell({ contender, cpuMs, catCpuMs }) {
+  if (cpuMs === undefined) return '–'
+  const cat = SOURCE_READERS[contender].reads === 'file' || catCpuMs === undefined ? '' : ` + ${formatAmount(catCpuMs)}`
+  return `${formatAmount(cpuMs)}${cat}`
 }
 
 function verdict(section, caseName) {
