@@ -105,7 +105,7 @@ test('a file without read permission rejects with EACCES', async (t) => {
   }
 })
 
-test('with no descriptor left for its threads, each reader fails as an open does there (EMFILE), then works', async (t) => {
+test('with no descriptor left for its threads, each reader fails as an open does there (EMFILE), then works, on the same byte sources too', async (t) => {
   // fastlines starts its threads (the reactor's epoll and eventfd) at first use; with none left,
   // that failed with a generic error with no errno, syscall or path.
   const file = temp.file('{"a":1}\n')
@@ -118,7 +118,10 @@ test('with no descriptor left for its threads, each reader fails as an open does
   for (const name of ['readLines', 'readJsonLines', 'readChunks', 'countLines', 'readLastLines']) {
     t.deepEqual(failed[name], { ...emfile, path: file, message: `EMFILE: too many open files, open '${file}'` }, name)
   }
-  t.deepEqual(failed['countLines of a byte source'], { ...emfile, message: 'EMFILE: too many open files, open' })
+  for (const name of ['countLines of a byte source', 'readLines of a Node stream', 'readLines of a web stream']) {
+    t.deepEqual(failed[name], { ...emfile, message: 'EMFILE: too many open files, open' }, name)
+  }
+  // The streams the readers that failed were given were left as they were, and read again.
   t.deepEqual(after, {
     readLines: '{"a":1}',
     readJsonLines: { a: 1 },
@@ -126,6 +129,8 @@ test('with no descriptor left for its threads, each reader fails as an open does
     countLines: 1,
     readLastLines: '{"a":1}',
     'countLines of a byte source': 2,
+    'readLines of a Node stream': 'stream',
+    'readLines of a web stream': 'web stream',
   })
 })
 

@@ -356,6 +356,12 @@ class ReadableChunks {
     }
   }
 
+  /** Leaves the stream as it would be had no reader been made, as when one is collected unstepped. */
+  giveBack() {
+    unstepped.unregister(this)
+    ReadableChunks.#givingBack(this.#stream, this.#onError, this.#resume)()
+  }
+
   /** The stream's resume() is its own again: at the first step, or at the close. */
   #release() {
     unstepped.unregister(this)
@@ -839,6 +845,16 @@ class ByteSource {
     if (this.#stopped) return
     if (this.#chunks.handBack?.()) this.#stopped = true
     else this.stop()
+  }
+
+  /**
+   * Leaves the source as it was before the reader was made, which will not read it: reading
+   * could not start. stop() does nothing after.
+   */
+  giveBack() {
+    if (this.#stopped) return
+    this.#stopped = true
+    this.#chunks.giveBack?.()
   }
 
   /** Stops pulling and lets the source go: destroyed, cancelled or returned. Idempotent. */

@@ -369,6 +369,10 @@ class NativeSource {
     if (this.#native === null) {
       const failure = startThreads()
       if (failure !== null) {
+        // Nothing was read: the source is left as it was (not destroyed, cancelled or
+        // released), so that it can be read once fastlines can start (EMFILE: no descriptor left).
+        this.#source?.giveBack()
+        this.#release = undefined
         this.close()
         throw withCallSite(this.#errorOf(failure), this.#callSite)
       }
