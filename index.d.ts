@@ -7,17 +7,18 @@ export type PathLike = string | Buffer | Uint8Array | URL
  * Bytes that do not come from a path (see {@link readLines}): a Node `Readable` (`process.stdin`,
  * a child's `stdout`, a socket, an HTTP response, a `zlib` stream), a web `ReadableStream`
  * (a `fetch()` body), a `Blob` (a `File`, `fs.openAsBlob()`'s, Bun's `Bun.file()` and
- * `Bun.stdin`; read through its `stream()`), a web stream pair (whose `readable` is read: Deno's
- * `FsFile` and `Deno.stdin`, a `TransformStream`), a `FileHandle` from `fs/promises` (read from
- * its current offset, and left open), or any iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a
- * string (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`, or as its
- * Latin-1 bytes with `encoding: 'latin1'`; a surrogate pair cut between two strings is one
- * character). A sync iterable may give promises of chunks, awaited as `for await` awaits them.
+ * `Bun.stdin`; read through its `stream()`), a `fetch()` `Response` (its body), a web stream
+ * pair (whose `readable` is read: Deno's `FsFile` and `Deno.stdin`, a `TransformStream`), a
+ * `FileHandle` from `fs/promises` (read from its current offset, and left open), or any
+ * iterable or async iterable of chunks. A chunk is a `Uint8Array` (a `Buffer`) or a string
+ * (taken as its UTF-8 bytes, as from a stream with `setEncoding('utf8')`, or as its Latin-1
+ * bytes with `encoding: 'latin1'`; a surrogate pair cut between two strings is one character). A sync iterable may give promises of chunks, awaited as `for await` awaits them.
  */
 export type ByteSource =
   | NodeJS.ReadableStream
   | ReadableStream<Uint8Array>
   | Blob
+  | Response
   | { readonly readable: ReadableStream<Uint8Array> }
   | import('node:fs/promises').FileHandle
   | AsyncIterable<Uint8Array | string>

@@ -961,6 +961,19 @@ test('a fetch() body and an http.get response from a local server are sources', 
   }
 })
 
+test('a fetch() Response is read through its body: none is no lines, and one already read is refused', async (t) => {
+  const url = await serveBytes(t, BIG_BYTES)
+  const response = await fetch(url)
+  t.deepEqual(summarize(await guardBig(collect(readLines(response)), 'a Response')), BIG_SUMMARY)
+  t.true(response.bodyUsed, 'its body read')
+  t.is(await guardBig(countLines(await fetch(url)), 'countLines'), BIG_SUMMARY.count, 'countLines(a Response)')
+  const empty = new Response(null, { status: 204 })
+  t.deepEqual(await guard(collect(readLines(empty)), 'no body'), [], 'a Response with no body')
+  const read = await fetch(url)
+  await read.arrayBuffer()
+  t.throws(() => readLines(read), { code: 'ERR_INVALID_STATE' }, 'a body already read')
+})
+
 test('break on an endless fetch() body or http response closes the connection', async (t) => {
   for (const [what, get] of [
     ['fetch() body', fetchBody],

@@ -86,7 +86,8 @@ function isFileHandle(value) {
  * path, or something else). Nothing is done to the source before that function is called, so
  * that a call refused for its options leaves it alone. A web stream already locked is refused
  * then, as Node refuses it; any other is locked at the first step. A Blob (a `File`,
- * `fs.openAsBlob`'s, Bun's `Bun.file()`) is read through its `stream()`, and a web stream pair
+ * `fs.openAsBlob`'s, Bun's `Bun.file()`) is read through its `stream()`, a `fetch()` Response
+ * through its body (one already read is locked, and refused), and a web stream pair
  * (an object whose `readable` is a web stream: Deno's `FsFile` and `Deno.stdin`, a
  * `TransformStream`) through its readable side.
  */
@@ -97,8 +98,13 @@ function chunksOf(value) {
   if (isFileHandle(value)) return () => new FileHandleChunks(value)
   if (isNodeReadable(value)) return () => new ReadableChunks(value)
   if (isWebStream(value)) return webStreamChunksOf(value)
-  if (typeof Blob === 'function' && value instanceof Blob)
+  if (typeof Blob === 'function' && value instanceof Blob) {
     return () => new WebStreamChunks(() => value.stream(), ignore)
+  }
+  // A fetch() Response: its body (none, for a 204 or a HEAD, is no bytes).
+  if (typeof Response === 'function' && value instanceof Response) {
+    return value.body === null ? () => new IteratorChunks([], Symbol.iterator) : webStreamChunksOf(value.body)
+  }
   // A web stream pair: Deno's FsFile and stdin, a socket's, a TransformStream.
   const { readable } = value
   if (isWebStream(readable)) return webStreamChunksOf(readable)

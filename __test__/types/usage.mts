@@ -243,6 +243,7 @@ export async function sources(): Promise<void> {
   const { openAsBlob } = await import('node:fs')
   for await (const line of readLines(await openAsBlob('app.log'))) line.length
   await countLines(new File(['a\n'], 'a.log'))
+  for await (const line of readLines(await fetch('http://127.0.0.1:8080/app.log'))) line.length
   const pair = new TransformStream<Uint8Array, Uint8Array>()
   for await (const batch of readLines(pair).batches()) batch.length
   // @ts-expect-error: a web stream pair's readable side gives bytes
