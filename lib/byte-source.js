@@ -1,10 +1,11 @@
 // Byte sources: what readLines, countLines and readChunks read when their first argument is not
-// a path but a Node Readable, a web ReadableStream (or a Blob's, or a web stream pair's), a
-// FileHandle or an (async) iterable of chunks. A FileHandle, a file stream nothing has read from yet and a process.stdin nothing has
-// read from yet are read natively, through their descriptor or the path they name, as files
-// are. Any other source's chunks are pulled here, on the JS thread, only as fast as the native
-// reader takes them, and fed to it (src/byte_source.rs), which splits and decodes them in the
-// background as it does a file's bytes.
+// a path but a Node Readable, a web ReadableStream (or a Blob's, a Response's body, a web stream
+// pair's readable side), a FileHandle or an (async) iterable of chunks. A FileHandle, a file
+// stream nothing has read from yet and a process.stdin nothing has read from yet are read
+// natively, through their descriptor or the path they name, as files are. Any other source's
+// chunks are pulled here, on the JS thread, only as fast as the native reader takes them, and fed
+// to it (src/byte_source.rs), which splits and decodes them in the background as it does a
+// file's bytes.
 'use strict'
 
 const fs = require('node:fs')
@@ -503,7 +504,10 @@ class ReadableChunks {
 class WebStreamChunks {
   /** Gives the stream to read: called at the first step (a Blob's `stream()` is made then). */
   #streamOf
-  /** What ending it before the first step does: cancel the stream, if it is not made then. */
+  /**
+   * What ending it before the first step does: cancels a stream given as it is, and nothing for
+   * one that would have been made then (a Blob's).
+   */
   #cancelUnstarted
   #reader = null
   /**
