@@ -318,6 +318,36 @@ test('close() settles a step that is waiting for data, and closes a FIFO at once
   t.is(openCount(fifo), 1)
 })
 
+test('a FIFO that holds many batches and then waits for its writer: every line comes before the next write', async (t) => {
+  // Unlike a file's reader, which wakes a waiting consumer for every few batches (the next read
+  // comes at once), a pipe's may hold none back: the next write may never come.
+  const fifo = temp.path('batches.fifo')
+  execFileSync('mkfifo', [fifo])
+  const both = fs.openSync(fifo, fs.constants.O_RDWR)
+  t.teardown(() => fs.closeSync(both))
+  const lines = 8000 // 480 KB: about ten batches, in a pipe that holds 1 MiB once widened
+  const text = numberedLines(lines)
+  const last = text.trimEnd().split('\n').at(-1)
+  for (const way of ['lines', 'batches']) {
+    const reader = readLines(fifo)
+    const pending = reader.next() // opens the FIFO, and widens it before the write
+    await until(() => openCount(fifo) === 2, "the reader's open of the FIFO")
+    fs.writeSync(both, text)
+    let count = 1
+    const untilLast = async () => {
+      if ((await pending).value === last) return
+      const steps = way === 'lines' ? reader : reader.batches()
+      for await (const got of steps) {
+        count += way === 'lines' ? 1 : got.length
+        if ((way === 'lines' ? got : got.at(-1)) === last) return
+      }
+    }
+    await within(untilLast(), 2_000, `${way}: the last line written, with the writer still there`)
+    t.is(count, lines, way)
+    await reader.close()
+  }
+})
+
 test('a FIFO is read from where it is with start 0, and any other start fails as seeking it does', async (t) => {
   const fifo = temp.path('start.fifo')
   execFileSync('mkfifo', [fifo])
