@@ -1,6 +1,6 @@
 // Measures one contender of the sources section (source-readers.mjs) on one case in the runtime
 // running this script (Node, Bun or Deno), printed as one line of JSON on stdout: `{ runtime,
-// version, warmup, samples, capped }`, each run `{ ms, lines, chars?, cpuMs }`; `{ skipped }` where the
+// version, warmup, samples, capped }`, each run `{ ms, lines, chars?, cpuMs, jsCpuMs }`; `{ skipped }` where the
 // contender cannot run here; `{ error }` when it failed.
 // Usage: <runtime> bench/source-worker.mjs <case> <contender> <corpus file> <runs> <slow-runs> <slow-ms>
 // One warm-up run, then <runs> measured runs (<slow-runs> when the warm-up took >= <slow-ms> ms).
@@ -9,21 +9,40 @@
 // and the sample has the process's peak RSS, `maxRssKiB`.
 // `<runtime> bench/source-worker.mjs idle` loads the same packages, reads nothing and reports
 // `{ maxRssKiB }`: the baseline the stdin case's peak RSS is taken above.
+import fs from 'node:fs'
+
 import { NotApplicable, loadAllLibraries, loadLibrary } from './contenders.mjs'
 import { SOURCE_CASES, SOURCE_READERS, caseFile, notApplicable, prepareCase, readSource } from './source-readers.mjs'
 import { collectGarbage, currentRuntime, peakRssKiB } from './runtimes.mjs'
 
 const IDLE = 'idle'
 
-/** One timed run: its ms, lines and chars, and the CPU time every thread of the process took meanwhile. */
+/**
+ * One timed run: its ms, lines and chars, the CPU time every thread of the process took
+ * meanwhile, and the JS thread's alone (`jsCpuMs`, where /proc tells it).
+ */
 async function timeRun(name, caseName, context) {
   collectGarbage()
   const cpu = process.cpuUsage()
+  const js = jsThreadCpuMs()
   const started = performance.now()
   const { lines, chars } = await readSource(name, caseName, context)
   const ms = performance.now() - started
   const { user, system } = process.cpuUsage(cpu)
-  return { ms, lines, chars, cpuMs: (user + system) / 1000 }
+  return { ms, lines, chars, cpuMs: (user + system) / 1000, jsCpuMs: jsThreadCpuMs() - js }
+}
+
+/**
+ * The CPU time the JS thread took so far, in ms: the process's main thread, on Node, Bun and
+ * Deno alike. From the first field of Linux's `schedstat` (ns on a CPU); NaN elsewhere.
+ */
+function jsThreadCpuMs() {
+  try {
+    const schedstat = fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+    return Number(schedstat.split(' ')[0]) / 1e6
+  } catch {
+    return Number.NaN
+  }
 }
 
 async function measure([caseName, name, corpusPath, runs, slowRuns, slowMs]) {

@@ -188,6 +188,7 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
   const perRun = {
     rssSamplesKiB: samples.map((sample) => sample.maxRssKiB),
     cpuSamplesMs: samples.map((sample) => sample.cpuMs),
+    jsCpuSamplesMs: samples.map((sample) => sample.jsCpuMs),
     catCpuSamplesMs: samples.map((sample) => sample.catCpuMs),
   }
   return { ...row, ...perProcessFigures(perRun, idle) }
@@ -196,14 +197,18 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
 /**
  * The medians of a stdin contender's per-run figures, `perRun` (kept with them): the peak RSS
  * (`maxRssKiB`, and above the runtime's `idle`), the process's CPU time while it read
- * (`cpuMs`: every thread's) and `cat`'s (`catCpuMs`), where measured. The two CPU times together
+ * (`cpuMs`: every thread's; `jsCpuMs`: the JS thread's) and `cat`'s (`catCpuMs`), where measured. The two CPU times together
  * are what the pipeline's processes took of the machine's cores, which bounds how fast it can go.
  */
 function perProcessFigures(perRun, idle) {
   const maxRssKiB = medianOf(perRun.rssSamplesKiB)
   const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
   const measured = (samples) => (samples.every(Number.isFinite) ? medianOf(samples) : undefined)
-  const cpu = { cpuMs: measured(perRun.cpuSamplesMs), catCpuMs: measured(perRun.catCpuSamplesMs) }
+  const cpu = {
+    cpuMs: measured(perRun.cpuSamplesMs),
+    jsCpuMs: measured(perRun.jsCpuSamplesMs ?? []),
+    catCpuMs: measured(perRun.catCpuSamplesMs),
+  }
   return { ...perRun, maxRssKiB, ...rss, ...cpu }
 }
 
@@ -214,10 +219,9 @@ function perProcessFigures(perRun, idle) {
 function joinSourceRows(first, second, idle) {
   const row = joinRows(first, second)
   if (row === second || first.rssSamplesKiB === undefined) return row
-  const joined = (key) => [...first[key], ...(second[key] ?? [])]
-  const perRun = Object.fromEntries(
-    ['rssSamplesKiB', 'cpuSamplesMs', 'catCpuSamplesMs'].map((key) => [key, joined(key)]),
-  )
+  const joined = (key) => [...(first[key] ?? []), ...(second[key] ?? [])]
+  const keys = ['rssSamplesKiB', 'cpuSamplesMs', 'jsCpuSamplesMs', 'catCpuSamplesMs']
+  const perRun = Object.fromEntries(keys.map((key) => [key, joined(key)]))
   return { ...row, ...perProcessFigures(perRun, idle) }
 }
 
@@ -317,7 +321,7 @@ function caseTable(section, caseName) {
     'ms',
     `vs ${SOURCES_BASELINE}`,
     ...(jsFed ? [`vs ${HAND_SPLIT}`] : []),
-    ...(perProcess ? ['RSS MB', 'CPU ms (+ cat)'] : []),
+    ...(perProcess ? ['RSS MB', 'CPU ms (JS thread) + cat'] : []),
   ]
   const contenders = SOURCE_READER_NAMES.filter((name) => rows.some((row) => row.contender === name))
   const ratioCell = (runtime, name, other) => {
@@ -352,14 +356,15 @@ function caseTable(section, caseName) {
 }
 
 /**
- * A stdin row's CPU time while it read (every thread's), and for a reader of the pipe `cat`'s
- * (its whole run, which is the reader's: `cat` waits on the full pipe until the reader starts);
- * not for a reader of the file, whose `cat` is drained after timing.
+ * A stdin row's CPU time while it read (every thread's, then the JS thread's), and for a reader
+ * of the pipe `cat`'s (its whole run, which is the reader's: `cat` waits on the full pipe until
+ * the reader starts); not for a reader of the file, whose `cat` is drained after timing.
  */
-function cpuCell({ contender, cpuMs, catCpuMs }) {
+function cpuCell({ contender, cpuMs, jsCpuMs, catCpuMs }) {
   if (cpuMs === undefined) return '–'
+  const js = jsCpuMs === undefined ? '' : ` (JS ${formatAmount(jsCpuMs)})`
   const cat = SOURCE_READERS[contender].reads === 'file' || catCpuMs === undefined ? '' : ` + ${formatAmount(catCpuMs)}`
-  return `${formatAmount(cpuMs)}${cat}`
+  return `${formatAmount(cpuMs)}${js}${cat}`
 }
 
 function verdict(section, caseName) {

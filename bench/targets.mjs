@@ -587,7 +587,8 @@ const withPipelineFloor = (check, contender, fileReader) => (section, runtime, n
   }
   const floorMs = Math.max(file.median, (fed.catCpuMs + file.cpuMs) / section.cores)
   const parts = `\`cat\` ${ms(fed.catCpuMs)} + the file's reader ${ms(file.cpuMs)} of CPU on ${section.cores} cores`
-  return { ...result, figure: `${result.figure}; the pipeline's floor ${times(base.median / floorMs)} (${parts})` }
+  const js = fed.jsCpuMs === undefined ? '' : `; its JS thread busy ${ms(fed.jsCpuMs)} of ${ms(fed.median)}`
+  return { ...result, figure: `${result.figure}; the pipeline's floor ${times(base.median / floorMs)} (${parts})${js}` }
 }
 
 /** Issue 20's targets, on the sources section: `id`, `text`, `cases` and `check(section, runtime, case)`. */
