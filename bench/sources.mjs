@@ -88,6 +88,8 @@ export async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEO
     stdout = String(error.stdout ?? '')
     failure = failureOf(error)
   }
+  // Read, and removed, whatever became of the worker.
+  const cat = catTimes === undefined ? undefined : catCpuMs(catTimes)
   let output
   try {
     output = JSON.parse(stdout)
@@ -97,7 +99,7 @@ export async function runWorker(runtime, args, stdinFile, limitMs = WORKER_TIMEO
   const wrong = wrongRuntime(output, runtime)
   if (wrong !== undefined) return { error: wrong }
   if (output.error !== undefined || output.skipped !== undefined) return output
-  if (catTimes !== undefined) output.catCpuMs = catCpuMs(catTimes)
+  if (catTimes !== undefined) output.catCpuMs = cat
   return failure === undefined ? { output } : { error: failure }
 }
 
@@ -197,16 +199,17 @@ async function measurePerProcess(base, runtime, corpus, expected, settings, idle
 /**
  * The medians of a stdin contender's per-run figures, `perRun` (kept with them): the peak RSS
  * (`maxRssKiB`, and above the runtime's `idle`), the process's CPU time while it read
- * (`cpuMs`: every thread's; `jsCpuMs`: the JS thread's) and `cat`'s (`catCpuMs`), where measured. The two CPU times together
- * are what the pipeline's processes took of the machine's cores, which bounds how fast it can go.
+ * (`cpuMs`: every thread's; `jsCpuMs`: the JS thread's) and `cat`'s (`catCpuMs`), where
+ * measured in every run. The process's and `cat`'s CPU times together are what the pipeline
+ * took of the machine's cores, which bounds how fast it can go.
  */
 function perProcessFigures(perRun, idle) {
   const maxRssKiB = medianOf(perRun.rssSamplesKiB)
   const rss = idle?.maxRssKiB === undefined ? {} : { rssAboveIdleMB: kibToMB(maxRssKiB - idle.maxRssKiB) }
-  const measured = (samples) => (samples.every(Number.isFinite) ? medianOf(samples) : undefined)
+  const measured = (samples) => (samples.length > 0 && samples.every(Number.isFinite) ? medianOf(samples) : undefined)
   const cpu = {
     cpuMs: measured(perRun.cpuSamplesMs),
-    jsCpuMs: measured(perRun.jsCpuSamplesMs ?? []),
+    jsCpuMs: measured(perRun.jsCpuSamplesMs),
     catCpuMs: measured(perRun.catCpuSamplesMs),
   }
   return { ...perRun, maxRssKiB, ...rss, ...cpu }

@@ -99,11 +99,9 @@ function chunksOf(value) {
   if (isFileHandle(value)) return () => new FileHandleChunks(value)
   if (isNodeReadable(value)) return () => new ReadableChunks(value)
   if (isWebStream(value)) return webStreamChunksOf(value)
-  if (typeof Blob === 'function' && value instanceof Blob) {
-    return () => new WebStreamChunks(() => value.stream(), ignore)
-  }
+  if (value instanceof Blob) return () => new WebStreamChunks(() => value.stream(), ignore)
   // A fetch() Response: its body (none, for a 204 or a HEAD, is no bytes).
-  if (typeof Response === 'function' && value instanceof Response) {
+  if (value instanceof Response) {
     return value.body === null ? () => new IteratorChunks([], Symbol.iterator) : webStreamChunksOf(value.body)
   }
   // A web stream pair: Deno's FsFile and stdin, a socket's, a TransformStream.
@@ -563,7 +561,7 @@ class WebStreamChunks {
     if (this.#reader === null && this.#failure === undefined) this.#cancelUnstarted()
     if (this.#reader === null) return
     try {
-      this.#reader.cancel().catch(() => {})
+      this.#reader.cancel().catch(ignore)
       this.#reader.releaseLock()
     } catch {}
   }
