@@ -1957,6 +1957,60 @@ test.serial('a slow consumer of an endless source: the bytes pulled and the memo
   }
 })
 
+test.serial(
+  'a consumer that keeps up with 64 KiB chunks from memory is never more than the read-ahead behind the pull',
+  async (t) => {
+    // The feed's queue holds 1 MiB and the batches' read-ahead 1 MiB, each plus a chunk or a
+    // batch. A pump resumed by a reader that emptied the read-ahead asked the native side again
+    // for room, and every ask left a call to come that let one more chunk in past the bound: the
+    // queue grew to 4 MiB, the pull ran 3.2-3.8 MiB ahead (Node, Bun) and every other chunk took
+    // fresh memory.
+    const CHUNK = 64 * 1024
+    const CHUNKS = 2048
+    const chunk = Buffer.alloc(CHUNK, 'x')
+    for (let at = 99; at < CHUNK; at += 100) chunk[at] = 0x0a
+    chunk[CHUNK - 1] = 0x0a
+    const kinds = {
+      'an async generator': (pulled) =>
+        (async function* () {
+          for (let i = 0; i < CHUNKS; i++) {
+            pulled.bytes += CHUNK
+            yield chunk.subarray()
+          }
+        })(),
+      'a web ReadableStream': (pulled) => {
+        let left = CHUNKS
+        return new ReadableStream({
+          pull(controller) {
+            if (left-- === 0) return controller.close()
+            pulled.bytes += CHUNK
+            controller.enqueue(new Uint8Array(chunk))
+          },
+        })
+      },
+    }
+    for (const [kind, make] of Object.entries(kinds)) {
+      for (const step of ['per line', 'batches']) {
+        const pulled = { bytes: 0 }
+        const reader = readLines(make(pulled))
+        let taken = 0
+        let lead = 0
+        const take = (line) => {
+          taken += Buffer.byteLength(line) + 1
+          lead = Math.max(lead, pulled.bytes - taken)
+        }
+        const read = async () => {
+          if (step === 'batches') for await (const batch of reader.batches()) batch.forEach(take)
+          else for await (const line of reader) take(line)
+        }
+        await guardBig(read(), `${kind}, ${step}`)
+        t.is(taken, CHUNKS * CHUNK, `${kind}, ${step}: every byte`)
+        t.true(lead <= 2.5 * MiB, `${kind}, ${step}: pulled ${(lead / MiB).toFixed(2)} MiB ahead of the consumer`)
+      }
+    }
+  },
+)
+
 test.serial('a consumer that stops stepping stops the pull of a source that gives a small chunk a turn', async (t) => {
   // Under 4 KiB, so each is gathered and handed over at the end of its turn: that hand-over's
   // "full" was once dropped, and such a source was pulled without end.

@@ -711,6 +711,14 @@ class ByteSource {
   /** Resolves the pump's wait for room in the native read-ahead. */
   #roomed = null
   /**
+   * Whether the native source was asked to say when it has room (`waitForRoom()`), and has not
+   * said so yet. A pump resumed meanwhile by a reader that emptied the read-ahead (onFed()) and
+   * full again waits on that same ask: asking again left one more call to come per resumption,
+   * each of which let a chunk in past the bound, and over 64 KiB chunks from memory the queue
+   * grew to 4 MiB of its 1 MiB, a fresh buffer for every other chunk.
+   */
+  #roomAsked = false
+  /**
    * Small chunks not handed over yet (see HAND_OVER_BYTES), copied in as they come: a source
    * may fill the memory of a chunk again once the next is pulled (a FileHandle's reads reuse one
    * buffer, and so may a user's generator), so a gathered chunk is never kept by reference. Its
@@ -825,7 +833,13 @@ class ByteSource {
    * (220 bytes a 3-byte chunk, read to its end and collected).
    */
   static #onRoomOf(source) {
-    return () => source.deref()?.#resumePump()
+    return () => source.deref()?.#roomSaid()
+  }
+
+  /** The native source said it has room (see #roomAsked). */
+  #roomSaid() {
+    this.#roomAsked = false
+    this.#resumePump()
   }
 
   /**
@@ -905,6 +919,8 @@ class ByteSource {
         this.#fullAtTurnEnd = false
         await new Promise((resolve) => {
           this.#roomed = resolve
+          if (this.#roomAsked) return
+          this.#roomAsked = true
           feed.waitForRoom()
         })
         this.#turns.turned()
