@@ -214,7 +214,7 @@ export async function runCoresSection({ runtimes, corpus, cases, contenders, set
     bytes: corpus.bytes,
     lines: corpus.lines,
     chars: corpus.chars,
-    cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+    cores: os.availableParallelism(),
     pin: pin ?? PIN.join(' '),
     pinned: pin === undefined,
     settings,

@@ -206,7 +206,7 @@ function fileStreamPath(value) {
     path,
     // Once the reader is made: a call refused for its options leaves the stream alone. Its own
     // open may fail before it is released: the native open reports that, with the path.
-    take: () => value.on('error', () => {}),
+    take: () => value.on('error', ignore),
     // Whether it is still as it was at the call: unopened (its path may name another file once
     // it has opened one, after a rotation), and neither read nor destroyed nor failed.
     unchanged: () => isWholeFileStream(value) && value.fd === null,
@@ -274,7 +274,7 @@ const unstepped = new FinalizationRegistry((giveBack) => giveBack())
  * something asked for it meanwhile (the child's exit).
  */
 function ignoreResume(stream) {
-  if (Object.hasOwn(stream, 'resume')) return { release: () => {}, forsake: () => {} }
+  if (Object.hasOwn(stream, 'resume')) return { release: ignore, forsake: ignore }
   let asked = false
   function resumeIgnored() {
     asked = true
@@ -651,7 +651,7 @@ class IteratorChunks {
     this.#done = true
     Promise.resolve()
       .then(() => this.#iterator.return())
-      .catch(() => {})
+      .catch(ignore)
   }
 }
 
