@@ -1963,8 +1963,8 @@ test.serial(
     // The feed's queue holds 1 MiB and the batches' read-ahead 1 MiB, each plus a chunk or a
     // batch. A pump resumed by a reader that emptied the read-ahead asked the native side again
     // for room, and every ask left a call to come that let one more chunk in past the bound: the
-    // queue grew to 4 MiB, the pull ran 2.8-3.8 MiB ahead (Node, Bun) and about 40% of the chunks took
-    // fresh memory.
+    // queue grew to 4 MiB, the pull ran 2.8-3.8 MiB ahead (Node, Bun) and about 40% of the
+    // chunks took fresh memory.
     const CHUNK = 64 * 1024
     const CHUNKS = 2048
     const chunk = Buffer.alloc(CHUNK, 'x')

@@ -715,7 +715,7 @@ class ByteSource {
    * said so yet. A pump resumed meanwhile by a reader that emptied the read-ahead (onFed()) and
    * full again waits on that same ask: asking again left one more call to come per resumption,
    * each of which let a chunk in past the bound, and over 64 KiB chunks from memory the queue
-   * grew to 4 MiB of its 1 MiB, a fresh buffer for every other chunk.
+   * grew to 4 MiB of its 1 MiB, with fresh memory for about 40% of the chunks.
    */
   #roomAsked = false
   /**
