@@ -113,6 +113,18 @@ function cutAtRandom(bytes, seed, maxSize = 20) {
   return chunks
 }
 
+/** `bytes` cut at seeded random sizes of 2 to 20 KiB, with an empty chunk now and then. */
+function cutFramedHere(bytes, seed) {
+  const random = seededRandom(seed)
+  const chunks = []
+  for (let at = 0; at < bytes.length;) {
+    const size = random() < 0.05 ? 0 : random.int(2 * 1024, 20 * 1024)
+    chunks.push(bytes.subarray(at, at + size))
+    at += size
+  }
+  return chunks
+}
+
 /**
  * `bytes` cut just after a `\n`, one to three lines a chunk (seeded): whole lines, as a producer
  * that flushes a line at a time sends them, which a reader waiting for them may frame on its own
@@ -1143,6 +1155,71 @@ test.serial(
       t.is(reader.bytesRead, chunks[0].length, `bytesRead after the first chunk, ${encoding}`)
       t.is(reader.position, chunks[0].length, `position after the first chunk, ${encoding}`)
       await reader.close()
+    }
+  },
+)
+
+test.serial(
+  'ASCII chunks cut anywhere, framed on the JS thread with the partial line carried over, then what only the native side frames: the lines, numbers, offsets and bytesRead of the file',
+  async (t) => {
+    // A reader of plain lines frames a fed source's ASCII chunks of 2 KiB and more itself,
+    // carrying the partial line at each chunk's end over (lib/frame-here.js, CarriedFraming),
+    // until a chunk it must leave to the native side, which then frames the line carried and all
+    // the rest. The last chunk of each cut is smaller: it goes there too.
+    const ascii = Buffer.from(numberedLines(3000, 70))
+    const middles = {
+      nothing: Buffer.alloc(0),
+      'a CRLF': Buffer.from('a crlf line\r\nnext\n'),
+      'a lone CR': Buffer.from('a lone\rcr\n'),
+      'non-ASCII text': Buffer.from('é中😀 line\n'),
+      'invalid UTF-8': Buffer.from([0x61, 0xff, 0x62, 0x0a]),
+      'a line of 1.5 MiB': Buffer.from(`${'x'.repeat(1.5 * MiB)}\n`),
+    }
+    const cuts = {
+      '64 KiB chunks': (bytes) => cutEvery(bytes, 64 * 1024),
+      '8 KiB chunks': (bytes) => cutEvery(bytes, 8 * 1024),
+      'random chunks of 2 to 20 KiB, a few empty': (bytes) => cutFramedHere(bytes, SEED ^ bytes.length),
+    }
+    const sources = {
+      'an async generator': generate,
+      'a web ReadableStream': webStream,
+      'Readable.from': (chunks) => Readable.from(chunks),
+      'an array': (chunks) => chunks,
+    }
+    for (const [middle, tail] of Object.entries(middles)) {
+      // Unterminated at the end: the line carried is the last.
+      const bytes = Buffer.concat([ascii, tail, ascii, Buffer.from('the last line')])
+      const file = temp.file(bytes)
+      const wants = {}
+      for (const [way, read] of Object.entries(NUMBERED_WAYS)) wants[way] = await read(readLines(file))
+      for (const [cut, cutOf] of Object.entries(cuts)) {
+        for (const [kind, make] of Object.entries(sources)) {
+          for (const [way, read] of Object.entries(NUMBERED_WAYS)) {
+            const what = `${middle}, ${way}, ${kind}, ${cut}`
+            t.deepEqual(await guardBig(read(readLines(make(cutOf(bytes)))), what), wants[way], what)
+          }
+          const what = `${middle}, ${kind}, ${cut}`
+          t.deepEqual(await guardBig(readWhole(make(cutOf(bytes))), what), wholeRead(bytes), what)
+        }
+      }
+    }
+    // A failure after lines framed here: the lines before it, not the partial one, then the
+    // source's own error; a line past maxLineLength: the lines before it, then ERR_LINE_TOO_LONG.
+    const lines = referenceLines(ascii)
+    const error = new Error('the source broke')
+    for (const [cut, cutOf] of Object.entries(cuts)) {
+      const failing = readLines(
+        generate(cutOf(Buffer.concat([ascii, Buffer.from('a partial line')])), () => {
+          throw error
+        }),
+      )
+      const failed = await guardBig(untilFailure(failing), `a failure, ${cut}`)
+      t.deepEqual(failed.items, lines, `a failure, ${cut}`)
+      t.true(isSourceError(failed.error, error), `a failure, ${cut}: ${inspect(failed.error)}`)
+      const long = Buffer.concat([ascii, Buffer.from(`${'y'.repeat(5000)}\n`), ascii])
+      const tooLong = await guardBig(untilFailure(readLines(cutOf(long), { maxLineLength: 4000 })), `too long, ${cut}`)
+      t.deepEqual(tooLong.items, lines, `too long, ${cut}`)
+      t.like(tooLong.error, { code: 'ERR_LINE_TOO_LONG', maxLineLength: 4000 }, `too long, ${cut}`)
     }
   },
 )

@@ -305,11 +305,20 @@ class ReadableChunks {
   #error = undefined
   #ended = false
   #wake = null
+  /**
+   * Whether the stream said 'readable' since read() last gave nothing: wait() then has nothing
+   * to wait for. A reader that frames chunks itself may let the event loop turn between a pull
+   * and its wait, and the 'readable' that came meanwhile would not come again.
+   */
+  #readable = false
   /** The pipe handle whose reading was stopped to read its descriptor natively (see descriptor()). */
   #stopped = null
   /** Whether its descriptor is read natively as it is: process.stdin's, or an open file stream's. */
   #readAsItIs = false
-  #onReadable = () => this.#woken()
+  #onReadable = () => {
+    this.#readable = true
+    this.#woken()
+  }
   #onEnd = () => {
     this.#ended = true
     this.#woken()
@@ -428,12 +437,14 @@ class ReadableChunks {
 
   pull() {
     if (this.#error !== undefined) throw this.#error
+    this.#readable = false
     const chunk = this.#stream.read()
     if (chunk !== null) return chunk
     return this.#ended ? END : WAIT
   }
 
   wait() {
+    if (this.#readable || this.#ended || this.#error !== undefined) return Promise.resolve()
     return new Promise((resolve) => {
       this.#wake = resolve
     })
@@ -791,6 +802,15 @@ class ByteSource {
   feeds = 0
   /** Why the source failed, once it has: what the reader rejects with. */
   error = undefined
+  /**
+   * The native source not pumped yet, while the reader takes the chunks and frames them itself
+   * (see open()), or null.
+   */
+  #unpumped = null
+  /** Whether the source's chunks were started (see takeChunk()). */
+  #chunksStarted = false
+  /** Whether takeChunk() gave WAIT: the next chunk is waitChunk()'s, and pulling again would skip one. */
+  #mustWait = false
 
   constructor(chunks) {
     this.#chunks = chunks
@@ -807,8 +827,10 @@ class ByteSource {
    * the reader does with a small chunk of whole lines that starts a line (see frame-here.js):
    * 'frame', a line reader frames it itself, given where it starts (see onFed()); 'count',
    * countLines counts it here, and the count the reader gives leaves out `linesCountedHere`.
+   * A fed reader that `framesChunks` takes the chunks itself (takeChunk(), waitChunk()) and frames
+   * them (see CarriedFraming in frame-here.js) until it has the pump feed the rest (pumpFrom()).
    */
-  open(open, encoding, wholeLines = undefined) {
+  open(open, encoding, wholeLines = undefined, framesChunks = false) {
     this.#latin1 = encoding === 'latin1'
     this.#wholeLines = wholeLines
     const descriptor = process.platform === 'win32' ? undefined : this.#chunks.descriptor?.()
@@ -821,8 +843,63 @@ class ByteSource {
     const native = open(feed, true)
     // Bytes taken with a descriptor that could not be read after all come before any chunk.
     if (descriptor?.taken !== undefined) this.#push(feed, descriptor.taken)
-    this.#pump(feed).catch((error) => this.#fail(feed, error))
+    if (framesChunks && descriptor?.taken === undefined) this.#unpumped = feed
+    else this.#pump(feed).catch((error) => this.#fail(feed, error))
     return native
+  }
+
+  /** Whether the reader takes the chunks and frames them itself, until pumpFrom(). */
+  get framedByReader() {
+    return this.#unpumped !== null
+  }
+
+  /**
+   * For a reader that frames the chunks itself (see open()): the next chunk, or END, if the
+   * source has it at once; WAIT if waitChunk() must wait for it. Throws as the source fails.
+   */
+  takeChunk() {
+    if (!this.#chunksStarted) {
+      this.#chunksStarted = true
+      this.#chunks.start()
+    }
+    if (this.#mustWait) return WAIT
+    const chunk = this.#chunks.pull()
+    this.#mustWait = chunk === WAIT
+    return chunk
+  }
+
+  /** The next chunk, or END, waited for; rejects as the source fails. */
+  async waitChunk() {
+    const chunks = this.#chunks
+    let chunk = this.takeChunk()
+    while (chunk === WAIT) {
+      let result
+      try {
+        result = await chunks.wait()
+      } catch (error) {
+        chunks.rejected?.()
+        throw error
+      }
+      chunk = chunks.unwrap(result)
+    }
+    this.#mustWait = false
+    return chunk
+  }
+
+  /**
+   * Has the pump feed the native reader from here on, for a reader that framed the chunks
+   * itself: first `carried`, the partial line it had framed up to, which starts at byte
+   * `framedBytes` of the source, then what `first()` gives (the chunk taken that the reader did
+   * not frame, or END; it throws for a failure), then the rest.
+   */
+  pumpFrom(carried, framedBytes, first) {
+    const feed = this.#unpumped
+    this.#unpumped = null
+    this.#mustWait = false
+    this.#givenBytes = framedBytes
+    this.#givenEndsLine = true
+    if (carried.byteLength > 0) this.#push(feed, carried)
+    this.#pump(feed, first).catch((error) => this.#fail(feed, error))
   }
 
   /**
@@ -890,13 +967,18 @@ class ByteSource {
     this.#wakeReader()
   }
 
-  async #pump(feed) {
+  /** The pump; its first chunk is what `first()` gives, if given (see pumpFrom()). */
+  async #pump(feed, first = undefined) {
     const chunks = this.#chunks
     // Here, so that a source that fails to start (an iterator method that throws) fails as a
     // source does, once: thrown from open(), it failed every step, and was started again for each.
-    chunks.start()
+    if (!this.#chunksStarted) {
+      this.#chunksStarted = true
+      chunks.start()
+    }
     while (!this.#stopped) {
-      let chunk = chunks.pull()
+      let chunk = first === undefined ? chunks.pull() : first()
+      first = undefined
       while (chunk === WAIT && !this.#stopped) {
         let result
         try {
@@ -1124,4 +1206,4 @@ function byteSourceOf(value) {
 
 function ignore() {}
 
-module.exports = { byteSourceOf, fileStreamPath, isByteSource }
+module.exports = { END, WAIT, byteSourceOf, fileStreamPath, isByteSource }

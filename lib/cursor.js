@@ -77,20 +77,25 @@ class LineCursor {
    */
   load(batch, shift = 0) {
     this.#linesBefore += this.#count
-    let joined = batch
     const bytes = isUint8Array(batch)
     if (typeof batch === 'string' || bytes) {
       this.#serial++
       this.#framedPlace = null
       this.#shift = shift
+      this.#joined = batch
+      this.#isArrayText = this.#jsonArrays && typeof batch === 'string'
+      if (bytes) this.#lines = new AsciiLines(batch)
+      else this.#lines = this.#isArrayText ? linesOfArrayText(batch) : linesOf(batch)
     } else {
-      joined = batch.joined
+      // A FramedBatch: the start of its first line carried over from the chunk before goes
+      // before that line once split (and before the text measured, should a place be asked).
+      const { joined, carried } = batch
       this.#framedPlace = batch
+      this.#joined = carried === '' ? joined : carried + joined
+      this.#isArrayText = false
+      this.#lines = linesOf(joined)
+      if (carried !== '') this.#lines[0] = carried + this.#lines[0]
     }
-    this.#joined = joined
-    this.#isArrayText = this.#jsonArrays && typeof batch === 'string'
-    if (bytes) this.#lines = new AsciiLines(batch)
-    else this.#lines = this.#isArrayText ? linesOfArrayText(joined) : linesOf(joined)
     this.#index = 0
     this.#count = this.#lines.length
     this.#end = this.#count

@@ -19,6 +19,7 @@ const lineStream = {
   path: (bytes, { read, lines }) => ({ open: () => new binding.NativeLineStream(bytes, read, lines) }),
   source: (source, { read, lines }) => binding.NativeLineStream.fromSource(source, read, lines),
   framesHere: true,
+  framesChunks: true,
 }
 
 /** Iterates the lines of a file; see index.d.ts for the contract. */

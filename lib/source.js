@@ -8,10 +8,10 @@ const { setImmediate } = require('node:timers/promises')
 
 const { abortError, addAbortListenerOf } = require('./abort')
 const { feed, startThreads } = require('./native')
-const { byteSourceOf, fileStreamPath } = require('./byte-source')
+const { END, WAIT, byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
-const { framedHere, framingHere } = require('./frame-here')
+const { CarriedFraming, framedHere, framingHere } = require('./frame-here')
 const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 const { TurnClock } = require('./turn-clock')
 
@@ -33,6 +33,14 @@ class NativeSource {
    * undefined if it leaves all framing to the native side.
    */
   #framing = undefined
+  /**
+   * What frames every chunk of the byte source here, carrying partial lines over (see
+   * CarriedFraming), while it does: until a chunk, the end or a failure goes to the native side
+   * (#frameNatively), for a reader of a fed source whose kind says `framesChunks`.
+   */
+  #carried = undefined
+  /** What settles the step waiting for the source's next chunk with the end, at close(). */
+  #endChunkWait = null
   /**
    * The bytes framed here: what the native side's offsets, which count only what it was fed,
    * leave out of the batches it frames after them.
@@ -72,7 +80,8 @@ class NativeSource {
    *   `start`);
    * - `kind.source(native, { read, lines })`, for a reader that also takes byte sources, makes
    *   the native stream of a NativeByteSource (byte-source.js), at the first step; with
-   *   `kind.framesHere`, a reader of plain lines frames some small chunks itself (see #onFed).
+   *   `kind.framesHere`, a reader of plain lines frames some small chunks itself (see #onFed),
+   *   and with `kind.framesChunks` too, every chunk of a fed source that it can (see #carried).
    * `onAbort` lets the owner drop what it has already taken, so the abort shows at its next step.
    */
   constructor(kind, input, options, onAbort = () => {}) {
@@ -109,7 +118,8 @@ class NativeSource {
   }
 
   get bytesRead() {
-    return this.#native === null ? 0 : this.#native.bytesRead + this.framedHereBytes
+    if (this.#native === null) return 0
+    return this.#native.bytesRead + (this.#carried === undefined ? this.framedHereBytes : this.#carried.takenBytes)
   }
 
   /**
@@ -175,11 +185,14 @@ class NativeSource {
     for (;;) {
       const now = this.takeReady()
       if (now !== undefined) return now
+      // The source's own code, pulled here (see #takeFramed), may have closed or aborted the reader.
+      if (!this.#started()) return this.#endOnceClosed()
       if (this.#final !== undefined) {
         const final = this.#final
         this.#final = undefined
         return this.#settle(final)
       }
+      if (this.#carried !== undefined) return new FeedWait(this.#waitForChunk(use))
       if (this.#starved()) return new FeedWait(this.#waitForFeed(use))
       const item = await this.#waitForItem()
       if (item !== false) return item
@@ -198,6 +211,7 @@ class NativeSource {
    */
   takeReady() {
     if (!this.#mayTake() || this.#starved() || this.#turns.overdue()) return undefined
+    if (this.#carried !== undefined) return this.#takeFramed()
     const item = this.#native.tryRead()
     if (item === false) {
       this.#starvedAt = this.#source.feeds
@@ -298,6 +312,86 @@ class NativeSource {
     return fed
   }
 
+  /**
+   * The batch of the chunks the source has at once, framed here (see #carried); undefined when
+   * the next chunk must be waited for, or went to the native side.
+   */
+  #takeFramed() {
+    for (;;) {
+      let chunk
+      try {
+        chunk = this.#source.takeChunk()
+      } catch (error) {
+        this.#frameNatively(() => {
+          throw error
+        })
+        return undefined
+      }
+      // The source's own code, pulled, may have closed or aborted the reader.
+      if (chunk === WAIT || this.#closing !== null) return undefined
+      const batch = this.#framedOrNative(chunk)
+      if (batch !== null) return batch
+    }
+  }
+
+  /**
+   * `use()` of the batch that the source's next chunks complete, framed here (see #carried),
+   * waited for, as a promise; handed to next() as a FeedWait's step, as #waitForFeed's is, for
+   * the same reason: the signal keeps what rejects it.
+   */
+  #waitForChunk(use) {
+    return new Promise((resolve, reject) => {
+      this.#rejectStep = reject
+      // As a wait for a feed (see #onFed): a quiet source nobody refers to any more may be
+      // collected with this reader, so the signal keeps what rejects the step.
+      this.#abortListener.hold(abortRejecter(reject, this.#signal))
+      this.#endChunkWait = () => resolve(this.#endOnceClosed(use))
+      const came = (frame) => {
+        this.#abortListener.release()
+        this.#endChunkWait = null
+        // Not taken for a turn of the event loop: a source that gives chunks from memory
+        // settles this in a microtask.
+        if (this.#closing !== null) return resolve(this.#endOnceClosed(use))
+        const batch = frame()
+        if (batch != null && batch !== false) return settleWith(resolve, reject, use, batch)
+        // The chunk completed no line, or went to the native side: look again.
+        resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : this.#endOnceClosed(use))))
+      }
+      this.#source.waitChunk().then(
+        (chunk) => came(() => this.#framedOrNative(chunk)),
+        (error) =>
+          came(() =>
+            this.#frameNatively(() => {
+              throw error
+            }),
+          ),
+      )
+    })
+  }
+
+  /**
+   * The batch `chunk` (or END) completes, framed here; null if it completes none; undefined if
+   * it went to the native side, with all that comes after it.
+   */
+  #framedOrNative(chunk) {
+    const batch = chunk === END ? undefined : this.#carried.frame(chunk)
+    if (batch === undefined) this.#frameNatively(() => chunk)
+    return batch
+  }
+
+  /**
+   * Hands the framing over to the native side for good: it goes on from the partial line
+   * carried, then what `first()` gives (a chunk not framed here, END, or the failure it throws),
+   * then the source's next chunks, which the pump feeds it. `false`, for #waitForChunk.
+   */
+  #frameNatively(first) {
+    const carried = this.#carried
+    this.#carried = undefined
+    this.framedHereBytes = carried.framedBytes
+    this.#source.pumpFrom(carried.carriedBytes(), carried.framedBytes, first)
+    return false
+  }
+
   /** The next native item, waited for; `false` when the byte source has to be fed first. */
   #waitForItem() {
     return new Promise((resolve, reject) => {
@@ -324,6 +418,7 @@ class NativeSource {
       this.#source?.stop()
       this.#release?.()
       this.#closing = this.#native === null ? Promise.resolve() : this.#native.close()
+      this.#endChunkWait?.()
     }
     return this.#closing
   }
@@ -332,11 +427,13 @@ class NativeSource {
   #readSource(kind, source, { read, lines }) {
     this.#source = source
     if (kind.framesHere) this.#framing = framingHere({ read, lines })
+    if (kind.framesChunks && this.#framing !== undefined) this.#carried = new CarriedFraming(this.#framing)
     this.#open = () =>
       source.open(
         (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
         lines.encoding,
         this.#framing === undefined ? undefined : 'frame',
+        this.#carried !== undefined,
       )
     this.#firstPlace = () => startsAtStart(read)
     this.#errorOf = (failure) => (failure.kind === 'source' ? source.error : nativeError(failure, source.display))
@@ -378,6 +475,8 @@ class NativeSource {
       }
       this.#native = this.#open()
       this.#feeder = this.#source === undefined ? null : this.#native.feeder
+      // A source read through its descriptor is framed natively.
+      if (this.#carried !== undefined && !this.#source.framedByReader) this.#carried = undefined
       // A byte source is pulled as it opens, and its own code (a sync iterable's, a Readable's
       // _read) may have aborted or closed the reader then, when there was no native stream to
       // close: close it now, and show the abort.
