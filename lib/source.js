@@ -142,7 +142,34 @@ class NativeSource {
    */
   next(use = identity) {
     if (this.#waitsForFeed()) return this.#waitForFeed(use)
-    return this.#nextItem(use).then((item) => (item instanceof FeedWait ? item.step : this.#unlessStopped(use)(item)))
+    const step = this.#nextItem(use).then((item) =>
+      item instanceof FeedWait ? item.step : this.#unlessStopped(use)(item),
+    )
+    return this.#carried === undefined ? step : this.#heldBySignal(step)
+  }
+
+  /**
+   * `step`, a step that may wait on the source's next chunk (see #waitForChunk), as a promise
+   * that the signal can reject on its own, as #onFed's: a quiet source nobody refers to any more
+   * may be collected with this reader and the step it waits on, and the signal then keeps only
+   * what rejects the step whoever awaits it. Without a signal, `step` itself.
+   */
+  #heldBySignal(step) {
+    if (this.#signal === undefined) return step
+    return new Promise((resolve, reject) => {
+      this.#abortListener.hold(abortRejecter(reject, this.#signal))
+      const release = () => this.#abortListener.release()
+      step.then(
+        (value) => {
+          release()
+          resolve(value)
+        },
+        (error) => {
+          release()
+          reject(error)
+        },
+      )
+    })
   }
 
   /**
@@ -192,7 +219,13 @@ class NativeSource {
         this.#final = undefined
         return this.#settle(final)
       }
-      if (this.#carried !== undefined) return new FeedWait(this.#waitForChunk(use))
+      if (this.#carried !== undefined) {
+        const item = await this.#waitForChunk()
+        if (item !== false) return item
+        // The chunk completed no line, or went to the native side: look again.
+        if (!this.#started()) return this.#endOnceClosed()
+        continue
+      }
       if (this.#starved()) return new FeedWait(this.#waitForFeed(use))
       const item = await this.#waitForItem()
       if (item !== false) return item
@@ -335,30 +368,22 @@ class NativeSource {
   }
 
   /**
-   * `use()` of the batch that the source's next chunks complete, framed here (see #carried),
-   * waited for, as a promise; handed to next() as a FeedWait's step, as #waitForFeed's is, for
-   * the same reason: the signal keeps what rejects it.
+   * The batch of the source's next chunk, framed here (see #carried), waited for; `false` when
+   * it completed no line or went to the native side, and then #nextItem() looks again. Nothing
+   * the signal keeps leads here: see next().
    */
-  #waitForChunk(use) {
+  #waitForChunk() {
     return new Promise((resolve, reject) => {
       this.#rejectStep = reject
-      // As a wait for a feed (see #onFed): a quiet source nobody refers to any more may be
-      // collected with this reader, so the signal keeps what rejects the step.
-      this.#abortListener.hold(abortRejecter(reject, this.#signal))
-      this.#endChunkWait = () => resolve(this.#endOnceClosed(use))
+      this.#endChunkWait = () => resolve(this.#endOnceClosed())
       const came = (frame) => {
-        this.#abortListener.release()
         this.#endChunkWait = null
         // Not taken for a turn of the event loop: a source that gives chunks from memory
         // settles this in a microtask.
-        if (this.#closing !== null) return resolve(this.#endOnceClosed(use))
-        const batch = frame()
-        if (batch != null && batch !== false) return settleWith(resolve, reject, use, batch)
-        // The chunk completed no line, or went to the native side: look again.
-        resolve(Promise.resolve().then(() => (this.#closing === null ? this.next(use) : this.#endOnceClosed(use))))
+        resolve(this.#closing === null ? frame() : this.#endOnceClosed())
       }
       this.#source.waitChunk().then(
-        (chunk) => came(() => this.#framedOrNative(chunk)),
+        (chunk) => came(() => this.#framedOrNative(chunk) ?? false),
         (error) =>
           came(() =>
             this.#frameNatively(() => {
