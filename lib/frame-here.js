@@ -81,15 +81,15 @@ function framedHere(chunk, start, { latin1, maxLineLength }) {
  * partial line at a chunk's end over to the next, for a line reader that frames chunks here (see
  * framingHere) and was made to carry lines over: a chunk then costs its JS thread a string of its
  * bytes and a split, with no native call, no copy into the native queue and no thread to wake.
- * Measured alone over 1 GB in 64 KiB chunks, that took 279-292 ms on Node against 683-695 through
- * the native reader (and the hand split's 364-381), 402-406 on Bun against 630-710, 310-314 on Deno
- * against 662-681 (2026-12-07). A chunk must frame here as the native side would frame it: bytes
- * (not a string) of at least MIN_CARRIED_CHUNK_BYTES, ASCII in UTF-8 (the native side transcodes
- * other text on its own thread, faster than engines decode it) or any bytes in Latin-1, no `\r` (a
- * terminator whose pairing is the native side's to decide), and with the line carried into it, no
- * more than MAX_FRAMED_HERE_BYTES or `maxLineLength` bytes: no line in it can be too long. The first that does not, and the end
- * or a failure, go to the native side after the line carried (see NativeSource#frameNatively),
- * which frames all the rest.
+ * A prototype of it, measured alone over 1 GB in 64 KiB chunks, took 279-292 ms on Node against
+ * 683-695 through the native reader (and the hand split's 364-381), 402-406 on Bun against
+ * 630-710 (2026-12-07); Deno does not use it (see FRAMES_CARRIED). A chunk must frame here as the
+ * native side would frame it: bytes (not a string) of at least MIN_CARRIED_CHUNK_BYTES, ASCII in
+ * UTF-8 (the native side transcodes other text on its own thread, faster than engines decode it)
+ * or any bytes in Latin-1, no `\r` (a terminator whose pairing is the native side's to decide),
+ * and with the line carried into it, no more than MAX_FRAMED_HERE_BYTES or `maxLineLength` bytes:
+ * no line in it can be too long. The first that does not, and the end or a failure, go to the
+ * native side after the line carried (see NativeSource#frameNatively), which frames all the rest.
  */
 class CarriedFraming {
   /** The partial line: the text after the last `\n` of the chunks framed so far. */
