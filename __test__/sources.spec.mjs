@@ -1149,11 +1149,23 @@ test.serial(
         whole.lines.length,
         `countLines, ${encoding}`,
       )
-      // As they come, each line is handed out as soon as its chunk is in, counted so far.
-      const reader = readLines(turnsApart(chunks), { encoding })
+      // As they come, each line is handed out as soon as its chunk is in, counted so far: the
+      // source gives nothing more until the checks are done (on a loaded machine, a turn apart
+      // let the pump take the next chunk before the step settled).
+      let release
+      const held = new Promise((resolve) => (release = resolve))
+      const reader = readLines(
+        (async function* () {
+          yield chunks[0]
+          await held
+          yield* chunks.slice(1)
+        })(),
+        { encoding },
+      )
       t.deepEqual(await guard(reader.next(), encoding), { value: 'first line', done: false })
       t.is(reader.bytesRead, chunks[0].length, `bytesRead after the first chunk, ${encoding}`)
       t.is(reader.position, chunks[0].length, `position after the first chunk, ${encoding}`)
+      release()
       await reader.close()
     }
   },
