@@ -26,10 +26,18 @@ export function runProcess(args, { quietMs = 500, onStdout, env = {}, command = 
   })
   child.stderr.setEncoding('utf8').on('data', (data) => (stderr += data))
   let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    child.kill('SIGKILL')
-  }, timeout)
+  // Judged after the event loop's I/O, not in its timers: a test file whose sibling tests held its
+  // event loop past the limit finds the timer and the child's exit ready at once, and timers run
+  // first, so a child that had long exited was killed and reported as a hang.
+  const timer = setTimeout(
+    () =>
+      setImmediate(() => {
+        if (child.exitCode !== null || child.signalCode !== null) return
+        timedOut = true
+        child.kill('SIGKILL')
+      }),
+    timeout,
+  )
   const result = new Promise((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (status, signal) => {
