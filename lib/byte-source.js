@@ -868,22 +868,55 @@ class ByteSource {
     return chunk
   }
 
-  /** The next chunk, or END, waited for; rejects as the source fails. */
-  async waitChunk() {
+  /** Whether takeChunk() gave WAIT: the next chunk is waitChunk()'s. */
+  get awaitsChunk() {
+    return this.#mustWait
+  }
+
+  /**
+   * Takes the next chunk, waiting for it if need be: `took(chunk)` gets it (or END), or
+   * `failed(error)` the source's failure. Callbacks, not a promise: a reader that frames the
+   * chunks itself waits here once per chunk, and each promise and async frame less is an
+   * allocation less per chunk.
+   */
+  waitChunk(took, failed) {
     const chunks = this.#chunks
-    let chunk = this.takeChunk()
-    while (chunk === WAIT) {
-      let result
-      try {
-        result = await chunks.wait()
-      } catch (error) {
-        chunks.rejected?.()
-        throw error
-      }
-      chunk = chunks.unwrap(result)
+    let taken
+    try {
+      taken = this.takeChunk()
+    } catch (error) {
+      failed(error)
+      return
     }
-    this.#mustWait = false
-    return chunk
+    if (taken !== WAIT) {
+      took(taken)
+      return
+    }
+    let waited
+    try {
+      waited = chunks.wait()
+    } catch (error) {
+      chunks.rejected?.()
+      failed(error)
+      return
+    }
+    Promise.resolve(waited).then(
+      (result) => {
+        this.#mustWait = false
+        let chunk
+        try {
+          chunk = chunks.unwrap(result)
+        } catch (error) {
+          failed(error)
+          return
+        }
+        took(chunk)
+      },
+      (error) => {
+        chunks.rejected?.()
+        failed(error)
+      },
+    )
   }
 
   /**

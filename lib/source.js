@@ -142,10 +142,27 @@ class NativeSource {
    */
   next(use = identity) {
     if (this.#waitsForFeed()) return this.#waitForFeed(use)
-    const step = this.#nextItem(use).then((item) =>
-      item instanceof FeedWait ? item.step : this.#unlessStopped(use)(item),
+    if (this.#carried === undefined) return this.#step(use)
+    if (!this.#waitsForChunk()) return this.#heldBySignal(this.#step(use))
+    // A step per chunk: no async frame of #nextItem's, which looks for nothing here.
+    const step = this.#waitForChunk().then((item) =>
+      item === false ? this.#step(use) : this.#unlessStopped(use)(item),
     )
-    return this.#carried === undefined ? step : this.#heldBySignal(step)
+    return this.#heldBySignal(step)
+  }
+
+  /** next()'s step, taken by #nextItem(). */
+  #step(use) {
+    return this.#nextItem(use).then((item) => (item instanceof FeedWait ? item.step : this.#unlessStopped(use)(item)))
+  }
+
+  /**
+   * Whether the next item is what the byte source's next chunk completes, framed here (see
+   * #carried), with nothing to look at before: the reader is open and on time, and the source
+   * said it has no chunk at once.
+   */
+  #waitsForChunk() {
+    return this.#mayTake() && this.#source.awaitsChunk && !this.#turns.overdue()
   }
 
   /**
@@ -369,7 +386,7 @@ class NativeSource {
 
   /**
    * The batch of the source's next chunk, framed here (see #carried), waited for; `false` when
-   * it completed no line or went to the native side, and then #nextItem() looks again. Nothing
+   * it completed no line or went to the native side, and then next() looks again. Nothing
    * the signal keeps leads here: see next().
    */
   #waitForChunk() {
@@ -382,7 +399,7 @@ class NativeSource {
         // settles this in a microtask.
         resolve(this.#closing === null ? frame() : this.#endOnceClosed())
       }
-      this.#source.waitChunk().then(
+      this.#source.waitChunk(
         (chunk) => came(() => this.#framedOrNative(chunk) ?? false),
         (error) =>
           came(() =>
