@@ -147,13 +147,17 @@ class CarriedFraming {
 
 /**
  * Whether readers frame fed chunks here with the line carried over (see CarriedFraming): not on
- * Deno, where the bench measured no gain. Over 1 GB of logs-1g in the sources section
- * (2026-12-07, medians of 5), batches took 456 / 628 ms from a generator's 64 / 8 KiB chunks on
- * Node against the hand split's 478 / 441 (they took 0.45-0.55x it before), 580 / 806 on Bun
- * against 1,271 / 1,407 (1.35-1.51x before), but 736 / 819 on Deno against 696 / 807, and
- * 1,069 against 846 over a web stream's 64 KiB chunks (1.07-1.20x before). Measured alone, in a
- * process that reads nothing else, Deno's took 437-447 ms against 662-681: its collections cost
- * more in the bench's process.
+ * Deno. Over 1 GB of logs-1g in the sources section (2026-12-07, medians of 5), batches took
+ * 456 / 628 ms from a generator's 64 / 8 KiB chunks on Node against the hand split's 478 / 441
+ * (0.45-0.55x it before), 580 / 806 on Bun against 1,271 / 1,407 (1.35-1.51x before). On Deno it
+ * depends on the collector's state. In a fresh process (the bench's worker, 2026-12-08) it took
+ * 491-535 / 654-692 ms against 776-795 / 913-936 natively and the hand split's 844-872 /
+ * 982-1,040; but after a full collection (the bench collects before each run) Deno's V8 promotes
+ * much of what its scavenges find (a median of 9.7 MB survived each against 0.6; 2.8 GB promoted
+ * over 4 runs against 0.84), and the same reads took 840-918 / 696-762 ms against 751-786 /
+ * 807-834 natively. Node (506 against 508 ms) and the prototype of this framing on Deno (402
+ * against 378) read as fast either way; what this reader keeps that the prototype does not is not
+ * found yet (a flat copy of the carried line, which slices the chunk's text, took 810 ms of 893).
  */
 const FRAMES_CARRIED = process.versions.deno === undefined
 
