@@ -155,9 +155,13 @@ class CarriedFraming {
  * 982-1,040; but after a full collection (the bench collects before each run) Deno's V8 promotes
  * much of what its scavenges find (a median of 9.7 MB survived each against 0.6; 2.8 GB promoted
  * over 4 runs against 0.84), and the same reads took 840-918 / 696-762 ms against 751-786 /
- * 807-834 natively. Node (506 against 508 ms) and the prototype of this framing on Deno (402
- * against 378) read as fast either way; what this reader keeps that the prototype does not is not
- * found yet (a flat copy of the carried line, which slices the chunk's text, took 810 ms of 893).
+ * 807-834 natively; a process that never collected on purpose fell into it too (64 KiB: runs of
+ * 498, 522, 522, 816 and 995 ms). Node (506 against 508 ms) and the prototype of this framing on
+ * Deno (402 against 378) read as fast either way, and so did the prototype given this reader's
+ * promises per chunk or its turns of the event loop; V8's flags for pretenuring, incremental or
+ * concurrent marking, the memory reducer and the minor mark-sweep left it slow (686-819 ms), and
+ * a flat copy of the carried line, which slices the chunk's text, took 810 ms of 893. What this
+ * reader keeps alive that the prototype does not is not found yet.
  */
 const FRAMES_CARRIED = process.versions.deno === undefined
 
