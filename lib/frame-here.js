@@ -83,8 +83,8 @@ function framedHere(chunk, start, { latin1, maxLineLength }) {
  * bytes and a split, with no native call, no copy into the native queue and no thread to wake.
  * A prototype of it, measured alone over 1 GB in 64 KiB chunks, took 279-292 ms on Node against
  * 683-695 through the native reader (and the hand split's 364-381), 402-406 on Bun against
- * 630-710 (2026-12-07); Deno does not use it (see FRAMES_CARRIED). A chunk must frame here as the
- * native side would frame it: bytes (not a string) of at least MIN_CARRIED_CHUNK_BYTES, ASCII in
+ * 630-710, and 310-314 on Deno against 662-681 (and 866-928), on 2026-12-07. A chunk must frame
+ * here as the native side would frame it: bytes (not a string) of at least MIN_CARRIED_CHUNK_BYTES, ASCII in
  * UTF-8 (the native side transcodes other text on its own thread, faster than engines decode it)
  * or any bytes in Latin-1, no `\r` (a terminator whose pairing is the native side's to decide),
  * and with the line carried into it, no more than MAX_FRAMED_HERE_BYTES or `maxLineLength` bytes:
@@ -145,29 +145,9 @@ class CarriedFraming {
   }
 }
 
-/**
- * Whether readers frame fed chunks here with the line carried over (see CarriedFraming): not on
- * Deno. Over 1 GB of logs-1g in the sources section (2026-12-07, medians of 5), batches took
- * 456 / 628 ms from a generator's 64 / 8 KiB chunks on Node against the hand split's 478 / 441
- * (0.45-0.55x it before), 580 / 806 on Bun against 1,271 / 1,407 (1.35-1.51x before). On Deno it
- * depends on the collector's state. In a fresh process (the bench's worker, 2026-12-08) it took
- * 491-535 / 654-692 ms against 776-795 / 913-936 natively and the hand split's 844-872 /
- * 982-1,040; but after a full collection (the bench collects before each run) Deno's V8 promotes
- * much of what its scavenges find (a median of 9.7 MB survived each against 0.6; 2.8 GB promoted
- * over 4 runs against 0.84), and the same reads took 840-918 / 696-762 ms against 751-786 /
- * 807-834 natively; a process that never collected on purpose fell into it too (64 KiB: runs of
- * 498, 522, 522, 816 and 995 ms). Node (506 against 508 ms) and the prototype of this framing on
- * Deno (402 against 378) read as fast either way, and so did the prototype given this reader's
- * promises per chunk or its turns of the event loop; V8's flags for pretenuring, incremental or
- * concurrent marking, the memory reducer and the minor mark-sweep left it slow (686-819 ms), and
- * a flat copy of the carried line, which slices the chunk's text, took 810 ms of 893. What this
- * reader keeps alive that the prototype does not is not found yet.
- */
-const FRAMES_CARRIED = process.versions.deno === undefined
-
 /** The CarriedFraming of a reader that frames chunks here (`framing`, see framingHere), where they are. */
 function carriedFraming(framing) {
-  return FRAMES_CARRIED && framing !== undefined ? new CarriedFraming(framing) : undefined
+  return framing !== undefined ? new CarriedFraming(framing) : undefined
 }
 
 /**
