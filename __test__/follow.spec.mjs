@@ -1704,7 +1704,7 @@ test('no CPU is spent while waiting, and the process exits by itself after close
   t.is(woken, 'woken')
   t.true(wallMs >= 990, `waited ${wallMs} ms`)
   const shown = threads.map((thread) => `${thread.name}: ${thread.cpuMs} ms, ${thread.sleeps} sleeps`).join('; ')
-  const [main] = threads.filter((thread) => thread.main)
+  const main = threads.find((thread) => thread.main)
   const own = threads.filter((thread) => !thread.main)
   t.true(own.length > 0, `no thread of fastlines: ${shown}`)
   // A follower that polled, natively or with a JS timer, would wake its thread once per period: a

@@ -84,12 +84,13 @@ function framedHere(chunk, start, { latin1, maxLineLength }) {
  * A prototype of it, measured alone over 1 GB in 64 KiB chunks, took 279-292 ms on Node against
  * 683-695 through the native reader (and the hand split's 364-381), 402-406 on Bun against
  * 630-710, and 310-314 on Deno against 662-681 (and 866-928), on 2026-12-07. A chunk must frame
- * here as the native side would frame it: bytes (not a string) of at least MIN_CARRIED_CHUNK_BYTES, ASCII in
- * UTF-8 (the native side transcodes other text on its own thread, faster than engines decode it)
- * or any bytes in Latin-1, no `\r` (a terminator whose pairing is the native side's to decide),
- * and with the line carried into it, no more than MAX_FRAMED_HERE_BYTES or `maxLineLength` bytes:
- * no line in it can be too long. The first that does not, and the end or a failure, go to the
- * native side after the line carried (see NativeSource#frameNatively), which frames all the rest.
+ * here as the native side would frame it: bytes (not a string) of at least
+ * MIN_CARRIED_CHUNK_BYTES, ASCII in UTF-8 (the native side transcodes other text on its own
+ * thread, faster than engines decode it) or any bytes in Latin-1, no `\r` (a terminator whose
+ * pairing is the native side's to decide), and with the line carried into it, no more than
+ * MAX_FRAMED_HERE_BYTES or `maxLineLength` bytes: no line in it can be too long. The first that
+ * does not, and the end or a failure, go to the native side after the line carried (see
+ * NativeSource#frameNatively), which frames all the rest.
  */
 class CarriedFraming {
   /** The partial line: the text after the last `\n` of the chunks framed so far. */
@@ -145,11 +146,6 @@ class CarriedFraming {
   }
 }
 
-/** The CarriedFraming of a reader that frames chunks here (`framing`, see framingHere), where they are. */
-function carriedFraming(framing) {
-  return framing !== undefined ? new CarriedFraming(framing) : undefined
-}
-
 /**
  * What a line reader of a byte source frames here (see framedHere), from its normalized options:
  * plain lines, undecompressed, in UTF-8 or Latin-1; undefined for a reader that does not (a
@@ -173,4 +169,4 @@ function linesCountedHere(chunk) {
   return lines
 }
 
-module.exports = { carriedFraming, endsLine, framedHere, framingHere, linesCountedHere }
+module.exports = { CarriedFraming, endsLine, framedHere, framingHere, linesCountedHere }

@@ -11,7 +11,7 @@ const { feed, startThreads } = require('./native')
 const { END, WAIT, byteSourceOf, fileStreamPath } = require('./byte-source')
 const { captureCallSite, withCallSite } = require('./call-site')
 const { isNativeFailure, nativeError } = require('./errors')
-const { carriedFraming, framedHere, framingHere } = require('./frame-here')
+const { CarriedFraming, framedHere, framingHere } = require('./frame-here')
 const { fedLineOptions, normalizeOptions, normalizePath, refuseFileOptions } = require('./options')
 const { TurnClock } = require('./turn-clock')
 
@@ -478,7 +478,7 @@ class NativeSource {
   #readSource(kind, source, { read, lines }) {
     this.#source = source
     if (kind.framesHere) this.#framing = framingHere({ read, lines })
-    if (kind.framesChunks) this.#carried = carriedFraming(this.#framing)
+    if (kind.framesChunks && this.#framing !== undefined) this.#carried = new CarriedFraming(this.#framing)
     this.#open = () =>
       source.open(
         (native, fed) => kind.source(native, { read, lines: fed ? fedLineOptions(lines) : lines }),
